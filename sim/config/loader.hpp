@@ -1,0 +1,42 @@
+// Scenario YAML -> Scenario, with errors that say where and what.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.hpp"
+
+namespace fabricsim {
+
+/// Bad input in a scenario file or a --set override. what() reads
+///   "FILE:LINE:COL: KEY.PATH: MESSAGE"      (position known; LINE and COL 1-based)
+///   "FILE: KEY.PATH: MESSAGE"               (no position, e.g. a required key is missing)
+///   "--set KEY=VALUE: KEY.PATH: MESSAGE"    (an override)
+/// MESSAGE says what was expected and, for an unknown key or name, "did you mean 'x'?".
+/// The CLI maps it to exit code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string where, int line, int column, std::string key_path, std::string message);
+  const std::string& where() const { return where_; }
+  int line() const { return line_; }      ///< 1-based; 0 when unknown
+  int column() const { return column_; }  ///< 1-based; 0 when unknown
+  const std::string& key_path() const { return key_path_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string where_, key_path_, message_;
+  int line_, column_;
+};
+
+/// Loads and validates the scenario at `path`, after applying `overrides` ("a.b.c=value", the
+/// CLI's --set; the value is read as a YAML scalar) in order. Throws ConfigError for a missing
+/// or unreadable file, a YAML syntax error, an unknown key (with a suggestion), a wrong type,
+/// a missing or wrong unit, or a value out of range.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// The closest candidate to `word` by edit distance, or "" when none is close enough
+/// (distance > max(2, word.size() / 3)). Used for every "did you mean".
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace fabricsim

@@ -1,0 +1,39 @@
+#include "sim/core/simulator.hpp"
+
+namespace fabricsim {
+
+const char* to_string(StopReason r) {
+  switch (r) {
+    case StopReason::kWorkloadDone: return "workload done";
+    case StopReason::kStopTime: return "stop time reached";
+    case StopReason::kNoEvents: return "no events left";
+    case StopReason::kEventLimit: return "event limit reached";
+    case StopReason::kInterrupted: return "interrupted";
+  }
+  return "?";
+}
+
+StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
+  stop_requested_ = false;
+  uint64_t budget = max_events;
+  while (!queue_.empty()) {
+    if (queue_.top().time_ps > stop_at.ps()) {
+      now_ps_ = stop_at.ps();
+      return StopReason::kStopTime;
+    }
+    if (budget == 0) return StopReason::kEventLimit;
+    --budget;
+    const Event e = queue_.pop();
+    now_ps_ = e.time_ps;
+    ++events_;
+    e.fn(e.obj, e.arg);
+    if (stop_requested_) return StopReason::kWorkloadDone;
+    if (interrupt_ != nullptr && (events_ & 0xFFF) == 0 &&
+        interrupt_->load(std::memory_order_relaxed)) {
+      return StopReason::kInterrupted;
+    }
+  }
+  return StopReason::kNoEvents;
+}
+
+}  // namespace fabricsim
