@@ -1,0 +1,49 @@
+#include "collectives/replay.hpp"
+
+#include <stdexcept>
+
+namespace fabricsim {
+
+DagReplayer::DagReplayer(const TransferDag& dag, CollectiveTransport& transport)
+    : dag_(dag), transport_(transport), waiting_(dag.size()), finished_(dag.size(), 0) {
+  for (uint32_t i = 0; i < dag.size(); ++i) waiting_[i] = dag.dependency_count(i);
+}
+
+void DagReplayer::start() {
+  start_ = finish_ = transport_.now();
+  for (uint32_t i = 0; i < dag_.size(); ++i) {
+    if (waiting_[i] == 0) {
+      const Transfer& t = dag_.transfer(i);
+      transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, i);
+    }
+  }
+}
+
+void DagReplayer::complete(uint64_t id) {
+  if (id >= dag_.size() || finished_[id]) throw std::logic_error("DagReplayer: bad completion");
+  finished_[id] = 1;
+  ++completed_;
+  finish_ = transport_.now();
+  for (uint32_t next : dag_.dependents(static_cast<uint32_t>(id))) {
+    if (--waiting_[next] == 0) {
+      const Transfer& t = dag_.transfer(next);
+      transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, next);
+    }
+  }
+}
+
+PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_(net) {
+  net_.set_sink(this);
+}
+
+void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) {
+  net_.send(src_rank, dst_rank, bytes, flow, tag);
+}
+
+void PacketTransport::on_message_complete(uint64_t tag) {
+  if (replayer_ == nullptr) return;
+  replayer_->complete(tag);
+  if (replayer_->done()) sim_.request_stop();
+}
+
+}  // namespace fabricsim

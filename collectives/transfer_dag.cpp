@@ -1,0 +1,31 @@
+#include "collectives/transfer_dag.hpp"
+
+#include <stdexcept>
+
+namespace fabricsim {
+
+uint32_t TransferDag::add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uint32_t flow) {
+  if (bytes < 0) throw std::invalid_argument("TransferDag::add: negative size");
+  if (src_rank == dst_rank) throw std::invalid_argument("TransferDag::add: src == dst");
+  transfers_.push_back(Transfer{src_rank, dst_rank, bytes, flow});
+  dep_count_.push_back(0);
+  dependents_.emplace_back();
+  return static_cast<uint32_t>(transfers_.size() - 1);
+}
+
+void TransferDag::depends(uint32_t after, uint32_t before) {
+  if (!(before < after) || after >= transfers_.size()) {
+    throw std::invalid_argument(
+        "TransferDag::depends: dependency must point to an earlier transfer");
+  }
+  dependents_[before].push_back(after);
+  ++dep_count_[after];
+}
+
+int64_t TransferDag::total_bytes() const {
+  int64_t sum = 0;
+  for (const Transfer& t : transfers_) sum += t.bytes;
+  return sum;
+}
+
+}  // namespace fabricsim

@@ -1,1 +1,112 @@
-int main() { return 0; }
+// fabricsim: command-line entry point (DESIGN.md §4). Parses arguments with
+// Boost.Program_options and maps errors to exit codes: 2 bad input, 1 internal error.
+#include <csignal>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "sim/cli/run.hpp"
+#include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
+
+namespace po = boost::program_options;
+using namespace fabricsim;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_signal(int) {
+  g_interrupted.store(true);
+}
+
+constexpr const char* kUsage =
+    "usage: fabricsim COMMAND SCENARIO.yaml [options]\n"
+    "commands:\n"
+    "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N]\n"
+    "      simulate the scenario's workload; print the nccl-tests table and a summary;\n"
+    "      --out writes results.json, perf.json and ports.csv to DIR\n"
+    "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
+    "  topo SCENARIO.yaml [--dot FILE] [--json]       describe the fabric\n"
+    "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock\n";
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+    std::cout << kUsage;
+    return argc < 2 ? kExitBadInput : kExitOk;
+  }
+  const std::string cmd = argv[1];
+  const std::vector<std::string> known = {"run", "validate", "topo", "sweep", "calibrate"};
+  if (cmd == "sweep" || cmd == "calibrate") {
+    std::cerr << "fabricsim: '" << cmd << "' is not available in this version yet\n" << kUsage;
+    return kExitBadInput;
+  }
+  if (cmd != "run" && cmd != "validate" && cmd != "topo") {
+    std::cerr << "fabricsim: unknown command '" << cmd << "'";
+    const std::string guess = closest_match(cmd, known);
+    if (!guess.empty()) std::cerr << "; did you mean '" << guess << "'?";
+    std::cerr << "\n" << kUsage;
+    return kExitBadInput;
+  }
+
+  RunOptions opts;
+  std::string dot_path;
+  uint64_t seed = 0;
+  po::options_description desc("options");
+  desc.add_options()("help,h", "show this help")(
+      "set", po::value<std::vector<std::string>>(&opts.sets)->composing(),
+      "override a scenario key: --set topology.oversubscription=3")(
+      "scenario", po::value<std::string>(&opts.scenario_path), "scenario YAML file");
+  if (cmd == "run") {
+    desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
+        "seed", po::value<uint64_t>(&seed), "override the scenario seed");
+  }
+  if (cmd == "topo") {
+    desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
+        "json", "print the fabric as JSON");
+  }
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).positional(pos).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    std::cout << kUsage << desc;
+    return kExitOk;
+  }
+  if (opts.scenario_path.empty()) {
+    std::cerr << "fabricsim " << cmd << ": missing SCENARIO.yaml\n" << kUsage;
+    return kExitBadInput;
+  }
+  if (vm.count("seed")) opts.seed = seed;
+  opts.progress = true;
+
+  if (cmd == "run") {
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    return cmd_run(opts, &g_interrupted);
+  }
+  if (cmd == "validate") return cmd_validate(opts);
+  return cmd_topo(opts, dot_path, vm.count("json") > 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const ConfigError& e) {
+    std::cerr << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const UnitError& e) {
+    std::cerr << "fabricsim: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const po::error& e) {
+    std::cerr << "fabricsim: " << e.what() << "\n" << kUsage;
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}

@@ -1,0 +1,176 @@
+// End-to-end: the fabricsim binary as a user runs it (exit codes, messages, output files).
+#include <sys/wait.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("fabricsim_test_cli_" + std::to_string(::getpid())) / name;
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Runs `fabricsim ARGS` from the source directory, capturing stdout, stderr and the exit code.
+Result fabricsim(const std::string& args) {
+  const fs::path dir = scratch("io");
+  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && " + FABRICSIM_BINARY +
+                          " " + args + " >" + (dir / "out").string() + " 2>" +
+                          (dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"),
+                slurp(dir / "err")};
+}
+
+const std::string kSmall = " --set workload.maxbytes=256KiB";
+
+}  // namespace
+
+TEST_CASE("run prints the nccl-tests table and the summary") {
+  const Result r = fabricsim("run scenarios/quickstart.yaml" + kSmall);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(
+      r.out.find(
+          "#       size         count      type   redop    root     time   algbw   busbw #wrong") !=
+      std::string::npos);
+  CHECK(r.out.find("        8192          2048     float     sum      -1") != std::string::npos);
+  CHECK(r.out.find("      262144         65536     float     sum      -1") != std::string::npos);
+  CHECK(r.out.find("# Avg bus bandwidth") != std::string::npos);
+  CHECK(r.out.find("# counters   : drops 0") != std::string::npos);
+}
+
+TEST_CASE("same scenario and seed give byte-identical results.json; a new seed is recorded") {
+  const fs::path a = scratch("a"), b = scratch("b"), c = scratch("c");
+  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + a.string()).exit_code ==
+          0);
+  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + b.string()).exit_code ==
+          0);
+  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --seed 7 --out " + c.string())
+              .exit_code == 0);
+  const std::string ja = slurp(a / "results.json");
+  REQUIRE(!ja.empty());
+  CHECK(ja == slurp(b / "results.json"));
+  CHECK(slurp(a / "ports.csv") == slurp(b / "ports.csv"));
+  CHECK(nlohmann::json::parse(slurp(c / "results.json"))["seed"] == 7);
+}
+
+TEST_CASE("results.json carries the DESIGN.md section 4 fields") {
+  const fs::path d = scratch("fields");
+  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + d.string()).exit_code ==
+          0);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK(j["scenario"] == "quickstart");
+  CHECK(j["seed"] == 1);
+  for (const char* k :
+       {"kind", "gpus", "switches", "links", "oversubscription", "bisection_bandwidth_bps"}) {
+    CHECK(j["fabric"].contains(k));
+  }
+  CHECK(j["fabric"]["kind"] == "spine-leaf");
+  CHECK(j["fabric"]["gpus"] == 16);     // 4 leaves x 4 hosts in the file
+  CHECK(j["fabric"]["switches"] == 8);  // 4 leaves + 4 spines
+  CHECK(j["fabric"]["links"] == 32);    // 16 host links + 4 x 4 uplinks
+  // 1:1, two halves of 2 leaves: 2 x 4 x 400 Gb/s cross the cut.
+  CHECK(j["fabric"]["bisection_bandwidth_bps"] == int64_t{3'200'000'000'000});
+  REQUIRE(j["collectives"].size() == 6);  // 8 KiB … 256 KiB by 2
+  for (const auto& row : j["collectives"]) {
+    for (const char* k : {"collective", "algorithm", "protocol", "ranks", "size_bytes", "time_us",
+                          "algbw_GBps", "busbw_GBps"}) {
+      CHECK(row.contains(k));
+    }
+    CHECK(row["collective"] == "all_reduce");
+    // nccl-tests: algbw = S / t (GB = 1e9 B), busbw = algbw x 2(n-1)/n.
+    const double t_s = row["time_us"].get<double>() * 1e-6;
+    CHECK(row["algbw_GBps"].get<double>() == Approx(row["size_bytes"].get<double>() / t_s / 1e9));
+    CHECK(row["busbw_GBps"].get<double>() == Approx(row["algbw_GBps"].get<double>() * 2 * 15 / 16));
+  }
+  for (const char* k : {"drops", "retransmits", "pfc_pause_tx", "pfc_pause_rx", "ecn_marked",
+                        "cnp_tx", "max_queue_bytes"}) {
+    CHECK(j["counters"].contains(k));
+  }
+  CHECK(j["deadlock"].is_null());
+  CHECK(j["run"]["events"].get<int64_t>() > 0);
+  CHECK(j["run"]["simulated_ps"].get<int64_t>() > 0);
+  const auto perf = nlohmann::json::parse(slurp(d / "perf.json"));
+  for (const char* k : {"wall_s", "events_per_s", "packet_hops_per_s", "peak_rss_bytes"})
+    CHECK(perf.contains(k));
+  CHECK(slurp(d / "ports.csv").rfind("node,port,peer,", 0) == 0);
+}
+
+TEST_CASE("bad input exits 2 with a message that says where and what") {
+  SECTION("misspelt key: line, column, key path and the suggestion") {
+    const Result r = fabricsim("run tests/data/cli/misspelt_key.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("misspelt_key.yaml:13:3") != std::string::npos);
+    CHECK(r.err.find("topology.leavs") != std::string::npos);
+    CHECK(r.err.find("did you mean 'leaves'") != std::string::npos);
+  }
+  SECTION("negative rate") {
+    const Result r = fabricsim("validate tests/data/cli/negative_rate.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("negative_rate.yaml:19:") != std::string::npos);
+    CHECK(r.err.find("link.host_rate") != std::string::npos);
+    CHECK(r.err.find("negative") != std::string::npos);
+  }
+  SECTION("zero MTU") {
+    const Result r = fabricsim("validate tests/data/cli/zero_mtu.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("zero_mtu.yaml:28:") != std::string::npos);
+    CHECK(r.err.find("nic.mtu") != std::string::npos);
+  }
+  SECTION("missing file") {
+    const Result r = fabricsim("run scenarios/no_such_file.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("no_such_file.yaml") != std::string::npos);
+    CHECK(r.err.find("No such file") != std::string::npos);
+  }
+  SECTION("misspelt --set key") {
+    const Result r =
+        fabricsim("validate scenarios/quickstart.yaml --set topology.oversubscriptoin=3");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("did you mean 'topology.oversubscription'") != std::string::npos);
+  }
+  SECTION("an oversubscription the spines cannot build names buildable ratios") {
+    const Result r =
+        fabricsim("validate scenarios/quickstart.yaml --set topology.oversubscription=3");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("topology.oversubscription") != std::string::npos);
+    // 4 hosts x 400G per leaf and 4 spines: only 4 uplinks (1:1) divide evenly; 3:1 needs 1.33.
+    CHECK(r.err.find("1:1") != std::string::npos);
+  }
+  SECTION("unknown command") {
+    const Result r = fabricsim("rnu scenarios/quickstart.yaml");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("did you mean 'run'") != std::string::npos);
+  }
+}
+
+TEST_CASE("validate accepts the quickstart and topo --json describes its fabric") {
+  CHECK(fabricsim("validate scenarios/quickstart.yaml").exit_code == 0);
+  const Result r = fabricsim("topo scenarios/quickstart.yaml --json --set topology.spines=2");
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["switches"] == 6);
+  CHECK(j["links"] == 32);  // 2 parallel uplinks to each of 2 spines
+}

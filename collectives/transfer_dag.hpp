@@ -1,0 +1,53 @@
+// A collective as a DAG of point-to-point transfers.
+//
+// A transfer may start when every transfer it depends on has completed (been fully received).
+// Algorithms only build DAGs; DagReplayer (replay.hpp) runs them on any CollectiveTransport.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace fabricsim {
+
+struct Transfer {
+  int32_t src_rank;
+  int32_t dst_rank;
+  int64_t bytes;
+  uint32_t flow;  ///< connection id between the pair (NCCL: channel); picks the ECMP path
+};
+
+class TransferDag {
+ public:
+  /// Adds a transfer and returns its id (0, 1, 2 … in order). Throws std::invalid_argument for
+  /// a negative size or src == dst.
+  uint32_t add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uint32_t flow = 0);
+  /// `after` starts only once `before` has completed. Throws std::invalid_argument unless
+  /// before < after (ids are added in a topological order, so no cycle can form).
+  void depends(uint32_t after, uint32_t before);
+
+  size_t size() const { return transfers_.size(); }
+  const Transfer& transfer(uint32_t id) const { return transfers_[id]; }
+  /// Number of transfers `id` waits for.
+  uint32_t dependency_count(uint32_t id) const { return dep_count_[id]; }
+  /// Transfers that wait for `id`.
+  std::span<const uint32_t> dependents(uint32_t id) const { return dependents_[id]; }
+  /// Total bytes over all transfers.
+  int64_t total_bytes() const;
+
+ private:
+  std::vector<Transfer> transfers_;
+  std::vector<uint32_t> dep_count_;
+  std::vector<std::vector<uint32_t>> dependents_;
+};
+
+/// Ring AllReduce (Patarasuk & Yuan 2009; NCCL's ring): the buffer of `count` elements of
+/// `elem_bytes` is cut into `ranks` chunks (sizes differ by at most one element); in each of
+/// 2(N−1) steps every rank r sends one chunk to rank (r+1) mod N — N−1 reduce-scatter steps,
+/// then N−1 all-gather steps. Step s of rank r depends on step s−1 of rank r−1 (the chunk it
+/// forwards, reduced, has arrived). Transfer id = step × N + rank.
+/// Each rank sends 2(N−1)/N of the buffer, the bound behind nccl-tests' busbw factor.
+/// Throws std::invalid_argument for ranks < 2, count < 0 or elem_bytes <= 0.
+TransferDag ring_allreduce(int ranks, int64_t count, int elem_bytes);
+
+}  // namespace fabricsim

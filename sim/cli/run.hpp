@@ -1,0 +1,34 @@
+// `fabricsim` subcommands: wiring only (load -> build -> simulate -> report).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.hpp"
+#include "sim/report/report.hpp"
+
+namespace fabricsim {
+
+/// Exit codes (DESIGN.md §4).
+enum ExitCode : int { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitDeadlock = 3 };
+
+struct RunOptions {
+  std::string scenario_path;
+  std::vector<std::string> sets;  ///< --set KEY=VALUE, in order
+  std::optional<uint64_t> seed;   ///< --seed N (wins over the file and --set seed=)
+  std::string out_dir;            ///< --out DIR ("" = print only)
+  bool progress = false;          ///< progress lines on stderr (only when it is a terminal)
+};
+
+/// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
+/// `interrupt` becomes true or the network stalls; the rows finished so far are kept.
+RunReport simulate(const Scenario& scenario, const std::atomic<bool>* interrupt, bool progress);
+
+int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
+int cmd_validate(const RunOptions& opts);
+int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json);
+
+}  // namespace fabricsim

@@ -1,0 +1,62 @@
+// Helpers shared by tests: small fabrics built from hand-written Scenario values.
+#pragma once
+
+#include <memory>
+
+#include "sim/config/scenario.hpp"
+#include "sim/net/network.hpp"
+#include "topologies/routing.hpp"
+#include "topologies/spine_leaf.hpp"
+
+namespace fabricsim::testing {
+
+inline Scenario spine_leaf(int leaves, int spines, int hosts_per_leaf, int64_t rate_bps,
+                           int64_t prop_ps, int64_t switch_latency_ps, int64_t buffer_bytes,
+                           int64_t mtu_bytes, const char* transport = "roce") {
+  Scenario sc;
+  sc.name = "test";
+  sc.path = "test.yaml";
+  sc.transport = transport;
+  sc.topology.kind = "spine-leaf";
+  sc.topology.leaves = leaves;
+  sc.topology.spines = spines;
+  sc.topology.hosts_per_leaf = hosts_per_leaf;
+  sc.topology.oversubscription = 1.0;
+  sc.link.host_rate_bps = rate_bps;
+  sc.link.fabric_rate_bps = rate_bps;
+  sc.link.propagation_delay_ps = prop_ps;
+  sc.sw.latency_ps = switch_latency_ps;
+  sc.sw.buffer_per_port_bytes = buffer_bytes;
+  sc.nic.mtu_bytes = mtu_bytes;
+  return sc;
+}
+
+/// A fabric, its routes, a simulator and a network, wired as `fabricsim run` wires them.
+struct Bed {
+  explicit Bed(const Scenario& sc) : fabric(build_spine_leaf(sc)), routes(fabric) {
+    NetConfig nc;
+    nc.wire = wire_format_for(sc.transport);
+    nc.mtu_bytes = sc.nic.mtu_bytes;
+    nc.switch_latency_ps = sc.sw.latency_ps;
+    nc.buffer_per_port_bytes = sc.sw.buffer_per_port_bytes;
+    nc.seed = sc.seed;
+    net = std::make_unique<Network>(sim, fabric, routes, nc);
+  }
+  Fabric fabric;
+  RoutingTable routes;
+  Simulator sim;
+  std::unique_ptr<Network> net;
+};
+
+/// Records the completion time of every message tag.
+struct Recorder : CompletionSink {
+  explicit Recorder(Simulator& s) : sim(s) {}
+  void on_message_complete(uint64_t tag) override {
+    if (done.size() <= tag) done.resize(tag + 1, -1);
+    done[tag] = sim.now_ps();
+  }
+  Simulator& sim;
+  std::vector<int64_t> done;
+};
+
+}  // namespace fabricsim::testing

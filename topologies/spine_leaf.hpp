@@ -1,0 +1,20 @@
+// Spine-Leaf (two-tier Clos) builder.
+#pragma once
+
+#include "sim/config/scenario.hpp"
+#include "topologies/fabric_graph.hpp"
+
+namespace fabricsim {
+
+/// Builds `leaves` leaf switches with `hosts_per_leaf` hosts each (links at link.host_rate) and
+/// `spines` spine switches. Uplinks per leaf are derived from the oversubscription o:
+///   uplinks = hosts_per_leaf × host_rate / (o × fabric_rate),
+/// spread evenly over the spines (uplinks / spines parallel links to each spine).
+/// Vertex order: hosts 0…H-1 (host h under leaf h / hosts_per_leaf), then leaves, then spines.
+/// Bisection bandwidth (one direction, leaves split in two halves):
+///   floor(leaves/2) × min(host capacity, uplink capacity) per leaf.
+/// Throws ConfigError (key topology.oversubscription, or topology.spines) when the ratio cannot
+/// be built with whole links spread evenly over the spines, naming the nearest ratios that can.
+Fabric build_spine_leaf(const Scenario& scenario);
+
+}  // namespace fabricsim
