@@ -29,7 +29,8 @@ constexpr const char* kUsage =
     "      --out writes results.json, perf.json and ports.csv to DIR\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
     "  topo SCENARIO.yaml [--dot FILE] [--json]       describe the fabric\n"
-    "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock\n";
+    "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
+    "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written)\n";
 
 int dispatch(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {

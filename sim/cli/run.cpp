@@ -92,6 +92,7 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
       if (why == StopReason::kWorkloadDone) break;
       rep.complete = false;
       if (why == StopReason::kInterrupted) {
+        rep.interrupted = true;
         rep.stop_reason = "interrupted during size " + std::to_string(sizes[i]) + " B";
       } else {
         const NetTotals t = net.totals();
@@ -159,7 +160,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   if (!rep.complete) {
     std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
-    return kExitInternal;
+    return rep.interrupted ? kExitInterrupted : kExitInternal;
   }
   return kExitOk;
 }

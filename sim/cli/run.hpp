@@ -13,7 +13,14 @@
 namespace fabricsim {
 
 /// Exit codes (DESIGN.md §4).
-enum ExitCode : int { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2, kExitDeadlock = 3 };
+/// 130 = 128 + SIGINT, what shells report for a command stopped by Ctrl-C.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitInternal = 1,
+  kExitBadInput = 2,
+  kExitDeadlock = 3,
+  kExitInterrupted = 130
+};
 
 struct RunOptions {
   std::string scenario_path;

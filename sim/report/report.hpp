@@ -59,8 +59,9 @@ struct RunReport {
   Counters counters;
   int64_t events = 0;
   int64_t simulated_ps = 0;
-  bool complete = true;     ///< false when the run stopped before the whole sweep finished
-  std::string stop_reason;  ///< "workload done", "interrupted", "stalled: …"
+  bool complete = true;      ///< false when the run stopped before the whole sweep finished
+  bool interrupted = false;  ///< stopped by SIGINT/SIGTERM (complete is false too)
+  std::string stop_reason;   ///< "workload done", "interrupted", "stalled: …"
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;
   int64_t packet_hops = 0;

@@ -174,3 +174,20 @@ TEST_CASE("validate accepts the quickstart and topo --json describes its fabric"
   CHECK(j["switches"] == 6);
   CHECK(j["links"] == 32);  // 2 parallel uplinks to each of 2 spines
 }
+
+TEST_CASE("SIGINT during a long run still writes the finished sizes, marked incomplete") {
+  const fs::path d = scratch("sigint");
+  // A sweep to 8 GiB takes minutes; the signal arrives long before the end.
+  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
+                          " run scenarios/quickstart.yaml --set workload.maxbytes=8GiB --out " +
+                          d.string() +
+                          " >/dev/null 2>&1 & pid=$!; sleep 2; kill -INT $pid; wait $pid)";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK(j["run"]["complete"] == false);
+  CHECK(j["run"]["stop_reason"].get<std::string>().rfind("interrupted", 0) == 0);
+  CHECK(j["collectives"].size() >= 1);  // 8 KiB alone takes milliseconds
+  CHECK(j["collectives"].size() < 21);  // 8 KiB … 8 GiB is 21 sizes
+}
