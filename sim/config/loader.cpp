@@ -1,0 +1,602 @@
+// Scenario YAML -> Scenario. The schema is the table kFields below (one row per key: section,
+// key, required, parser); everything else (valid-key lists, required-key lists, override
+// paths, "did you mean") is derived from it, so adding a key is one row.
+//
+// Order of work: read the file, parse YAML (keeping marks), apply --set overrides to the tree,
+// check every map for unknown and duplicate keys, then parse each field into the Scenario and
+// run the few cross-field checks. The first mistake found is thrown as a ConfigError.
+#include "sim/config/loader.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <memory>
+#include <regex>
+#include <string_view>
+#include <utility>
+
+#include "sim/core/units.hpp"
+
+namespace fabricsim {
+
+ConfigError::ConfigError(std::string where, int line, int column, std::string key_path,
+                         std::string message)
+    : std::runtime_error(
+          where +
+          (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : std::string()) +
+          ": " + (key_path.empty() ? std::string() : key_path + ": ") + message),
+      where_(std::move(where)),
+      key_path_(std::move(key_path)),
+      message_(std::move(message)),
+      line_(line),
+      column_(column) {}
+
+std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  std::string best;
+  size_t best_distance = limit + 1;
+  std::vector<size_t> row;
+  for (const std::string& c : candidates) {
+    // Levenshtein distance, one row at a time.
+    row.resize(c.size() + 1);
+    for (size_t j = 0; j <= c.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= word.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= c.size(); ++j) {
+        const size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (word[i - 1] != c[j - 1])});
+        diagonal = above;
+      }
+    }
+    if (row[c.size()] < best_distance) {
+      best_distance = row[c.size()];
+      best = c;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxCount = 1'000'000;               // switches or hosts per dimension
+constexpr int64_t kMaxSweepBytes = int64_t{64} << 30;  // 64 GiB
+
+/// "a, b and c".
+std::string join_words(const std::vector<std::string>& words, const std::string& last_sep) {
+  std::string out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i > 0) out += (i + 1 == words.size()) ? last_sep : ", ";
+    out += words[i];
+  }
+  return out;
+}
+
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    default:
+      return "nothing";
+  }
+}
+
+/// Where errors point. Errors on a key set by --set name the override, not the file.
+struct Context {
+  std::string file;
+  std::map<std::string, std::string> overrides;  ///< dotted key path -> "--set a.b=v"
+
+  [[noreturn]] void fail(const std::string& path, const YAML::Mark& mark,
+                         const std::string& message) const {
+    if (auto it = overrides.find(path); it != overrides.end()) {
+      throw ConfigError(it->second, 0, 0, path, message);
+    }
+    if (mark.is_null()) throw ConfigError(file, 0, 0, path, message);
+    throw ConfigError(file, mark.line + 1, mark.column + 1, path, message);
+  }
+};
+
+/// A quantity with a unit and the range it must fall in.
+struct QuantitySpec {
+  const char* noun;     ///< "rate", "time", "size"
+  const char* example;  ///< e.g. "400Gbps"
+  int64_t (*parse)(std::string_view);
+  int64_t min, max;
+  const char* expected;  ///< the range in words: "a positive rate"
+};
+
+/// A name from a fixed set: built now, recognised but not built yet, or an alias.
+struct Choices {
+  const char* noun;  ///< "collective"
+  std::vector<std::string> available;
+  std::vector<std::string> not_built;
+  std::vector<std::pair<std::string, std::string>> aliases;  ///< alias -> canonical name
+};
+
+/// One value of the YAML tree, with its key path and position for errors.
+class Value {
+ public:
+  Value(const Context* ctx, std::string path, YAML::Node node, YAML::Mark key_mark)
+      : ctx_(ctx), path_(std::move(path)), node_(std::move(node)), key_mark_(key_mark) {}
+
+  const YAML::Node& node() const { return node_; }
+  const YAML::Mark& key_mark() const { return key_mark_; }
+  bool overridden() const { return ctx_->overrides.count(path_) > 0; }
+
+  /// Points at the value, or at its key when the value is empty (yaml-cpp marks a null value
+  /// at the next token).
+  [[noreturn]] void fail(const std::string& message) const {
+    const bool at_value = node_.IsDefined() && !node_.IsNull() && !node_.Mark().is_null();
+    ctx_->fail(path_, at_value ? node_.Mark() : key_mark_, message);
+  }
+
+  /// The scalar's text; fails with "expected <expected>, got a map" for anything else.
+  std::string scalar(const std::string& expected) const {
+    if (!node_.IsScalar()) fail("expected " + expected + ", got " + describe(node_));
+    return node_.Scalar();
+  }
+
+  std::string string() const {
+    std::string s = scalar("a string");
+    if (s.empty()) fail("expected a non-empty string");
+    return s;
+  }
+
+  int64_t integer(int64_t min, int64_t max) const {
+    const std::string range =
+        max == kInt64Max ? "an integer >= " + std::to_string(min)
+                         : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+    const std::string s = scalar(range);
+    int64_t v = 0;
+    const char* begin = s.data() + (!s.empty() && s[0] == '+');
+    const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
+    if (ec == std::errc::result_out_of_range) fail("expected " + range + ", got '" + s + "'");
+    if (ec != std::errc() || end != s.data() + s.size() || begin == s.data() + s.size()) {
+      fail("expected an integer, got '" + s + "'");
+    }
+    if (v < min || v > max) fail("expected " + range + ", got '" + s + "'");
+    return v;
+  }
+
+  uint64_t unsigned_integer() const {
+    const std::string s = scalar("a non-negative integer");
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
+      fail("expected a non-negative integer (0 to 2^64-1), got '" + s + "'");
+    }
+    return v;
+  }
+
+  /// A plain decimal number (3, 1.5) or a ratio "a:b"; must be >= 1.
+  double ratio() const {
+    const std::string expected = "a number >= 1 or a ratio like '3:1'";
+    const std::string s = scalar(expected);
+    const auto number = [&](std::string_view t) {
+      double v = 0;
+      const auto [end, ec] =
+          std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
+      if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) {
+        fail("expected " + expected + ", got '" + s + "'");
+      }
+      return v;
+    };
+    double v = 0;
+    if (const size_t colon = s.find(':'); colon != std::string::npos) {
+      const double den = number(std::string_view(s).substr(colon + 1));
+      if (den <= 0) fail("expected " + expected + ", got '" + s + "'");
+      v = number(std::string_view(s).substr(0, colon)) / den;
+    } else {
+      v = number(s);
+    }
+    if (v < 1) fail("expected " + expected + ", got '" + s + "'");
+    return v;
+  }
+
+  int64_t quantity(const QuantitySpec& q) const {
+    const std::string with_unit = std::string("a ") + q.noun + " with a unit, e.g. " + q.example;
+    const std::string s = scalar(with_unit);
+    static const std::regex bare_number(R"([+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)");
+    if (std::regex_match(s, bare_number)) fail("expected " + with_unit + ", got '" + s + "'");
+    if (!s.empty() && s[0] == '-') {
+      fail(std::string("expected ") + q.expected + ", got a negative " + q.noun + " '" + s + "'");
+    }
+    int64_t v = 0;
+    try {
+      v = q.parse(s);
+    } catch (const UnitError& e) {
+      fail(e.what());
+    }
+    if (v < q.min || v > q.max) {
+      fail(std::string("expected ") + q.expected + ", got " +
+           (v == 0 ? "zero ('" + s + "')" : "'" + s + "'"));
+    }
+    return v;
+  }
+
+  /// The canonical name; a recognised but unbuilt name and an unknown one fail differently.
+  std::string choice(const Choices& c) const {
+    const std::string expected = std::string("a ") + c.noun + " name";
+    const std::string s = scalar(expected);
+    if (std::find(c.available.begin(), c.available.end(), s) != c.available.end()) return s;
+    for (const auto& [alias, canonical] : c.aliases) {
+      if (alias == s) return canonical;
+    }
+    const std::string only = "only " + join_words(c.available, " and ") +
+                             (c.available.size() == 1 ? " is" : " are") +
+                             " available in this version";
+    if (std::find(c.not_built.begin(), c.not_built.end(), s) != c.not_built.end()) {
+      fail("'" + s + "' is not built yet: " + only);
+    }
+    std::vector<std::string> known = c.available;
+    known.insert(known.end(), c.not_built.begin(), c.not_built.end());
+    for (const auto& alias : c.aliases) known.push_back(alias.first);
+    std::string message = std::string("unknown ") + c.noun + " '" + s + "'";
+    if (const std::string guess = closest_match(s, known); !guess.empty()) {
+      message += "; did you mean '" + guess + "'?";
+    } else {
+      message += "; expected one of: " + join_words(c.available, ", ");
+    }
+    fail(message);
+  }
+
+ private:
+  const Context* ctx_;
+  std::string path_;
+  YAML::Node node_;
+  YAML::Mark key_mark_;
+};
+
+// ---- the schema --------------------------------------------------------------------------
+
+const QuantitySpec kPositiveRate{"rate", "400Gbps", parse_rate_bps,
+                                 1,      kInt64Max, "a positive rate"};
+const QuantitySpec kNonNegativeTime{"time", "500ns", parse_time_ps, 0, kInt64Max, "a time >= 0"};
+const QuantitySpec kPositiveSize{"size", "2MiB", parse_size_bytes, 1, kInt64Max, "a positive size"};
+const QuantitySpec kMtu{"size", "4096B", parse_size_bytes, 64, 65536, "an MTU from 64B to 65536B"};
+const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
+                              1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
+
+const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
+const Choices kTopologyKinds{
+    "topology kind", {"spine-leaf"}, {"fat-tree", "rail-optimized", "torus"}, {}};
+const Choices kCollectives{
+    "collective",
+    {"all_reduce"},
+    {"all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"},
+    {}};
+const Choices kAlgorithms{"algorithm", {"auto", "ring"}, {"tree", "halving_doubling"}, {}};
+const Choices kProtocols{"protocol", {"auto", "simple"}, {"ll", "ll128"}, {}};
+const Choices kDatatypes{
+    "datatype",
+    {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"},
+    {},
+    {{"char", "int8"},
+     {"int", "int32"},
+     {"float16", "half"},
+     {"float32", "float"},
+     {"float64", "double"}}};
+const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
+
+struct Field {
+  const char* section;  ///< "" for a top-level key
+  const char* key;
+  bool required;
+  void (*parse)(const Value&, Scenario&);
+};
+
+// clang-format off
+const Field kFields[] = {
+  {"", "name", false, [](const Value& v, Scenario& s) { s.name = v.string(); }},
+  {"", "seed", false, [](const Value& v, Scenario& s) { s.seed = v.unsigned_integer(); }},
+  {"", "transport", false, [](const Value& v, Scenario& s) { s.transport = v.choice(kTransports); }},
+
+  {"topology", "kind", true,
+   [](const Value& v, Scenario& s) { s.topology.kind = v.choice(kTopologyKinds); }},
+  {"topology", "leaves", true,
+   [](const Value& v, Scenario& s) { s.topology.leaves = int(v.integer(1, kMaxCount)); }},
+  {"topology", "spines", true,
+   [](const Value& v, Scenario& s) { s.topology.spines = int(v.integer(1, kMaxCount)); }},
+  {"topology", "hosts_per_leaf", true,
+   [](const Value& v, Scenario& s) { s.topology.hosts_per_leaf = int(v.integer(1, kMaxCount)); }},
+  {"topology", "oversubscription", false,
+   [](const Value& v, Scenario& s) { s.topology.oversubscription = v.ratio(); }},
+
+  {"link", "host_rate", true,
+   [](const Value& v, Scenario& s) { s.link.host_rate_bps = v.quantity(kPositiveRate); }},
+  {"link", "fabric_rate", false,  // default: host_rate (set after all fields are read)
+   [](const Value& v, Scenario& s) { s.link.fabric_rate_bps = v.quantity(kPositiveRate); }},
+  {"link", "propagation_delay", true,
+   [](const Value& v, Scenario& s) { s.link.propagation_delay_ps = v.quantity(kNonNegativeTime); }},
+
+  {"switch", "latency", false,
+   [](const Value& v, Scenario& s) { s.sw.latency_ps = v.quantity(kNonNegativeTime); }},
+  {"switch", "buffer_per_port", true,
+   [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kPositiveSize); }},
+
+  {"nic", "mtu", false, [](const Value& v, Scenario& s) { s.nic.mtu_bytes = v.quantity(kMtu); }},
+
+  {"workload", "collective", false,
+   [](const Value& v, Scenario& s) { s.workload.collective = v.choice(kCollectives); }},
+  {"workload", "algorithm", false,
+   [](const Value& v, Scenario& s) { s.workload.algorithm = v.choice(kAlgorithms); }},
+  {"workload", "protocol", false,
+   [](const Value& v, Scenario& s) { s.workload.protocol = v.choice(kProtocols); }},
+  {"workload", "datatype", false,
+   [](const Value& v, Scenario& s) { s.workload.datatype = v.choice(kDatatypes); }},
+  {"workload", "redop", false,
+   [](const Value& v, Scenario& s) { s.workload.redop = v.choice(kRedops); }},
+  {"workload", "minbytes", true,
+   [](const Value& v, Scenario& s) { s.workload.minbytes = v.quantity(kSweepSize); }},
+  {"workload", "maxbytes", true,
+   [](const Value& v, Scenario& s) { s.workload.maxbytes = v.quantity(kSweepSize); }},
+  {"workload", "stepfactor", false,
+   [](const Value& v, Scenario& s) { s.workload.stepfactor = v.integer(2, kInt64Max); }},
+};
+// clang-format on
+
+struct Section {
+  const char* name;
+  bool required;
+};
+const Section kSections[] = {
+    {"topology", true}, {"link", true}, {"switch", true}, {"nic", false}, {"workload", true}};
+
+std::string path_of(const Field& f) {
+  return *f.section ? std::string(f.section) + "." + f.key : std::string(f.key);
+}
+
+/// The keys allowed directly under `section` ("" = top level, which also holds the sections).
+std::vector<std::string> keys_of(const std::string& section, bool required_only = false) {
+  std::vector<std::string> keys;
+  for (const Field& f : kFields) {
+    if (f.section == section && (f.required || !required_only)) keys.emplace_back(f.key);
+  }
+  if (section.empty() && !required_only) {
+    for (const Section& s : kSections) keys.emplace_back(s.name);
+  }
+  return keys;
+}
+
+bool is_section(const std::string& name) {
+  return std::any_of(std::begin(kSections), std::end(kSections),
+                     [&](const Section& s) { return name == s.name; });
+}
+
+/// Every leaf key path: what --set accepts.
+std::vector<std::string> all_paths() {
+  std::vector<std::string> paths;
+  for (const Field& f : kFields) paths.push_back(path_of(f));
+  return paths;
+}
+
+// ---- reading -----------------------------------------------------------------------------
+
+std::string read_file(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) {
+    throw ConfigError(path, 0, 0, "",
+                      std::string("cannot open scenario file: ") + std::strerror(errno));
+  }
+  std::string text;
+  char buffer[4096];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) text.append(buffer, n);
+  if (std::ferror(f.get())) {
+    throw ConfigError(path, 0, 0, "",
+                      std::string("cannot read scenario file: ") + std::strerror(errno));
+  }
+  return text;
+}
+
+YAML::Node parse_yaml(const std::string& file, const std::string& text) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(file, e.mark.line + 1, e.mark.column + 1, "", "YAML syntax error: " + e.msg);
+  }
+  if (docs.size() > 1) {
+    const YAML::Mark m = docs[1].Mark();
+    throw ConfigError(file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, "",
+                      "expected one YAML document, found " + std::to_string(docs.size()));
+  }
+  return docs.empty() ? YAML::Node() : docs[0];
+}
+
+// ---- overrides ---------------------------------------------------------------------------
+
+/// Applies one "a.b=value" to the tree and records it in ctx.overrides.
+void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
+  const std::string where = "--set " + text;
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos) {
+    throw ConfigError(where, 0, 0, text, "expected KEY=VALUE, e.g. topology.oversubscription=3");
+  }
+  const std::string path = text.substr(0, eq);
+  const std::string value_text = text.substr(eq + 1);
+  const auto fail = [&](const std::string& message) -> void {
+    throw ConfigError(where, 0, 0, path, message);
+  };
+
+  // The path must be a leaf of the schema.
+  const std::vector<std::string> paths = all_paths();
+  if (path.empty()) fail("expected a key before '=', e.g. topology.oversubscription=3");
+  if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
+    if (is_section(path)) {
+      fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." +
+           keys_of(path).front());
+    }
+    for (const std::string& p : paths) {
+      if (path.rfind(p + ".", 0) == 0) {
+        fail("cannot set a key under '" + p + "': it is a value, not a map");
+      }
+    }
+    const std::string guess = closest_match(path, paths);
+    fail("unknown key" + (guess.empty() ? "; valid keys are: " + join_words(paths, ", ")
+                                        : "; did you mean '" + guess + "'?"));
+  }
+
+  // The value: one YAML scalar.
+  YAML::Node value;
+  try {
+    value = YAML::Load(value_text);
+  } catch (const YAML::ParserException& e) {
+    fail("cannot read the value as YAML: " + e.msg);
+  }
+  if (value.IsNull()) fail("expected a value after '='");
+  if (!value.IsScalar()) fail("expected a single value, got " + describe(value));
+
+  // Place it, creating the section if the file has none.
+  if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
+  const size_t dot = path.find('.');
+  if (dot == std::string::npos) {
+    root[path] = value;
+  } else {
+    const std::string section = path.substr(0, dot);
+    const YAML::Node existing = static_cast<const YAML::Node&>(root)[section];
+    if (!existing.IsDefined() || existing.IsNull()) {
+      root[section] = YAML::Node(YAML::NodeType::Map);
+    } else if (!existing.IsMap()) {
+      const YAML::Mark m = existing.Mark();
+      fail("cannot set a key under '" + section + "': in " + ctx.file +
+           (m.is_null() ? "" : ":" + std::to_string(m.line + 1)) + " it is " + describe(existing) +
+           ", not a map");
+    }
+    YAML::Node section_node = root[section];
+    section_node[path.substr(dot + 1)] = value;
+  }
+  ctx.overrides[path] = where;
+}
+
+// ---- validation --------------------------------------------------------------------------
+
+/// Checks the keys of one map (unknown, duplicate, not a name) and adds its values to `found`,
+/// keyed by dotted path.
+void collect(const Context& ctx, const YAML::Node& map, const std::string& section,
+             std::map<std::string, Value>& found) {
+  const std::vector<std::string> valid = keys_of(section);
+  const std::string prefix = section.empty() ? "" : section + ".";
+  std::map<std::string, int> first_line;
+  for (const auto& entry : map) {  // yaml-cpp's iterator yields pairs by value
+    const YAML::Node key = entry.first;
+    if (!key.IsScalar()) {
+      ctx.fail(section, key.Mark(), "expected a key name, got " + describe(key));
+    }
+    const std::string name = key.Scalar();
+    const std::string path = prefix + name;
+    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+      std::string message = "unknown key '" + name + "'";
+      if (const std::string guess = closest_match(name, valid); !guess.empty()) {
+        message += "; did you mean '" + guess + "'?";
+      } else if (const auto home = std::find_if(
+                     std::begin(kFields), std::end(kFields),
+                     [&](const Field& f) { return name == f.key && section != f.section; });
+                 home != std::end(kFields)) {
+        message += "; it belongs in " +
+                   (*home->section ? "the " + std::string(home->section) + " section"
+                                   : std::string("the top level")) +
+                   " (" + path_of(*home) + ")";
+      } else {
+        message += "; valid keys are: " + join_words(valid, ", ");
+      }
+      ctx.fail(path, key.Mark(), message);
+    }
+    if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
+      ctx.fail(path, key.Mark(),
+               "duplicate key '" + name + "' (first given at line " + std::to_string(seen->second) +
+                   ")");
+    }
+    found.emplace(path, Value(&ctx, path, entry.second, key.Mark()));
+  }
+}
+
+Scenario build(const Context& ctx, const YAML::Node& root) {
+  std::vector<std::string> section_names;
+  for (const Section& x : kSections) section_names.emplace_back(x.name);
+  const std::string sections = join_words(section_names, " and ");
+  if (!root.IsDefined() || root.IsNull()) {
+    ctx.fail("", YAML::Mark::null_mark(),
+             "the scenario is empty; expected a map with the sections " + sections);
+  }
+  if (!root.IsMap()) {
+    ctx.fail("", root.Mark(),
+             "expected a map with the sections " + sections + ", got " + describe(root));
+  }
+
+  std::map<std::string, Value> found;
+  collect(ctx, root, "", found);
+  for (const Section& section : kSections) {
+    const auto it = found.find(section.name);
+    if (it == found.end()) {
+      if (section.required) {
+        ctx.fail(section.name, YAML::Mark::null_mark(),
+                 "missing required section (with at least " +
+                     join_words(keys_of(section.name, true), ", ") + ")");
+      }
+      continue;
+    }
+    const YAML::Node& node = it->second.node();
+    if (node.IsNull()) continue;  // "nic:" with every key left to its default
+    if (!node.IsMap()) {
+      it->second.fail("expected a map of " + std::string(section.name) + " keys (" +
+                      join_words(keys_of(section.name), ", ") + "), got " + describe(node));
+    }
+    collect(ctx, node, section.name, found);
+  }
+
+  Scenario s;
+  s.path = ctx.file;
+  s.name = std::filesystem::path(ctx.file).stem().string();
+  for (const Field& f : kFields) {
+    const std::string path = path_of(f);
+    if (const auto it = found.find(path); it != found.end()) {
+      f.parse(it->second, s);
+    } else if (f.required) {
+      // Point at the section's key ("topology:"); a top-level key has no better place.
+      const auto parent = found.find(f.section);
+      ctx.fail(path, parent == found.end() ? YAML::Mark::null_mark() : parent->second.key_mark(),
+               "missing required key; " + std::string(f.section) + " needs " +
+                   join_words(keys_of(f.section, true), ", "));
+    }
+  }
+
+  // Cross-field rules.
+  if (!found.count("link.fabric_rate")) s.link.fabric_rate_bps = s.link.host_rate_bps;
+  if (s.workload.minbytes > s.workload.maxbytes) {
+    const Value& min = found.at("workload.minbytes");
+    const Value& max = found.at("workload.maxbytes");
+    const std::string min_text = min.node().Scalar(), max_text = max.node().Scalar();
+    if (min.overridden() && !max.overridden()) {
+      min.fail("minbytes (" + min_text + ") is greater than maxbytes (" + max_text + ")");
+    }
+    max.fail("maxbytes (" + max_text + ") is less than minbytes (" + min_text + ")");
+  }
+  return s;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  Context ctx;
+  ctx.file = path;
+  YAML::Node root = parse_yaml(path, read_file(path));
+  for (const std::string& o : overrides) apply_override(root, o, ctx);
+  return build(ctx, root);
+}
+
+}  // namespace fabricsim

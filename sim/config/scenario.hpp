@@ -41,13 +41,15 @@ struct LinkConfig {
 
 /// `switch:` section (every switch of the fabric).
 struct SwitchConfig {
-  int64_t latency_ps = 0;  ///< forwarding latency from full reception to egress enqueue
+  int64_t latency_ps = 0;             ///< forwarding latency from full reception to egress enqueue
   int64_t buffer_per_port_bytes = 0;  ///< static egress buffer per port; tail drop beyond it
 };
 
 /// `nic:` section.
 struct NicConfig {
-  int64_t mtu_bytes = 4096;  ///< RDMA path MTU: payload bytes per packet (256 … 4096 for RoCE/IB)
+  /// RDMA path MTU: payload bytes per packet (256 … 4096 for RoCE/IB). The loader accepts
+  /// 64B … 65536B.
+  int64_t mtu_bytes = 4096;
 };
 
 /// `workload:` section: an nccl-tests style size sweep of one collective.
@@ -57,9 +59,9 @@ struct WorkloadConfig {
   std::string protocol = "simple";        ///< auto | ll | ll128 | simple (only simple modelled)
   std::string datatype = "float";         ///< nccl-tests type names: float, half, double, int8 …
   std::string redop = "sum";              ///< sum | prod | min | max | avg
-  int64_t minbytes = 0;                   ///< first size of the sweep, bytes (-b)
-  int64_t maxbytes = 0;                   ///< last size of the sweep, bytes (-e)
-  int64_t stepfactor = 2;                 ///< multiplicative step between sizes (-f)
+  int64_t minbytes = 0;                   ///< first size of the sweep, bytes (-b); 1B … maxbytes
+  int64_t maxbytes = 0;                   ///< last size of the sweep, bytes (-e); at most 64GiB
+  int64_t stepfactor = 2;                 ///< multiplicative step between sizes (-f); >= 2
 };
 
 struct Scenario {
