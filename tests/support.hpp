@@ -34,13 +34,7 @@ inline Scenario spine_leaf(int leaves, int spines, int hosts_per_leaf, int64_t r
 /// A fabric, its routes, a simulator and a network, wired as `fabricsim run` wires them.
 struct Bed {
   explicit Bed(const Scenario& sc) : fabric(build_spine_leaf(sc)), routes(fabric) {
-    NetConfig nc;
-    nc.wire = wire_format_for(sc.transport);
-    nc.mtu_bytes = sc.nic.mtu_bytes;
-    nc.switch_latency_ps = sc.sw.latency_ps;
-    nc.buffer_per_port_bytes = sc.sw.buffer_per_port_bytes;
-    nc.seed = sc.seed;
-    net = std::make_unique<Network>(sim, fabric, routes, nc);
+    net = std::make_unique<Network>(sim, fabric, routes, net_config_for(sc));
   }
   Fabric fabric;
   RoutingTable routes;

@@ -47,13 +47,7 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
   const RoutingTable routes(fabric);
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
-  NetConfig nc;
-  nc.wire = wire_format_for(sc.transport);
-  nc.mtu_bytes = sc.nic.mtu_bytes;
-  nc.switch_latency_ps = sc.sw.latency_ps;
-  nc.buffer_per_port_bytes = sc.sw.buffer_per_port_bytes;
-  nc.seed = sc.seed;
-  Network net(sim, fabric, routes, nc);
+  Network net(sim, fabric, routes, net_config_for(sc));
   PacketTransport transport(sim, net);
 
   RunReport rep;

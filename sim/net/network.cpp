@@ -20,6 +20,16 @@ constexpr uint64_t fmix64(uint64_t k) {
 
 }  // namespace
 
+NetConfig net_config_for(const Scenario& sc) {
+  NetConfig nc;
+  nc.wire = wire_format_for(sc.transport);
+  nc.mtu_bytes = sc.nic.mtu_bytes;
+  nc.switch_latency_ps = sc.sw.latency_ps;
+  nc.buffer_per_port_bytes = sc.sw.buffer_per_port_bytes;
+  nc.seed = sc.seed;
+  return nc;
+}
+
 Packet* PacketPool::get() {
   if (free_ == nullptr) {
     chunks_.push_back(std::make_unique<Packet[]>(kChunk));

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "congestion/admission.hpp"
+#include "sim/config/scenario.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/wire.hpp"
 #include "topologies/fabric_graph.hpp"
@@ -99,6 +100,11 @@ struct NetConfig {
   int64_t buffer_per_port_bytes = 0;
   uint64_t seed = 1;  ///< ECMP salts come from RngStream(seed, "ecmp")
 };
+
+/// The device parameters of a scenario: its transport's wire format, `nic.mtu`,
+/// `switch.latency`, `switch.buffer_per_port` and `seed`. Throws std::invalid_argument for an
+/// unknown transport (the loader has already rejected one).
+NetConfig net_config_for(const Scenario& scenario);
 
 /// Network-wide totals.
 struct NetTotals {
