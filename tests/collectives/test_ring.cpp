@@ -52,9 +52,15 @@ TEST_CASE(
   // B: RoCEv2 goodput (82 bytes of headers and framing per 4096-byte packet).
   const double wire = mtu + 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12;
   const double b_Bps = rate / 8.0 * mtu / wire;
-  // α: one step's latency on the longest (cross-leaf) path: 4 links, 3 switches, and the 3
-  // store-and-forward serializations of the step's last packet after the first link.
-  const double alpha_s = (4 * prop + 3 * lat) * 1e-12 + 3 * wire * 8 / rate;
+  // α: a step's latency is that of the ring link it crosses. Ranks are numbered leaf by leaf,
+  // so of the N ring links `leaves` cross the spine (4 links, 3 switches, and 3 store-and-forward
+  // serializations of the step's last packet after the first link) and the rest stay under one
+  // leaf (2 links, 1 switch, 1 extra serialization). Each dependency chain walks the ring, so
+  // 2(N−1) steps see the ring's mean α.
+  const double ser_s = wire * 8 / rate;
+  const double alpha_cross_s = (4 * prop + 3 * lat) * 1e-12 + 3 * ser_s;
+  const double alpha_local_s = (2 * prop + lat) * 1e-12 + ser_s;
+  const double alpha_s = (leaves * alpha_cross_s + (n - leaves) * alpha_local_s) / n;
   for (int64_t size : {int64_t{64} << 20, int64_t{256} << 20}) {
     fabricsim::testing::Bed bed(sc);
     PacketTransport transport(bed.sim, *bed.net);
@@ -67,7 +73,7 @@ TEST_CASE(
     const double predicted = 2 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * size / b_Bps;
     INFO("size " << size << " simulated " << t * 1e6 << " us, alpha-beta " << predicted * 1e6
                  << " us");
-    CHECK(t == Approx(predicted).epsilon(0.02));
+    CHECK(t == Approx(predicted).epsilon(0.005));  // issue 2 asks for 2%; measured 0.04%
     // busbw -> B as S grows (nccl-tests' definition makes busbw comparable to the link).
     const double busbw = size / t * busbw_factor("all_reduce", n);
     CHECK(busbw == Approx(b_Bps).epsilon(0.02));
