@@ -4,11 +4,16 @@ namespace fabricsim {
 
 const char* to_string(StopReason r) {
   switch (r) {
-    case StopReason::kWorkloadDone: return "workload done";
-    case StopReason::kStopTime: return "stop time reached";
-    case StopReason::kNoEvents: return "no events left";
-    case StopReason::kEventLimit: return "event limit reached";
-    case StopReason::kInterrupted: return "interrupted";
+    case StopReason::kWorkloadDone:
+      return "workload done";
+    case StopReason::kStopTime:
+      return "stop time reached";
+    case StopReason::kNoEvents:
+      return "no events left";
+    case StopReason::kEventLimit:
+      return "event limit reached";
+    case StopReason::kInterrupted:
+      return "interrupted";
   }
   return "?";
 }
@@ -18,7 +23,8 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
   uint64_t budget = max_events;
   while (!queue_.empty()) {
     if (queue_.top().time_ps > stop_at.ps()) {
-      now_ps_ = stop_at.ps();
+      // The clock never moves backwards, even if stop_at is earlier than now.
+      if (stop_at.ps() > now_ps_) now_ps_ = stop_at.ps();
       return StopReason::kStopTime;
     }
     if (budget == 0) return StopReason::kEventLimit;

@@ -55,12 +55,17 @@ class SimTime {
 /// Serialization delay of `bytes` on a link of `rate_bps` bits per second, in picoseconds:
 /// ceil(bytes × 8 × 10¹² / rate_bps). Rounded up so that back-to-back frames never exceed the
 /// line rate; every component uses this one function so rounding is the same everywhere.
-/// Throws std::invalid_argument if rate_bps <= 0 or bytes < 0.
+/// Throws std::invalid_argument if rate_bps <= 0 or bytes < 0, and std::overflow_error if the
+/// delay does not fit in int64 picoseconds.
 constexpr int64_t serialization_ps(int64_t bytes, int64_t rate_bps) {
   if (rate_bps <= 0) throw std::invalid_argument("serialization_ps: rate_bps must be > 0");
   if (bytes < 0) throw std::invalid_argument("serialization_ps: bytes must be >= 0");
   const __int128 num = static_cast<__int128>(bytes) * 8 * 1'000'000'000'000LL;
-  return static_cast<int64_t>((num + rate_bps - 1) / rate_bps);
+  const __int128 ps = (num + rate_bps - 1) / rate_bps;
+  if (ps > std::numeric_limits<int64_t>::max()) {
+    throw std::overflow_error("serialization_ps: delay beyond int64 picoseconds");
+  }
+  return static_cast<int64_t>(ps);
 }
 
 }  // namespace fabricsim
