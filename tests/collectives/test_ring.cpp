@@ -44,7 +44,7 @@ TEST_CASE("nccl-tests busbw factors and size sweep") {
 }
 
 TEST_CASE(
-    "Ring AllReduce on a non-blocking spine-leaf is within 2% of alpha-beta for S >= 64 MiB") {
+    "Ring AllReduce on a non-blocking spine-leaf matches alpha-beta within 0.5% for S >= 64 MiB") {
   const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
   const int leaves = 2, per_leaf = 4, n = leaves * per_leaf;
   const auto sc =

@@ -418,7 +418,7 @@ TEST_CASE("RngStream: same (seed, name) gives the same sequence; a different one
   CHECK(draw(2, "ecmp.leaf0") != base);
 }
 
-TEST_CASE("RngStream::uniform01 is in [0, 1) with mean 1/2", "[rng]") {
+TEST_CASE("RngStream::uniform01 lies in 0..1 (1 excluded) with mean 1/2", "[rng]") {
   RngStream r(2024, "test.uniform");
   constexpr int kDraws = 100'000;
   double sum = 0;
