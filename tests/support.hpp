@@ -5,8 +5,8 @@
 
 #include "sim/config/scenario.hpp"
 #include "sim/net/network.hpp"
+#include "topologies/registry.hpp"
 #include "topologies/routing.hpp"
-#include "topologies/spine_leaf.hpp"
 
 namespace fabricsim::testing {
 
@@ -33,7 +33,7 @@ inline Scenario spine_leaf(int leaves, int spines, int hosts_per_leaf, int64_t r
 
 /// A fabric, its routes, a simulator and a network, wired as `fabricsim run` wires them.
 struct Bed {
-  explicit Bed(const Scenario& sc) : fabric(build_spine_leaf(sc)), routes(fabric) {
+  explicit Bed(const Scenario& sc) : fabric(build_fabric(sc)), routes(build_routes(sc, fabric)) {
     net = std::make_unique<Network>(sim, fabric, routes, net_config_for(sc));
   }
   Fabric fabric;

@@ -4,6 +4,28 @@
 
 namespace fabricsim {
 
+const char* to_string(Role r) {
+  switch (r) {
+    case Role::kGpu:
+      return "gpu";
+    case Role::kLeaf:
+      return "leaf";
+    case Role::kSpine:
+      return "spine";
+    case Role::kEdge:
+      return "edge";
+    case Role::kAgg:
+      return "agg";
+    case Role::kCore:
+      return "core";
+    case Role::kNvSwitch:
+      return "nvswitch";
+    case Role::kRouter:
+      return "router";
+  }
+  return "?";
+}
+
 std::string to_dot(const Fabric& fabric) {
   const auto& g = fabric.graph;
   std::ostringstream out;

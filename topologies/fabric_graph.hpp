@@ -5,6 +5,7 @@
 // in boost::out_edges order, so port numbering is stable and the same for every consumer.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,15 +16,39 @@ namespace fabricsim {
 
 enum class NodeKind : uint8_t { kHost, kSwitch };
 
+/// What a vertex is in its fabric family; drives metrics by tier, cost and routing.
+enum class Role : uint8_t {
+  kGpu,       ///< a host: one GPU (accelerator) and its NIC(s)
+  kLeaf,      ///< spine-leaf leaf / ToR; rail-optimized rail leaf
+  kSpine,     ///< spine-leaf or rail-optimized spine
+  kEdge,      ///< fat-tree edge (tier 1)
+  kAgg,       ///< fat-tree aggregation (tier 2)
+  kCore,      ///< fat-tree core (tier 3)
+  kNvSwitch,  ///< rail-optimized intra-server NVLink switch (one per server)
+  kRouter,    ///< torus router (one per torus node; its accelerator is the attached host)
+};
+const char* to_string(Role r);
+
 struct NodeProps {
   NodeKind kind = NodeKind::kHost;
-  std::string name;  ///< "host3", "leaf1", "spine0"
-  int tier = 0;      ///< 0 = host, 1 = leaf (ToR), 2 = spine
+  Role role = Role::kGpu;
+  std::string name;  ///< unique: "host3", "leaf1", "spine0", "edge2", "nvswitch5", "r1_2_3"
+  /// Level for up-down routing: 0 = host, 1 = leaf/edge/ToR/NVSwitch/router, 2 = spine/agg,
+  /// 3 = core. A path is valley-free when its tiers rise, then fall.
+  int tier = 0;
+  int server = -1;  ///< rail-optimized: the server a GPU or NVSwitch belongs to
+  int rail = -1;    ///< rail-optimized: a rail leaf's rail, a GPU's local index
+  int plane = -1;   ///< rail-optimized: the plane of a leaf or spine
+  int su = -1;      ///< rail-optimized: scalable unit of a server or leaf; fat-tree: pod
+  std::array<int16_t, 3> coord{-1, -1, -1};  ///< torus: router / host coordinates
 };
 
 struct EdgeProps {
-  int64_t rate_bps = 0;  ///< line rate of each direction, bits per second
+  int64_t rate_bps = 0;  ///< line rate of each direction, bits per second (as negotiated)
   int64_t delay_ps = 0;  ///< one-way propagation delay, picoseconds
+  bool failed = false;   ///< down: no route uses it (it is still counted and costed)
+  bool nvlink = false;   ///< an NVLink (GPU <-> NVSwitch), not a network cable
+  int dim = -1;          ///< torus: the dimension the link runs along
 };
 
 using FabricGraph =
@@ -33,12 +58,20 @@ using VertexId = FabricGraph::vertex_descriptor;
 /// A built fabric: the graph plus the figures `results.json` reports under `fabric`.
 struct Fabric {
   FabricGraph graph;
-  std::string kind;             ///< "spine-leaf", …
-  std::vector<VertexId> hosts;  ///< host vertices; index = host id = rank (1 GPU per host)
-  int switches = 0;
-  int links = 0;                        ///< full-duplex links (graph edges)
-  double oversubscription = 1.0;        ///< the ratio actually built (host : uplink capacity)
-  int64_t bisection_bandwidth_bps = 0;  ///< one direction, across the worst balanced cut
+  std::string kind;             ///< "spine-leaf", "fat-tree", "rail-optimized", "torus"
+  std::vector<VertexId> hosts;  ///< host (GPU) vertices; index = host id = rank
+  int switches = 0;             ///< network switches (NVSwitches are not counted here)
+  int links = 0;                ///< network links (graph edges, NVLinks excluded)
+  /// The ratio actually built (host : uplink capacity at the first tier; fat-tree: edge tier).
+  double oversubscription = 1.0;
+  /// One direction, across the worst balanced cut of the hosts, by the family's closed form
+  /// (topologies/metrics.hpp checks it with a max-flow on small instances).
+  int64_t bisection_bandwidth_bps = 0;
+  int gpus_per_server = 1;      ///< hosts sharing an NVLink domain (1 = none)
+  bool hosts_forward = false;   ///< routes may pass through a host (rail-only PXN)
+  std::vector<int> dims;        ///< torus sizes per dimension
+  bool wraparound = false;      ///< torus (true) or mesh (false)
+  std::string default_routing;  ///< what routing.algorithm=auto means: up_down, dimension_order
 };
 
 /// Writes the fabric in Graphviz DOT (one node per vertex, one edge per link, labelled with the

@@ -46,20 +46,21 @@ Fabric build_spine_leaf(const Scenario& sc) {
 
   Fabric f;
   f.kind = "spine-leaf";
+  f.default_routing = "up_down";
   auto& g = f.graph;
   const int hosts = t.leaves * t.hosts_per_leaf;
   for (int h = 0; h < hosts; ++h) {
-    f.hosts.push_back(
-        boost::add_vertex(NodeProps{NodeKind::kHost, "host" + std::to_string(h), 0}, g));
+    f.hosts.push_back(boost::add_vertex(
+        NodeProps{NodeKind::kHost, Role::kGpu, "host" + std::to_string(h), 0}, g));
   }
   std::vector<VertexId> leaves, spines;
   for (int i = 0; i < t.leaves; ++i) {
-    leaves.push_back(
-        boost::add_vertex(NodeProps{NodeKind::kSwitch, "leaf" + std::to_string(i), 1}, g));
+    leaves.push_back(boost::add_vertex(
+        NodeProps{NodeKind::kSwitch, Role::kLeaf, "leaf" + std::to_string(i), 1}, g));
   }
   for (int i = 0; i < t.spines; ++i) {
-    spines.push_back(
-        boost::add_vertex(NodeProps{NodeKind::kSwitch, "spine" + std::to_string(i), 2}, g));
+    spines.push_back(boost::add_vertex(
+        NodeProps{NodeKind::kSwitch, Role::kSpine, "spine" + std::to_string(i), 2}, g));
   }
   const EdgeProps host_link{l.host_rate_bps, l.propagation_delay_ps};
   const EdgeProps fabric_link{fabric_rate, l.propagation_delay_ps};

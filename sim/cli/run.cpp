@@ -15,8 +15,8 @@
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 #include "sim/net/network.hpp"
+#include "topologies/registry.hpp"
 #include "topologies/routing.hpp"
-#include "topologies/spine_leaf.hpp"
 
 namespace fabricsim {
 namespace {
@@ -43,8 +43,8 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
 
 RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool progress) {
   const auto wall_start = std::chrono::steady_clock::now();
-  const Fabric fabric = build_spine_leaf(sc);
-  const RoutingTable routes(fabric);
+  const Fabric fabric = build_fabric(sc);
+  const RoutingTable routes = build_routes(sc, fabric);
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
   Network net(sim, fabric, routes, net_config_for(sc));
@@ -161,7 +161,8 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
 
 int cmd_validate(const RunOptions& opts) {
   const Scenario sc = load(opts);
-  const Fabric fabric = build_spine_leaf(sc);  // also checks the topology can be built
+  const Fabric fabric = build_fabric(sc);  // also checks the topology can be built
+  build_routes(sc, fabric);                // and routed
   std::cout << opts.scenario_path << ": ok (" << fabric.kind << ", " << fabric.hosts.size()
             << " GPUs, " << fabric.switches << " switches, " << fabric.links << " links)\n";
   return kExitOk;
@@ -169,7 +170,7 @@ int cmd_validate(const RunOptions& opts) {
 
 int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   const Scenario sc = load(opts);
-  const Fabric fabric = build_spine_leaf(sc);
+  const Fabric fabric = build_fabric(sc);
   const FabricSummary s = summarize(sc, fabric);
   if (!dot_path.empty()) {
     std::ofstream out(dot_path);

@@ -227,6 +227,41 @@ class Value {
     return v;
   }
 
+  /// YAML 1.2 booleans: true / false.
+  bool boolean() const {
+    const std::string s = scalar("true or false");
+    if (s == "true") return true;
+    if (s == "false") return false;
+    fail("expected true or false, got '" + s + "'");
+  }
+
+  /// A YAML sequence; fails with "expected <expected>" for a scalar or a map.
+  std::vector<Value> items(const std::string& expected, size_t min_len, size_t max_len) const {
+    if (!node_.IsSequence()) fail("expected " + expected + ", got " + describe(node_));
+    if (node_.size() < min_len || node_.size() > max_len) {
+      fail("expected " + expected + ", got " + std::to_string(node_.size()) +
+           (node_.size() == 1 ? " entry" : " entries"));
+    }
+    std::vector<Value> out;
+    for (size_t i = 0; i < node_.size(); ++i) {
+      out.emplace_back(ctx_, path_ + "[" + std::to_string(i) + "]", node_[i], key_mark_);
+    }
+    return out;
+  }
+
+  /// A map whose keys are free-form names (not schema keys), e.g. link names -> rates.
+  std::vector<std::pair<std::string, Value>> named_entries(const std::string& expected) const {
+    if (!node_.IsMap()) fail("expected " + expected + ", got " + describe(node_));
+    std::vector<std::pair<std::string, Value>> out;
+    for (const auto& entry : node_) {
+      const YAML::Node key = entry.first;
+      if (!key.IsScalar()) ctx_->fail(path_, key.Mark(), "expected a name, got " + describe(key));
+      out.emplace_back(key.Scalar(),
+                       Value(ctx_, path_ + "." + key.Scalar(), entry.second, key.Mark()));
+    }
+    return out;
+  }
+
   /// The canonical name; a recognised but unbuilt name and an unknown one fail differently.
   std::string choice(const Choices& c) const {
     const std::string expected = std::string("a ") + c.noun + " name";
@@ -272,7 +307,10 @@ const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
 
 const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
 const Choices kTopologyKinds{
-    "topology kind", {"spine-leaf"}, {"fat-tree", "rail-optimized", "torus"}, {}};
+    "topology kind", {"spine-leaf", "fat-tree", "rail-optimized", "torus"}, {}, {}};
+const Choices kRoutingAlgorithms{
+    "routing algorithm", {"auto", "ecmp", "up_down", "dimension_order"}, {}, {}};
+const Choices kLoadBalancing{"load balancing", {"per_flow", "per_packet"}, {}, {}};
 const Choices kCollectives{
     "collective",
     {"all_reduce"},
@@ -294,9 +332,33 @@ const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 struct Field {
   const char* section;  ///< "" for a top-level key
   const char* key;
-  bool required;
+  bool required;  ///< required (for the kinds below, when they are given)
   void (*parse)(const Value&, Scenario&);
+  /// Space-separated topology kinds the key applies to; nullptr = every kind. A key given for
+  /// another kind is an error, not ignored.
+  const char* kinds = nullptr;
 };
+
+bool applies_to(const Field& f, const std::string& kind) {
+  if (f.kinds == nullptr) return true;
+  std::string_view list(f.kinds);
+  for (size_t start = 0; start <= list.size();) {
+    const size_t end = std::min(list.find(' ', start), list.size());
+    if (list.substr(start, end - start) == kind) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+std::vector<int> int_list(const Value& v, size_t min_len, size_t max_len, int64_t min) {
+  std::vector<int> out;
+  const std::string what = "a list of " + std::to_string(min_len) + " to " +
+                           std::to_string(max_len) + " integers, e.g. [4, 4, 4]";
+  for (const Value& item : v.items(what, min_len, max_len)) {
+    out.push_back(int(item.integer(min, kMaxCount)));
+  }
+  return out;
+}
 
 // clang-format off
 const Field kFields[] = {
@@ -306,14 +368,67 @@ const Field kFields[] = {
 
   {"topology", "kind", true,
    [](const Value& v, Scenario& s) { s.topology.kind = v.choice(kTopologyKinds); }},
-  {"topology", "leaves", true,
-   [](const Value& v, Scenario& s) { s.topology.leaves = int(v.integer(1, kMaxCount)); }},
-  {"topology", "spines", true,
-   [](const Value& v, Scenario& s) { s.topology.spines = int(v.integer(1, kMaxCount)); }},
-  {"topology", "hosts_per_leaf", true,
-   [](const Value& v, Scenario& s) { s.topology.hosts_per_leaf = int(v.integer(1, kMaxCount)); }},
   {"topology", "oversubscription", false,
-   [](const Value& v, Scenario& s) { s.topology.oversubscription = v.ratio(); }},
+   [](const Value& v, Scenario& s) { s.topology.oversubscription = v.ratio(); },
+   "spine-leaf fat-tree rail-optimized"},
+  {"topology", "leaves", true,
+   [](const Value& v, Scenario& s) { s.topology.leaves = int(v.integer(1, kMaxCount)); },
+   "spine-leaf"},
+  {"topology", "spines", true,
+   [](const Value& v, Scenario& s) { s.topology.spines = int(v.integer(1, kMaxCount)); },
+   "spine-leaf"},
+  {"topology", "hosts_per_leaf", true,
+   [](const Value& v, Scenario& s) { s.topology.hosts_per_leaf = int(v.integer(1, kMaxCount)); },
+   "spine-leaf"},
+  {"topology", "k", true,
+   [](const Value& v, Scenario& s) { s.topology.k = int(v.integer(2, 65536)); }, "fat-tree"},
+  {"topology", "agg_oversubscription", false,
+   [](const Value& v, Scenario& s) { s.topology.agg_oversubscription = v.ratio(); }, "fat-tree"},
+  {"topology", "gpus_per_server", true,
+   [](const Value& v, Scenario& s) { s.topology.gpus_per_server = int(v.integer(1, 1024)); },
+   "rail-optimized"},
+  {"topology", "nics_per_server", false,
+   [](const Value& v, Scenario& s) { s.topology.nics_per_server = int(v.integer(1, 1024)); },
+   "rail-optimized"},
+  {"topology", "rails", false,
+   [](const Value& v, Scenario& s) { s.topology.rails = int(v.integer(1, 1024)); },
+   "rail-optimized"},
+  {"topology", "servers_per_su", true,
+   [](const Value& v, Scenario& s) { s.topology.servers_per_su = int(v.integer(1, kMaxCount)); },
+   "rail-optimized"},
+  {"topology", "scalable_units", false,
+   [](const Value& v, Scenario& s) { s.topology.scalable_units = int(v.integer(1, kMaxCount)); },
+   "rail-optimized"},
+  {"topology", "planes", false,
+   [](const Value& v, Scenario& s) { s.topology.planes = int(v.integer(1, 64)); },
+   "rail-optimized"},
+  {"topology", "rail_only", false,
+   [](const Value& v, Scenario& s) { s.topology.rail_only = v.boolean(); }, "rail-optimized"},
+  {"topology", "dims", true,
+   [](const Value& v, Scenario& s) { s.topology.dims = int_list(v, 2, 3, 2); }, "torus"},
+  {"topology", "wraparound", false,
+   [](const Value& v, Scenario& s) { s.topology.wraparound = v.boolean(); }, "torus"},
+  {"topology", "dim_rates", false,
+   [](const Value& v, Scenario& s) {
+     s.topology.dim_rates_bps.clear();
+     for (const Value& r : v.items("a list of rates, one per dimension, e.g. [400Gbps, 400Gbps]", 1, 3)) {
+       s.topology.dim_rates_bps.push_back(r.quantity(kPositiveRate));
+     }
+   }, "torus"},
+  {"topology", "failed_links", false,
+   [](const Value& v, Scenario& s) {
+     s.topology.failed_links.clear();
+     for (const Value& l : v.items("a list of links like leaf0-spine1", 0, 1'000'000)) {
+       s.topology.failed_links.push_back(l.string());
+     }
+   }},
+  {"topology", "degraded_links", false,
+   [](const Value& v, Scenario& s) {
+     s.topology.degraded_links.clear();
+     for (const auto& [name, rate] : v.named_entries("a map of links to rates, e.g. {leaf0-spine1: 200Gbps}")) {
+       s.topology.degraded_links.emplace_back(name, rate.quantity(kPositiveRate));
+     }
+   }},
 
   {"link", "host_rate", true,
    [](const Value& v, Scenario& s) { s.link.host_rate_bps = v.quantity(kPositiveRate); }},
@@ -321,6 +436,16 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.link.fabric_rate_bps = v.quantity(kPositiveRate); }},
   {"link", "propagation_delay", true,
    [](const Value& v, Scenario& s) { s.link.propagation_delay_ps = v.quantity(kNonNegativeTime); }},
+  {"link", "nvlink_rate", true,
+   [](const Value& v, Scenario& s) { s.link.nvlink_rate_bps = v.quantity(kPositiveRate); },
+   "rail-optimized"},
+
+  {"routing", "algorithm", false,
+   [](const Value& v, Scenario& s) { s.routing.algorithm = v.choice(kRoutingAlgorithms); }},
+  {"routing", "load_balancing", false,
+   [](const Value& v, Scenario& s) { s.routing.load_balancing = v.choice(kLoadBalancing); }},
+
+  {"", "cost_model", false, [](const Value& v, Scenario& s) { s.cost_model = v.string(); }},
 
   {"switch", "latency", false,
    [](const Value& v, Scenario& s) { s.sw.latency_ps = v.quantity(kNonNegativeTime); }},
@@ -352,18 +477,22 @@ struct Section {
   const char* name;
   bool required;
 };
-const Section kSections[] = {
-    {"topology", true}, {"link", true}, {"switch", true}, {"nic", false}, {"workload", true}};
+const Section kSections[] = {{"topology", true}, {"link", true},     {"switch", true},
+                             {"nic", false},     {"routing", false}, {"workload", true}};
 
 std::string path_of(const Field& f) {
   return *f.section ? std::string(f.section) + "." + f.key : std::string(f.key);
 }
 
 /// The keys allowed directly under `section` ("" = top level, which also holds the sections).
-std::vector<std::string> keys_of(const std::string& section, bool required_only = false) {
+std::vector<std::string> keys_of(const std::string& section, bool required_only = false,
+                                 const std::string& kind = "") {
   std::vector<std::string> keys;
   for (const Field& f : kFields) {
-    if (f.section == section && (f.required || !required_only)) keys.emplace_back(f.key);
+    if (f.section == section && (f.required || !required_only) &&
+        (kind.empty() || applies_to(f, kind))) {
+      keys.emplace_back(f.key);
+    }
   }
   if (section.empty() && !required_only) {
     for (const Section& s : kSections) keys.emplace_back(s.name);
@@ -458,7 +587,7 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
     fail("cannot read the value as YAML: " + e.msg);
   }
   if (value.IsNull()) fail("expected a value after '='");
-  if (!value.IsScalar()) fail("expected a single value, got " + describe(value));
+  if (value.IsMap()) fail("expected a value or a [list], got " + describe(value));
 
   // Place it, creating the section if the file has none.
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
@@ -564,14 +693,20 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   s.name = std::filesystem::path(ctx.file).stem().string();
   for (const Field& f : kFields) {
     const std::string path = path_of(f);
+    const bool applies = applies_to(f, s.topology.kind);  // topology.kind is parsed first
     if (const auto it = found.find(path); it != found.end()) {
+      if (!applies) {
+        it->second.fail("applies to topology kind " + std::string(f.kinds) +
+                        ", not to this scenario's kind " + s.topology.kind);
+      }
       f.parse(it->second, s);
-    } else if (f.required) {
+    } else if (f.required && applies) {
       // Point at the section's key ("topology:"); a top-level key has no better place.
       const auto parent = found.find(f.section);
       ctx.fail(path, parent == found.end() ? YAML::Mark::null_mark() : parent->second.key_mark(),
-               "missing required key; " + std::string(f.section) + " needs " +
-                   join_words(keys_of(f.section, true), ", "));
+               "missing required key; " + std::string(f.section) +
+                   (f.kinds ? " of kind " + s.topology.kind : std::string()) + " needs " +
+                   join_words(keys_of(f.section, true, s.topology.kind), ", "));
     }
   }
 

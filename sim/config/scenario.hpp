@@ -8,8 +8,10 @@
 //   name: quickstart            # optional, defaults to the file's stem
 //   seed: 1                     # uint64; drives every RNG stream
 //   transport: roce             # roce | infiniband (selects header overhead; flow control later)
-//   topology: {kind, leaves, spines, hosts_per_leaf, oversubscription}
-//   link:     {host_rate, fabric_rate, propagation_delay}
+//   topology: {kind, oversubscription, <keys of the kind>, failed_links, degraded_links}
+//   link:     {host_rate, fabric_rate, propagation_delay, nvlink_rate}
+//   routing:  {algorithm, load_balancing}     # optional
+//   cost_model: configs/cost_example.yaml      # optional
 //   switch:   {latency, buffer_per_port}
 //   nic:      {mtu}
 //   workload: {collective, algorithm, protocol, datatype, redop, minbytes, maxbytes, stepfactor}
@@ -17,19 +19,57 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace fabricsim {
 
-/// `topology:` section. Only `kind: spine-leaf` is built so far (fat-tree, rail-optimized and
-/// torus come with the topology issue; the loader names them as not yet available).
+/// `topology:` section. Which keys apply depends on `kind`; the loader rejects a key of
+/// another kind by name ("topology.k applies to kind fat-tree").
 struct TopologyConfig {
-  std::string kind = "spine-leaf";
-  int leaves = 0;          ///< leaf (top-of-rack) switches, >= 1
-  int spines = 0;          ///< spine switches, >= 1
-  int hosts_per_leaf = 0;  ///< hosts (one GPU + one NIC each) under each leaf, >= 1
-  /// Oversubscription o of o:1 at the leaf: host-facing capacity / uplink capacity. Written
-  /// as a number (3) or a ratio string ("3:1"). Must be >= 1.
+  std::string kind = "spine-leaf";  ///< spine-leaf | fat-tree | rail-optimized | torus
+  /// Oversubscription o of o:1 at the leaf / edge tier: host-facing capacity / uplink capacity.
+  /// Written as a number (3) or a ratio string ("3:1"). Must be >= 1. spine-leaf, fat-tree
+  /// (edge tier), rail-optimized (rail leaves).
   double oversubscription = 1.0;
+
+  // spine-leaf
+  int leaves = 0;          ///< leaf (top-of-rack) switches, >= 1
+  int spines = 0;          ///< spine switches, >= 1 (also rail-optimized, unless rail_only)
+  int hosts_per_leaf = 0;  ///< hosts (one GPU + one NIC each) under each leaf, >= 1
+
+  // fat-tree: k-ary three-tier fat-tree (Al-Fares et al., SIGCOMM 2008) generalised to a
+  // three-tier Clos of radix-k switches with oversubscription at the edge and aggregation tiers.
+  int k = 0;                          ///< switch radix, even, >= 2
+  double agg_oversubscription = 1.0;  ///< aggregation tier o:1 (down / up ports)
+
+  // rail-optimized: G-GPU servers, NIC r of each server to the rail-r leaf of its scalable unit
+  // (NVIDIA DGX SuperPOD reference architecture), spines joining the leaves of all units.
+  int gpus_per_server = 0;  ///< GPUs per server (NVLink/NVSwitch domain), >= 1
+  int nics_per_server = 0;  ///< compute NICs per server; 0 = gpus_per_server
+  int rails = 0;            ///< rails per plane (leaves per scalable unit); 0 = nics_per_server
+  int servers_per_su = 0;   ///< servers per scalable unit, >= 1
+  int scalable_units = 1;   ///< >= 1
+  int planes = 1;           ///< independent copies of the rail fabric; NICs split across planes
+  bool rail_only = false;   ///< no spines: cross-rail traffic goes through NVLink (PXN)
+
+  // torus: k-ary n-cube, n = dims.size() (2 or 3), one accelerator (host) per router node.
+  std::vector<int> dims;               ///< size per dimension, each >= 2, e.g. [4, 4, 4]
+  bool wraparound = true;              ///< false = mesh
+  std::vector<int64_t> dim_rates_bps;  ///< per-dimension link rate; empty = link.fabric_rate
+
+  // every kind: links named "nodeA-nodeB" (node names as `fabricsim topo --dot` shows them,
+  // e.g. "leaf0-spine1"), with "#i" for the i-th parallel link (default #0).
+  std::vector<std::string> failed_links;                        ///< links down: routes avoid them
+  std::vector<std::pair<std::string, int64_t>> degraded_links;  ///< link -> negotiated rate, bps
+};
+
+/// `routing:` section (optional).
+struct RoutingConfig {
+  /// auto | ecmp | up_down | dimension_order. auto = up_down on Clos fabrics (spine-leaf,
+  /// fat-tree, rail-optimized), dimension_order on tori.
+  std::string algorithm = "auto";
+  std::string load_balancing = "per_flow";  ///< per_flow (ECMP hash) | per_packet (spraying)
 };
 
 /// `link:` section.
@@ -37,6 +77,7 @@ struct LinkConfig {
   int64_t host_rate_bps = 0;         ///< host NIC <-> leaf link rate, e.g. "400Gbps"
   int64_t fabric_rate_bps = 0;       ///< leaf <-> spine link rate; defaults to host_rate
   int64_t propagation_delay_ps = 0;  ///< per link, one way, e.g. "500ns" (~100 m of fibre)
+  int64_t nvlink_rate_bps = 0;       ///< rail-optimized: GPU <-> NVSwitch, per direction
 };
 
 /// `switch:` section (every switch of the fabric).
@@ -74,6 +115,10 @@ struct Scenario {
   SwitchConfig sw;  ///< the `switch:` section (`switch` is a C++ keyword)
   NicConfig nic;
   WorkloadConfig workload;
+  RoutingConfig routing;
+  /// `cost_model:` path of a unit-price file (configs/cost_*.yaml), resolved against the
+  /// scenario's folder; "" = no cost proxy.
+  std::string cost_model;
 };
 
 /// Bytes per element of an nccl-tests datatype name; 0 if unknown.

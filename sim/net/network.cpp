@@ -27,6 +27,7 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.switch_latency_ps = sc.sw.latency_ps;
   nc.buffer_per_port_bytes = sc.sw.buffer_per_port_bytes;
   nc.seed = sc.seed;
+  nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
   return nc;
 }
 
@@ -93,16 +94,37 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       }
       p.peer_index = j;
       p.peer_ingress_ps = is_switch_[p.peer_node] ? cfg.switch_latency_ps : 0;
+      p.from_above = g[p.peer_node].tier > g[v].tier;
     }
   }
-  nics_.resize(fabric.hosts.size());
-  for (size_t h = 0; h < fabric.hosts.size(); ++h) {
-    const VertexId v = fabric.hosts[h];
-    if (first_port_[v + 1] - first_port_[v] != 1) {
-      throw std::invalid_argument("Network: host " + g[v].name + " must have exactly one port");
+  nic_of_port_.assign(ports_.size(), -1);
+  for (VertexId v : fabric.hosts) {
+    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
+      nic_of_port_[pid] = static_cast<int32_t>(nics_.size());
+      nics_.push_back(Nic{pid, {}, 0});
     }
-    nics_[h].port = first_port_[v];
   }
+}
+
+uint16_t Network::pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
+                       uint32_t seq) const {
+  if (choices.size() == 1) return choices[0];
+  uint64_t key = static_cast<uint64_t>(flow_hash) ^ switch_salt_[node];
+  if (cfg_.per_packet_spraying) key ^= static_cast<uint64_t>(seq) * 0x9E3779B97F4A7C15ULL;
+  return choices[fmix64(key) % choices.size()];
+}
+
+void Network::enqueue(uint32_t port_id, Packet* p) {
+  Port& port = ports_[port_id];
+  if (port.tail == nullptr) {
+    port.head = port.tail = p;
+  } else {
+    port.tail->next = p;
+    port.tail = p;
+  }
+  port.occupancy_bytes += p->wire_bytes;
+  port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, port.occupancy_bytes);
+  if (port.in_tx == nullptr) start_tx(port_id);
 }
 
 uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag) {
@@ -125,9 +147,13 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   const uint64_t id = messages_.size();
   messages_.push_back(m);
   ++in_flight_;
-  Nic& nic = nics_[src_host];
+  // The message leaves by the port its flow hashes to among the routes' choices.
+  const VertexId src = fabric_.hosts[src_host];
+  const auto choices = routes_.next_ports(src, dst_host);
+  if (choices.empty()) throw std::invalid_argument("Network::send: no route to the destination");
+  Nic& nic = nics_[nic_of_port_[first_port_[src] + pick(choices, src, m.flow_hash, 0)]];
   nic.active.push_back(id);
-  if (ports_[nic.port].in_tx == nullptr) nic_fill(nic);
+  if (ports_[nic.port].in_tx == nullptr && ports_[nic.port].head == nullptr) nic_fill(nic);
   return id;
 }
 
@@ -143,6 +169,7 @@ void Network::nic_fill(Nic& nic) {
   p->dst_host = m.dst_host;
   p->payload_bytes = static_cast<int32_t>(payload);
   p->wire_bytes = static_cast<int32_t>(cfg_.wire.wire_bytes(payload));
+  p->seq = static_cast<uint32_t>(m.packets_sent);
   m.sent_bytes += payload;
   if (++m.packets_sent == m.packets_total) {
     nic.active.erase(nic.active.begin() +
@@ -150,10 +177,7 @@ void Network::nic_fill(Nic& nic) {
   } else {
     ++nic.cursor;
   }
-  Port& port = ports_[nic.port];
-  port.head = port.tail = p;
-  port.occupancy_bytes += p->wire_bytes;
-  start_tx(nic.port);
+  enqueue(nic.port, p);
 }
 
 void Network::start_tx(uint32_t port_id) {
@@ -179,15 +203,15 @@ void Network::on_tx_done(uint64_t port_id) {
   port.in_tx = nullptr;
   if (port.head != nullptr) {
     start_tx(static_cast<uint32_t>(port_id));
-  } else if (!is_switch_[port.node]) {
-    nic_fill(nics_[host_of_node_[port.node]]);
+  } else if (nic_of_port_[port_id] >= 0) {
+    nic_fill(nics_[nic_of_port_[port_id]]);
   }
 }
 
 void Network::on_arrival(uint64_t packet_addr) {
   Packet* p = reinterpret_cast<Packet*>(packet_addr);
-  if (is_switch_[p->node]) {
-    switch_forward(p);
+  if (is_switch_[p->node] || host_of_node_[p->node] != p->dst_host) {
+    switch_forward(p);  // a switch, or a host relaying (rail-only PXN)
     return;
   }
   // Destination NIC: count the packet towards its message.
@@ -201,13 +225,13 @@ void Network::on_arrival(uint64_t packet_addr) {
 }
 
 void Network::switch_forward(Packet* p) {
-  const auto choices = routes_.next_ports(p->node, p->dst_host);
-  const uint32_t pick =
-      choices.size() == 1
-          ? choices[0]
-          : choices[fmix64(static_cast<uint64_t>(p->flow_hash) ^ switch_salt_[p->node]) %
-                    choices.size()];
-  const uint32_t port_id = first_port_[p->node] + pick;
+  const bool descending = ports_[first_port_[p->node] + p->in_port].from_above;
+  const auto choices = routes_.next_ports(p->node, p->dst_host, descending);
+  if (choices.empty()) {
+    throw std::logic_error("Network: no route at node " + std::to_string(p->node) + " to host " +
+                           std::to_string(p->dst_host));
+  }
+  const uint32_t port_id = first_port_[p->node] + pick(choices, p->node, p->flow_hash, p->seq);
   Port& port = ports_[port_id];
   if (!admission_.admit(port.occupancy_bytes, p->wire_bytes)) {
     port.counters.drops += 1;
@@ -215,15 +239,7 @@ void Network::switch_forward(Packet* p) {
     pool_.put(p);
     return;
   }
-  if (port.tail == nullptr) {
-    port.head = port.tail = p;
-  } else {
-    port.tail->next = p;
-    port.tail = p;
-  }
-  port.occupancy_bytes += p->wire_bytes;
-  port.counters.max_queue_bytes = std::max(port.counters.max_queue_bytes, port.occupancy_bytes);
-  if (port.in_tx == nullptr) start_tx(port_id);
+  enqueue(port_id, p);
 }
 
 NetTotals Network::totals() const {

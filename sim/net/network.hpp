@@ -9,7 +9,12 @@
 //    drop on a static per-port buffer); otherwise the packet is dropped and counted.
 //  - A NIC segments each message into MTU-sized packets with the transport's header overhead
 //    and serves its active messages round-robin, one packet at a time, at line rate. A message is
-//    complete when its last packet has reached the destination NIC.
+//    complete when its last packet has reached the destination NIC. A host with several ports
+//    (a GPU's NIC and its NVLink) has one such engine per port; a message leaves by the port the
+//    routes pick for its flow. Hosts forward other hosts' packets only where the fabric allows it
+//    (rail-only PXN), queueing them ahead of their own.
+//  - Routes come from a RoutingTable (ECMP, up-down or dimension-order); up-down's phase at a
+//    switch is whether the packet came in from a higher tier.
 //  - Not modelled yet (later issues): ACKs and go-back-N retransmission, PFC, ECN, DCQCN, IB
 //    credits, shared-buffer MMU, priorities. A dropped packet is therefore never recovered: the
 //    run ends with the workload incomplete and says so.
@@ -19,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "congestion/admission.hpp"
@@ -40,6 +46,7 @@ struct Packet {
   int32_t wire_bytes;     ///< bytes serialized on each link (payload + overhead)
   uint32_t node;          ///< node the packet is travelling to
   uint16_t in_port;       ///< port of `node` it arrives on
+  uint32_t seq;           ///< packet index within its message (per-packet spraying)
 };
 
 /// Free-list pool of packets, grown in chunks; get() and put() never touch the heap once warm.
@@ -78,6 +85,7 @@ struct Port {
   int64_t rate_bps = 0;
   int64_t delay_ps = 0;         ///< propagation
   int64_t peer_ingress_ps = 0;  ///< forwarding latency of the peer (0 for a NIC)
+  bool from_above = false;      ///< the peer is on a higher tier (arrivals here descend)
   Packet* head = nullptr;       ///< egress FIFO
   Packet* tail = nullptr;
   Packet* in_tx = nullptr;      ///< packet being serialized, if any
@@ -98,7 +106,8 @@ struct NetConfig {
   int64_t mtu_bytes = 4096;  ///< payload bytes per packet
   int64_t switch_latency_ps = 0;
   int64_t buffer_per_port_bytes = 0;
-  uint64_t seed = 1;  ///< ECMP salts come from RngStream(seed, "ecmp")
+  uint64_t seed = 1;                 ///< ECMP salts come from RngStream(seed, "ecmp")
+  bool per_packet_spraying = false;  ///< ECMP choice per packet instead of per flow
 };
 
 /// The device parameters of a scenario: its transport's wire format, `nic.mtu`,
@@ -155,6 +164,10 @@ class Network {
   void start_tx(uint32_t port_id);
   void nic_fill(Nic& nic);
   void switch_forward(Packet* p);
+  void enqueue(uint32_t port_id, Packet* p);
+  /// The ECMP pick among `choices` at `node` for a packet of `flow_hash` (`seq` when spraying).
+  uint16_t pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
+                uint32_t seq) const;
 
   Simulator& sim_;
   const Fabric& fabric_;
@@ -167,7 +180,8 @@ class Network {
   std::vector<uint8_t> is_switch_;     ///< per node
   std::vector<int32_t> host_of_node_;  ///< per node: host id, or -1 for a switch
   std::vector<uint32_t> switch_salt_;  ///< per node
-  std::vector<Nic> nics_;              ///< per host
+  std::vector<Nic> nics_;              ///< one per host port
+  std::vector<int32_t> nic_of_port_;   ///< global port id -> index in nics_, or -1
   std::vector<Message> messages_;
   uint32_t ecmp_salt_ = 0;
   size_t in_flight_ = 0;

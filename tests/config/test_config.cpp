@@ -272,15 +272,16 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic and workload");
+          "nic, routing and workload");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
     CHECK(e.line() == 1);
     CHECK(e.column() == 1);
-    CHECK(e.message() ==
-          "expected a map with the sections topology, link, switch, nic and workload, got a "
-          "list");
+    CHECK(
+        e.message() ==
+        "expected a map with the sections topology, link, switch, nic, routing and workload, got a "
+        "list");
   }
 }
 
@@ -307,7 +308,8 @@ TEST_CASE("unknown keys are rejected with a suggestion", "[config]") {
   }
   SECTION("no close match: the valid keys are listed") {
     check(edit("  fabric_rate: 800Gbps", "  colour: red"), 12, 3, "link.colour",
-          "unknown key 'colour'; valid keys are: host_rate, fabric_rate, propagation_delay");
+          "unknown key 'colour'; valid keys are: host_rate, fabric_rate, propagation_delay, "
+          "nvlink_rate");
   }
   SECTION("a key in the wrong section") {
     check(edit("  fabric_rate: 800Gbps", "  mtu: 9000B"), 12, 3, "link.mtu",
@@ -448,7 +450,8 @@ TEST_CASE("values out of range", "[config]") {
 TEST_CASE("missing required keys", "[config]") {
   SECTION("a key: reported at its section") {
     check(edit("  leaves: 4", ""), 4, 1, "topology.leaves",
-          "missing required key; topology needs kind, leaves, spines, hosts_per_leaf");
+          "missing required key; topology of kind spine-leaf needs kind, leaves, spines, "
+          "hosts_per_leaf");
   }
   SECTION("a key of an empty section") {
     check(edit("  buffer_per_port: 2MiB", "").replace(kBase.find("  latency: 600ns\n"), 17, ""), 14,
@@ -464,9 +467,19 @@ TEST_CASE("missing required keys", "[config]") {
 }
 
 TEST_CASE("names outside a fixed set", "[config]") {
-  SECTION("a topology that is recognised but not built") {
-    check(edit("  kind: spine-leaf", "  kind: fat-tree"), 5, 9, "topology.kind",
-          "'fat-tree' is not built yet: only spine-leaf is available in this version");
+  SECTION("a key of another topology kind is an error, not ignored") {
+    // The base file is a spine-leaf; as a fat-tree its `leaves` (line 6) does not apply.
+    check(edit("  kind: spine-leaf", "  kind: fat-tree"), 6, 11, "topology.leaves",
+          "applies to topology kind spine-leaf, not to this scenario's kind fat-tree");
+  }
+  SECTION("a key the kind requires is missing") {
+    std::string text = edit("  kind: spine-leaf", "  kind: torus");
+    for (const char* line :
+         {"  leaves: 4\n", "  spines: 2\n", "  hosts_per_leaf: 8\n", "  oversubscription: 2\n"}) {
+      text.erase(text.find(line), std::string(line).size());
+    }
+    check(text, 4, 1, "topology.dims",
+          "missing required key; topology of kind torus needs kind, dims");
   }
   SECTION("a misspelt topology") {
     check(edit("  kind: spine-leaf", "  kind: spine_leaf"), 5, 9, "topology.kind",
@@ -573,7 +586,7 @@ TEST_CASE("bad --set overrides name the override", "[config]") {
   }
   SECTION("a value that is not a scalar") {
     CHECK(error("topology.leaves={a: 1}") ==
-          "--set topology.leaves={a: 1}: topology.leaves: expected a single value, got a map");
+          "--set topology.leaves={a: 1}: topology.leaves: expected a value or a [list], got a map");
   }
   SECTION("a whole section") {
     CHECK(error("topology=3") ==

@@ -1,0 +1,135 @@
+#include "topologies/registry.hpp"
+
+#include <map>
+
+#include <boost/graph/connected_components.hpp>
+#include <boost/graph/filtered_graph.hpp>
+
+#include "sim/config/loader.hpp"
+#include "topologies/spine_leaf.hpp"
+
+namespace fabricsim {
+namespace {
+
+struct Entry {
+  const char* kind;
+  Fabric (*build)(const Scenario&);
+};
+
+// clang-format off
+const Entry kEntries[] = {
+  {"spine-leaf", &build_spine_leaf},
+};
+// clang-format on
+
+/// The edge a link name ("leaf0-spine1", "leaf0-spine1#1") refers to; ConfigError at `key`.
+FabricGraph::edge_descriptor find_link(const Scenario& sc, const Fabric& f,
+                                       const std::map<std::string, VertexId>& by_name,
+                                       const std::string& text, const std::string& key) {
+  const FabricGraph& g = f.graph;
+  auto fail = [&](const std::string& message) -> void {
+    throw ConfigError(sc.path, 0, 0, key, "'" + text + "': " + message);
+  };
+  std::string name = text;
+  int index = 0;
+  if (const size_t hash = name.find('#'); hash != std::string::npos) {
+    const std::string digits = name.substr(hash + 1);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+      fail("expected a parallel-link index after '#', e.g. leaf0-spine1#1");
+    }
+    index = std::stoi(digits);
+    name = name.substr(0, hash);
+  }
+  const size_t dash = name.find('-');
+  if (dash == std::string::npos) fail("expected a link as NODE-NODE, e.g. leaf0-spine1");
+  VertexId ends[2];
+  const std::string names[2] = {name.substr(0, dash), name.substr(dash + 1)};
+  for (int i = 0; i < 2; ++i) {
+    const auto it = by_name.find(names[i]);
+    if (it == by_name.end()) {
+      std::vector<std::string> all;
+      for (const auto& [n, v] : by_name) all.push_back(n);
+      const std::string guess = closest_match(names[i], all);
+      fail("no node named '" + names[i] + "'" +
+           (guess.empty() ? " (fabricsim topo --dot shows the names)"
+                          : "; did you mean '" + guess + "'?"));
+    }
+    ends[i] = it->second;
+  }
+  int seen = 0;
+  for (auto [e, end] = boost::out_edges(ends[0], g); e != end; ++e) {
+    if (boost::target(*e, g) == ends[1] && seen++ == index) return *e;
+  }
+  fail(seen == 0 ? "there is no link between " + names[0] + " and " + names[1]
+                 : "there are only " + std::to_string(seen) + " links between " + names[0] +
+                       " and " + names[1] + " (#0 to #" + std::to_string(seen - 1) + ")");
+  return {};
+}
+
+void apply_link_faults(const Scenario& sc, Fabric& f) {
+  if (sc.topology.failed_links.empty() && sc.topology.degraded_links.empty()) return;
+  FabricGraph& g = f.graph;
+  std::map<std::string, VertexId> by_name;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) by_name[g[*v].name] = *v;
+  for (const auto& text : sc.topology.failed_links) {
+    g[find_link(sc, f, by_name, text, "topology.failed_links")].failed = true;
+  }
+  for (const auto& [text, rate_bps] : sc.topology.degraded_links) {
+    auto e = find_link(sc, f, by_name, text, "topology.degraded_links");
+    if (rate_bps > g[e].rate_bps) {
+      throw ConfigError(sc.path, 0, 0, "topology.degraded_links",
+                        "'" + text + "': a degraded link runs below its nominal rate (" +
+                            std::to_string(g[e].rate_bps / 1'000'000'000) + " Gb/s)");
+    }
+    g[e].rate_bps = rate_bps;
+  }
+  // Failed links must not cut the fabric in two.
+  struct Up {
+    const FabricGraph* g;
+    bool operator()(FabricGraph::edge_descriptor e) const { return !(*g)[e].failed; }
+  };
+  const boost::filtered_graph<FabricGraph, Up> up(g, Up{&g});
+  std::vector<int> component(boost::num_vertices(g));
+  boost::connected_components(up, component.data());
+  for (VertexId h : f.hosts) {
+    if (component[h] != component[f.hosts.front()]) {
+      throw ConfigError(
+          sc.path, 0, 0, "topology.failed_links",
+          "these failed links cut " + g[h].name + " off from " + g[f.hosts.front()].name);
+    }
+  }
+}
+
+}  // namespace
+
+Fabric build_fabric(const Scenario& sc) {
+  for (const Entry& e : kEntries) {
+    if (sc.topology.kind == e.kind) {
+      Fabric f = e.build(sc);
+      if (f.kind == "torus") f.wraparound = sc.topology.wraparound;
+      if (f.hosts_forward) f.default_routing = "ecmp";  // rail-only: PXN hops are valleys
+      apply_link_faults(sc, f);
+      return f;
+    }
+  }
+  throw ConfigError(sc.path, 0, 0, "topology.kind",
+                    "no builder for kind '" + sc.topology.kind + "' in this version");
+}
+
+RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
+  try {
+    return RoutingTable(fabric, resolve_routing(sc.routing.algorithm, fabric));
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(sc.path, 0, 0, "routing.algorithm", e.what());
+  } catch (const std::runtime_error& e) {
+    throw ConfigError(sc.path, 0, 0, "routing.algorithm", e.what());
+  }
+}
+
+std::vector<std::string> fabric_kinds() {
+  std::vector<std::string> kinds;
+  for (const Entry& e : kEntries) kinds.emplace_back(e.kind);
+  return kinds;
+}
+
+}  // namespace fabricsim
