@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include <boost/graph/graphviz.hpp>
+
 namespace fabricsim {
 
 const char* to_string(Role r) {
@@ -27,18 +29,29 @@ const char* to_string(Role r) {
 }
 
 std::string to_dot(const Fabric& fabric) {
-  const auto& g = fabric.graph;
+  const FabricGraph& g = fabric.graph;
+  // Boost.Graph's writer; node ids are the node names, edges carry their rate (and dashed when
+  // failed, blue when NVLink).
+  struct NodeAttrs {
+    const FabricGraph* g;
+    void operator()(std::ostream& out, VertexId v) const {
+      out << "[shape=" << ((*g)[v].kind == NodeKind::kHost ? "ellipse" : "box") << "]";
+    }
+  };
+  struct EdgeAttrs {
+    const FabricGraph* g;
+    void operator()(std::ostream& out, FabricGraph::edge_descriptor e) const {
+      const EdgeProps& p = (*g)[e];
+      out << "[label=\"" << p.rate_bps / 1'000'000'000 << "G\"" << (p.failed ? ",style=dashed" : "")
+          << (p.nvlink ? ",color=blue" : "") << "]";
+    }
+  };
+  struct GraphAttrs {
+    void operator()(std::ostream& out) const { out << "overlap=false;\n"; }
+  };
   std::ostringstream out;
-  out << "graph \"" << fabric.kind << "\" {\n";
-  for (auto [v, vend] = boost::vertices(g); v != vend; ++v) {
-    out << "  \"" << g[*v].name
-        << "\" [shape=" << (g[*v].kind == NodeKind::kHost ? "ellipse" : "box") << "];\n";
-  }
-  for (auto [e, eend] = boost::edges(g); e != eend; ++e) {
-    out << "  \"" << g[boost::source(*e, g)].name << "\" -- \"" << g[boost::target(*e, g)].name
-        << "\" [label=\"" << g[*e].rate_bps / 1'000'000'000 << "G\"];\n";
-  }
-  out << "}\n";
+  boost::write_graphviz(out, g, NodeAttrs{&g}, EdgeAttrs{&g}, GraphAttrs{},
+                        boost::get(&NodeProps::name, g));
   return out.str();
 }
 

@@ -6,7 +6,9 @@
 #include <boost/graph/filtered_graph.hpp>
 
 #include "sim/config/loader.hpp"
+#include "topologies/fat_tree.hpp"
 #include "topologies/spine_leaf.hpp"
+#include "topologies/torus.hpp"
 
 namespace fabricsim {
 namespace {
@@ -18,7 +20,9 @@ struct Entry {
 
 // clang-format off
 const Entry kEntries[] = {
-  {"spine-leaf", &build_spine_leaf},
+  {"spine-leaf",     &build_spine_leaf},
+  {"fat-tree",       &build_fat_tree},
+  {"torus",          &build_torus},
 };
 // clang-format on
 

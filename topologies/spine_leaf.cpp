@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/config/loader.hpp"
+#include "topologies/metrics.hpp"
 
 namespace fabricsim {
 namespace {
@@ -77,8 +78,13 @@ Fabric build_spine_leaf(const Scenario& sc) {
   f.links = static_cast<int>(boost::num_edges(g));
   const double uplink_cap_bps = static_cast<double>(uplinks) * fabric_rate;
   f.oversubscription = host_cap_bps / uplink_cap_bps;
-  f.bisection_bandwidth_bps = static_cast<int64_t>(t.leaves / 2) *
-                              static_cast<int64_t>(std::min(host_cap_bps, uplink_cap_bps));
+  if (t.leaves % 2 == 0) {
+    f.bisection_bandwidth_bps = static_cast<int64_t>(t.leaves / 2) *
+                                static_cast<int64_t>(std::min(host_cap_bps, uplink_cap_bps));
+  } else {
+    // The host halves split one leaf, whose two halves meet inside it: no simple closed form.
+    f.bisection_bandwidth_bps = host_halves_max_flow_bps(f);
+  }
   return f;
 }
 

@@ -28,9 +28,10 @@ namespace fabricsim {
 /// another kind by name ("topology.k applies to kind fat-tree").
 struct TopologyConfig {
   std::string kind = "spine-leaf";  ///< spine-leaf | fat-tree | rail-optimized | torus
-  /// Oversubscription o of o:1 at the leaf / edge tier: host-facing capacity / uplink capacity.
-  /// Written as a number (3) or a ratio string ("3:1"). Must be >= 1. spine-leaf, fat-tree
-  /// (edge tier), rail-optimized (rail leaves).
+  /// Oversubscription o of o:1 at the first switch tier, written as a number (3) or a ratio
+  /// string ("3:1"), >= 1. spine-leaf and rail-optimized: host-facing capacity / uplink
+  /// capacity of a leaf. fat-tree: host ports / uplink ports of an edge switch (the radix k is
+  /// split between them), as Al-Fares' generalisation counts it.
   double oversubscription = 1.0;
 
   // spine-leaf
