@@ -7,6 +7,7 @@
 
 #include "sim/config/loader.hpp"
 #include "topologies/fat_tree.hpp"
+#include "topologies/rail_optimized.hpp"
 #include "topologies/spine_leaf.hpp"
 #include "topologies/torus.hpp"
 
@@ -22,6 +23,7 @@ struct Entry {
 const Entry kEntries[] = {
   {"spine-leaf",     &build_spine_leaf},
   {"fat-tree",       &build_fat_tree},
+  {"rail-optimized", &build_rail_optimized},
   {"torus",          &build_torus},
 };
 // clang-format on
@@ -71,7 +73,6 @@ FabricGraph::edge_descriptor find_link(const Scenario& sc, const Fabric& f,
 }
 
 void apply_link_faults(const Scenario& sc, Fabric& f) {
-  if (sc.topology.failed_links.empty() && sc.topology.degraded_links.empty()) return;
   FabricGraph& g = f.graph;
   std::map<std::string, VertexId> by_name;
   for (auto [v, end] = boost::vertices(g); v != end; ++v) by_name[g[*v].name] = *v;
@@ -87,7 +88,12 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
     }
     g[e].rate_bps = rate_bps;
   }
-  // Failed links must not cut the fabric in two.
+}
+
+/// Every host must reach every other over links that are up: a fabric described (or failed)
+/// into pieces is bad input, not a routing crash later.
+void check_connected(const Scenario& sc, const Fabric& f) {
+  const FabricGraph& g = f.graph;
   struct Up {
     const FabricGraph* g;
     bool operator()(FabricGraph::edge_descriptor e) const { return !(*g)[e].failed; }
@@ -96,11 +102,18 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
   std::vector<int> component(boost::num_vertices(g));
   boost::connected_components(up, component.data());
   for (VertexId h : f.hosts) {
-    if (component[h] != component[f.hosts.front()]) {
-      throw ConfigError(
-          sc.path, 0, 0, "topology.failed_links",
-          "these failed links cut " + g[h].name + " off from " + g[f.hosts.front()].name);
+    if (component[h] == component[f.hosts.front()]) continue;
+    const std::string pair = g[h].name + " cannot reach " + g[f.hosts.front()].name;
+    if (!sc.topology.failed_links.empty()) {
+      throw ConfigError(sc.path, 0, 0, "topology.failed_links", "these failed links cut: " + pair);
     }
+    if (sc.topology.rail_only) {
+      throw ConfigError(sc.path, 0, 0, "topology.scalable_units",
+                        "a rail-only fabric has no spines to join its " +
+                            std::to_string(sc.topology.scalable_units) + " scalable units (" +
+                            pair + "); use one unit, or spines");
+    }
+    throw ConfigError(sc.path, 0, 0, "topology", "the fabric is not connected: " + pair);
   }
 }
 
@@ -113,6 +126,7 @@ Fabric build_fabric(const Scenario& sc) {
       if (f.kind == "torus") f.wraparound = sc.topology.wraparound;
       if (f.hosts_forward) f.default_routing = "ecmp";  // rail-only: PXN hops are valleys
       apply_link_faults(sc, f);
+      check_connected(sc, f);
       return f;
     }
   }

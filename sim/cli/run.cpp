@@ -8,13 +8,17 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 
 #include "collectives/nccl_tests.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 #include "sim/net/network.hpp"
+#include "topologies/metrics.hpp"
 #include "topologies/registry.hpp"
 #include "topologies/routing.hpp"
 
@@ -171,24 +175,96 @@ int cmd_validate(const RunOptions& opts) {
 int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   const Scenario sc = load(opts);
   const Fabric fabric = build_fabric(sc);
+  const RoutingTable routes = build_routes(sc, fabric);
   const FabricSummary s = summarize(sc, fabric);
+  const FabricMetrics m = compute_metrics(fabric, routes);
+  std::optional<CostBreakdown> cost;
+  std::string cost_file;
+  if (!sc.cost_model.empty()) {
+    // Relative to the scenario's folder, like an include.
+    const std::filesystem::path p(sc.cost_model);
+    cost_file =
+        p.is_absolute() ? p.string() : (std::filesystem::path(sc.path).parent_path() / p).string();
+    cost = fabric_cost(fabric, load_cost_model(cost_file));
+  }
   if (!dot_path.empty()) {
     std::ofstream out(dot_path);
-    if (!out) throw std::runtime_error("cannot write " + dot_path);
+    if (!out) throw ConfigError("--dot " + dot_path, 0, 0, "", "cannot write the DOT file");
     out << to_dot(fabric);
   }
+  const std::string routing =
+      std::string(to_string(routes.algorithm())) + ", " + sc.routing.load_balancing;
   if (json) {
     nlohmann::ordered_json j = {{"kind", s.kind},
                                 {"gpus", s.gpus},
                                 {"switches", s.switches},
                                 {"links", s.links},
                                 {"oversubscription", s.oversubscription},
-                                {"bisection_bandwidth_bps", s.bisection_bandwidth_bps}};
+                                {"bisection_bandwidth_bps", s.bisection_bandwidth_bps},
+                                {"bisection_maxflow_bps", m.bisection_maxflow_bps},
+                                {"diameter_hops", m.diameter_hops},
+                                {"path_diversity", m.path_diversity},
+                                {"path_diversity_pair", m.path_diversity_pair},
+                                {"routing", routing}};
+    nlohmann::ordered_json roles = nlohmann::ordered_json::object();
+    for (const auto& t : m.nodes_by_role) roles[t.role] = t.count;
+    j["nodes_by_role"] = roles;
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (const auto& l : m.links_by_class) {
+      links.push_back(
+          {{"ends", l.ends}, {"count", l.count}, {"rate_bps", l.rate_bps}, {"failed", l.failed}});
+    }
+    j["links_by_class"] = links;
+    nlohmann::ordered_json tiers = nlohmann::ordered_json::object();
+    for (const auto& [role, ratio] : m.oversubscription_by_tier) tiers[role] = ratio;
+    j["oversubscription_by_tier"] = tiers;
+    if (cost) {
+      j["cost_usd"] = {
+          {"switch_ports", cost->switches_usd}, {"nics", cost->nics_usd},
+          {"host_links", cost->host_links_usd}, {"fabric_links", cost->fabric_links_usd},
+          {"total", cost->total_usd},           {"prices", cost_file}};
+    } else {
+      j["cost_usd"] = nullptr;
+    }
     std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::ostringstream nodes, links, tiers;
+  for (const auto& t : m.nodes_by_role)
+    nodes << (nodes.tellp() ? ", " : "") << t.role << " " << t.count;
+  for (const auto& l : m.links_by_class) {
+    links << (links.tellp() ? "; " : "") << l.ends << " " << l.count << " x "
+          << format_rate(l.rate_bps);
+    if (l.failed) links << " (" << l.failed << " failed)";
+  }
+  for (const auto& [role, ratio] : m.oversubscription_by_tier) {
+    tiers << (tiers.tellp() ? ", " : "") << role << " " << ratio << ":1";
+  }
+  std::cout << "fabric              : " << s.kind << ", " << s.gpus << " GPUs, " << s.switches
+            << " switches, " << s.links << " links; routing " << routing << "\n"
+            << "nodes               : " << nodes.str() << "\n"
+            << "links               : " << links.str() << "\n"
+            << "oversubscription    : " << s.oversubscription << ":1 as built"
+            << (m.oversubscription_by_tier.empty() ? "" : "; by tier: " + tiers.str()) << "\n"
+            << "bisection bandwidth : " << format_rate(s.bisection_bandwidth_bps)
+            << " (closed form), "
+            << (m.bisection_maxflow_bps < 0
+                    ? std::string("max-flow check skipped (large fabric)")
+                    : format_rate(m.bisection_maxflow_bps) + " (max-flow check)")
+            << "\n"
+            << "diameter            : " << m.diameter_hops << " hops\n"
+            << "path diversity      : " << m.path_diversity << " routed paths "
+            << m.path_diversity_pair << "\n";
+  if (cost) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "cost proxy          : USD %.0f (switch ports %.0f, NICs %.0f, host links %.0f, "
+                  "fabric links %.0f) at the prices in %s\n",
+                  cost->total_usd, cost->switches_usd, cost->nics_usd, cost->host_links_usd,
+                  cost->fabric_links_usd, cost_file.c_str());
+    std::cout << buf;
   } else {
-    std::cout << s.kind << ": " << s.gpus << " GPUs, " << s.switches << " switches, " << s.links
-              << " links, oversubscription " << s.oversubscription << ":1, bisection bandwidth "
-              << format_rate(s.bisection_bandwidth_bps) << "\n";
+    std::cout << "cost proxy          : none (add cost_model: ../configs/cost_example.yaml)\n";
   }
   return kExitOk;
 }

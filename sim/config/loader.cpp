@@ -101,8 +101,11 @@ struct Context {
 
   [[noreturn]] void fail(const std::string& path, const YAML::Mark& mark,
                          const std::string& message) const {
-    if (auto it = overrides.find(path); it != overrides.end()) {
-      throw ConfigError(it->second, 0, 0, path, message);
+    // A key set by --set, or an item inside one ("topology.dims[1]"), names the override.
+    for (const auto& [key, where] : overrides) {
+      if (path == key || path.rfind(key + "[", 0) == 0 || path.rfind(key + ".", 0) == 0) {
+        throw ConfigError(where, 0, 0, path, message);
+      }
     }
     if (mark.is_null()) throw ConfigError(file, 0, 0, path, message);
     throw ConfigError(file, mark.line + 1, mark.column + 1, path, message);
@@ -337,11 +340,12 @@ struct Field {
   /// Space-separated topology kinds the key applies to; nullptr = every kind. A key given for
   /// another kind is an error, not ignored.
   const char* kinds = nullptr;
+  /// When set, `required` holds only for these kinds (the key stays optional for the others).
+  const char* required_kinds = nullptr;
 };
 
-bool applies_to(const Field& f, const std::string& kind) {
-  if (f.kinds == nullptr) return true;
-  std::string_view list(f.kinds);
+bool in_list(const char* list_text, const std::string& kind) {
+  std::string_view list(list_text);
   for (size_t start = 0; start <= list.size();) {
     const size_t end = std::min(list.find(' ', start), list.size());
     if (list.substr(start, end - start) == kind) return true;
@@ -350,12 +354,22 @@ bool applies_to(const Field& f, const std::string& kind) {
   return false;
 }
 
-std::vector<int> int_list(const Value& v, size_t min_len, size_t max_len, int64_t min) {
+bool applies_to(const Field& f, const std::string& kind) {
+  return f.kinds == nullptr || in_list(f.kinds, kind);
+}
+
+bool required_for(const Field& f, const std::string& kind) {
+  return f.required && applies_to(f, kind) &&
+         (f.required_kinds == nullptr || in_list(f.required_kinds, kind));
+}
+
+std::vector<int> int_list(const Value& v, size_t min_len, size_t max_len, int64_t min,
+                          int64_t max) {
   std::vector<int> out;
   const std::string what = "a list of " + std::to_string(min_len) + " to " +
                            std::to_string(max_len) + " integers, e.g. [4, 4, 4]";
   for (const Value& item : v.items(what, min_len, max_len)) {
-    out.push_back(int(item.integer(min, kMaxCount)));
+    out.push_back(int(item.integer(min, max)));
   }
   return out;
 }
@@ -376,7 +390,7 @@ const Field kFields[] = {
    "spine-leaf"},
   {"topology", "spines", true,
    [](const Value& v, Scenario& s) { s.topology.spines = int(v.integer(1, kMaxCount)); },
-   "spine-leaf"},
+   "spine-leaf rail-optimized", "spine-leaf"},
   {"topology", "hosts_per_leaf", true,
    [](const Value& v, Scenario& s) { s.topology.hosts_per_leaf = int(v.integer(1, kMaxCount)); },
    "spine-leaf"},
@@ -405,7 +419,7 @@ const Field kFields[] = {
   {"topology", "rail_only", false,
    [](const Value& v, Scenario& s) { s.topology.rail_only = v.boolean(); }, "rail-optimized"},
   {"topology", "dims", true,
-   [](const Value& v, Scenario& s) { s.topology.dims = int_list(v, 2, 3, 2); }, "torus"},
+   [](const Value& v, Scenario& s) { s.topology.dims = int_list(v, 2, 3, 2, 32767); }, "torus"},
   {"topology", "wraparound", false,
    [](const Value& v, Scenario& s) { s.topology.wraparound = v.boolean(); }, "torus"},
   {"topology", "dim_rates", false,
@@ -489,7 +503,8 @@ std::vector<std::string> keys_of(const std::string& section, bool required_only 
                                  const std::string& kind = "") {
   std::vector<std::string> keys;
   for (const Field& f : kFields) {
-    if (f.section == section && (f.required || !required_only) &&
+    if (f.section == section &&
+        (!required_only || (kind.empty() ? f.required : required_for(f, kind))) &&
         (kind.empty() || applies_to(f, kind))) {
       keys.emplace_back(f.key);
     }
@@ -700,7 +715,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
                         ", not to this scenario's kind " + s.topology.kind);
       }
       f.parse(it->second, s);
-    } else if (f.required && applies) {
+    } else if (required_for(f, s.topology.kind)) {
       // Point at the section's key ("topology:"); a top-level key has no better place.
       const auto parent = found.find(f.section);
       ctx.fail(path, parent == found.end() ? YAML::Mark::null_mark() : parent->second.key_mark(),

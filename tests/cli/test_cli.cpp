@@ -191,3 +191,71 @@ TEST_CASE("SIGINT during a long run still writes the finished sizes, marked inco
   CHECK(j["collectives"].size() >= 1);  // 8 KiB alone takes milliseconds
   CHECK(j["collectives"].size() < 21);  // 8 KiB … 8 GiB is 21 sizes
 }
+
+TEST_CASE("every scenario in scenarios/ validates, describes its fabric and runs a small sweep") {
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(FABRICSIM_SOURCE_DIR) / "scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++seen;
+    const std::string rel = "scenarios/" + entry.path().filename().string();
+    INFO(rel);
+    CHECK(fabricsim("validate " + rel).exit_code == 0);
+    const Result topo = fabricsim("topo --json " + rel);
+    REQUIRE(topo.exit_code == 0);
+    const auto j = nlohmann::json::parse(topo.out);
+    // The closed-form bisection is checked by a max-flow on every shipped fabric.
+    CHECK(j["bisection_maxflow_bps"] == j["bisection_bandwidth_bps"]);
+    CHECK(j["diameter_hops"].get<int>() >= 2);
+    const Result run =
+        fabricsim("run " + rel + " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB");
+    INFO(run.err);
+    CHECK(run.exit_code == 0);
+  }
+  CHECK(seen >= 4);  // one per fabric family
+}
+
+TEST_CASE("topology bad input exits 2 naming the key") {
+  struct Case {
+    std::string args, key, text;
+  };
+  const Case cases[] = {
+      {"scenarios/fat_tree_k8.yaml --set topology.k=7", "topology.k", "even"},
+      {"scenarios/fat_tree_k8.yaml --set topology.oversubscription=2", "topology.oversubscription",
+       "3:1"},  // k = 8 splits 6:2, 5:3, 4:4, 7:1 — 2:1 is not among them
+      // An item of an overridden list names the override, not a position in the file.
+      {"scenarios/torus_4x4x4.yaml --set topology.dims=[4,1]",
+       "--set topology.dims=[4,1]: topology.dims[1]", "expected an integer from 2 to 32767"},
+      {"scenarios/rail_optimized_h100_su.yaml --set topology.rails=4", "topology.", "rails"},
+      {"scenarios/torus_4x4x4.yaml --set topology.leaves=4", "topology.leaves",
+       "applies to topology kind spine-leaf"},
+      {"scenarios/quickstart.yaml --set topology.failed_links=[leaf0-spnie1]",
+       "topology.failed_links", "did you mean 'spine1'"},
+      {"scenarios/quickstart.yaml --set routing.algorithm=dimension_order", "routing.algorithm",
+       "needs a torus"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Result r = fabricsim("validate " + c.args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.key) != std::string::npos);
+    CHECK(r.err.find(c.text) != std::string::npos);
+  }
+}
+
+TEST_CASE("topo prints the metrics table and writes DOT with Boost's writer") {
+  const fs::path d = scratch("dot");
+  const Result r = fabricsim("topo scenarios/quickstart.yaml --dot " + (d / "f.dot").string());
+  REQUIRE(r.exit_code == 0);
+  for (const char* row :
+       {"bisection bandwidth : 3.2 Tb/s (closed form), 3.2 Tb/s (max-flow check)",
+        "diameter            : 4 hops", "nodes               : gpu 16, leaf 4, spine 4"}) {
+    CHECK(r.out.find(row) != std::string::npos);
+  }
+  // 16 GPUs: 48 switch ports x 656.25 + 16 NICs x 2400 + 16 + 16 cables x 320
+  // (configs/cost_example.yaml).
+  CHECK(r.out.find("USD 80140") != std::string::npos);
+  const std::string dot = slurp(d / "f.dot");
+  CHECK(dot.rfind("graph G {", 0) == 0);
+  CHECK(dot.find("host0--leaf0") != std::string::npos);
+}
