@@ -1,5 +1,8 @@
 #include "topologies/registry.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <map>
 
 #include <boost/graph/connected_components.hpp>
@@ -136,7 +139,21 @@ Fabric build_fabric(const Scenario& sc) {
 
 RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
   try {
-    return RoutingTable(fabric, resolve_routing(sc.routing.algorithm, fabric));
+    const RoutingAlgorithm algorithm = resolve_routing(sc.routing.algorithm, fabric);
+    // Refuse up front what would exhaust memory, rather than be killed halfway.
+    const double need = routing_table_bytes(fabric, algorithm);
+    const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+    if (have > 0 && need > have / 2) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg,
+                    "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
+                    "of this machine's %.1f GB; a flow-level mode for such scales is planned",
+                    fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9, have / 1e9);
+      throw ConfigError(sc.path, 0, 0, "topology", msg);
+    }
+    return RoutingTable(fabric, algorithm);
+  } catch (const ConfigError&) {
+    throw;
   } catch (const std::invalid_argument& e) {
     throw ConfigError(sc.path, 0, 0, "routing.algorithm", e.what());
   } catch (const std::runtime_error& e) {

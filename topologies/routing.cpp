@@ -145,22 +145,25 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
   phases_ = algorithm == RoutingAlgorithm::kUpDown ? 2 : 1;
   dist_.assign(hosts_ * hosts_, kFar);
 
-  // next[(node, phase, dst)] -> ports, laid out row by row at the end.
-  std::vector<std::vector<uint16_t>> next(nodes_ * phases_ * hosts_);
-  auto cell = [&](VertexId v, size_t phase, size_t d) -> std::vector<uint16_t>& {
-    return next[(v * phases_ + phase) * hosts_ + d];
-  };
+  // Laid out destination by destination, node by node, phase by phase: each (dst, node, phase)
+  // cell is appended as it is computed, with begin_ marking where it starts.
+  begin_.reserve(hosts_ * nodes_ * phases_ + 1);
+  auto open_cell = [&] { begin_.push_back(ports_.size()); };
 
   if (algorithm == RoutingAlgorithm::kDimensionOrder) {
     for (size_t d = 0; d < hosts_; ++d) {
+      const size_t first = begin_.size();
       for (VertexId v = 0; v < nodes_; ++v) {
-        if (v != fabric.hosts[d])
-          cell(v, 0, d).push_back(dimension_order_port(fabric, v, fabric.hosts[d]));
+        open_cell();
+        if (v != fabric.hosts[d]) {
+          ports_.push_back(dimension_order_port(fabric, v, fabric.hosts[d]));
+        }
       }
       for (size_t s = 0; s < hosts_; ++s) {  // distances: walk the single path
         int hops = 0;
         for (VertexId v = fabric.hosts[s]; v != fabric.hosts[d]; ++hops) {
-          v = boost::target(*std::next(boost::out_edges(v, g).first, cell(v, 0, d)[0]), g);
+          const uint16_t port = ports_[begin_[first + v]];
+          v = boost::target(*std::next(boost::out_edges(v, g).first, port), g);
         }
         dist_[d * hosts_ + s] = hops;
       }
@@ -175,11 +178,11 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
       distances_to(sg, st.arrival(dst, phases_ - 1), dist);
       for (VertexId v = 0; v < nodes_; ++v) {
         for (size_t phase = 0; phase < phases_; ++phase) {
+          open_cell();
           const size_t s = st.at(v, phase);
           if (v == dst || dist[s] == kFar) continue;
           for (auto [a, end] = boost::out_edges(s, sg); a != end; ++a) {
-            if (dist[boost::target(*a, sg)] == dist[s] - 1)
-              cell(v, phase, d).push_back(sg[*a].port);
+            if (dist[boost::target(*a, sg)] == dist[s] - 1) ports_.push_back(sg[*a].port);
           }
         }
       }
@@ -199,15 +202,15 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
     }
   }
 
-  begin_.reserve(nodes_ * phases_ * (hosts_ + 1));
-  for (size_t row = 0; row < nodes_ * phases_; ++row) {
-    for (size_t d = 0; d < hosts_; ++d) {
-      begin_.push_back(static_cast<uint32_t>(ports_.size()));
-      const auto& ports = next[row * hosts_ + d];
-      ports_.insert(ports_.end(), ports.begin(), ports.end());
-    }
-    begin_.push_back(static_cast<uint32_t>(ports_.size()));
-  }
+  begin_.push_back(ports_.size());  // end sentinel
+  ports_.shrink_to_fit();
+}
+
+double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm) {
+  const double hosts = static_cast<double>(fabric.hosts.size());
+  const double nodes = static_cast<double>(boost::num_vertices(fabric.graph));
+  const double phases = algorithm == RoutingAlgorithm::kUpDown ? 2 : 1;
+  return hosts * nodes * phases * (8 + 2 * 2) + hosts * hosts * 4;
 }
 
 }  // namespace fabricsim

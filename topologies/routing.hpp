@@ -31,7 +31,8 @@ const char* to_string(RoutingAlgorithm a);
 RoutingAlgorithm resolve_routing(const std::string& name, const Fabric& fabric);
 
 /// Precomputed next hops. A port is a node's incident edge in boost::out_edges order
-/// (fabric_graph.hpp). Memory: one uint16 per (node, destination, phase, next hop).
+/// (fabric_graph.hpp). Memory: 8 bytes per (destination, node, phase) plus 2 per next hop, plus
+/// 4 per host pair: routing_table_bytes() estimates it before building.
 class RoutingTable {
  public:
   /// Throws std::runtime_error naming the first pair that cannot be connected (a failed link
@@ -41,9 +42,9 @@ class RoutingTable {
   /// Egress ports of `node` towards host `dst_host` (empty at the host itself). `descending`:
   /// the packet has already gone down a tier (up-down only; ignored otherwise).
   std::span<const uint16_t> next_ports(VertexId node, int dst_host, bool descending = false) const {
-    const size_t row =
-        (static_cast<size_t>(node) * phases_ + (descending && phases_ > 1)) * (hosts_ + 1);
-    return {ports_.data() + begin_[row + dst_host], ports_.data() + begin_[row + dst_host + 1]};
+    const size_t i = (static_cast<size_t>(dst_host) * nodes_ + node) * phases_ +
+                     (descending && phases_ > 1 ? 1 : 0);
+    return {ports_.data() + begin_[i], ports_.data() + begin_[i + 1]};
   }
   /// Hops from host `src_host` to host `dst_host` on this routing.
   int host_distance(int src_host, int dst_host) const {
@@ -54,10 +55,13 @@ class RoutingTable {
  private:
   RoutingAlgorithm algorithm_;
   size_t nodes_ = 0, hosts_ = 0, phases_ = 1;
-  std::vector<uint32_t> begin_;  // row (node, phase), column dst; row width hosts_+1
+  std::vector<uint64_t> begin_;  // (dst, node, phase) -> first index into ports_, + end sentinel
   std::vector<uint16_t> ports_;
   std::vector<int32_t> dist_;  // (dst, src host) -> hops
 };
+
+/// Estimated bytes of the RoutingTable for `fabric` (next hops counted as 2 per cell).
+double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm);
 
 /// Walks the routes from `src_host` to `dst_host`, choosing among equal-cost ports with
 /// `choose(node, n_choices)`, and returns the vertices visited (src host … dst host).
