@@ -1,5 +1,6 @@
 // fabricsim: command-line entry point (DESIGN.md §4). Parses arguments with
 // Boost.Program_options and maps errors to exit codes: 2 bad input, 1 internal error.
+#include <charconv>
 #include <csignal>
 #include <iostream>
 #include <string>
@@ -33,7 +34,8 @@ constexpr const char* kUsage =
     "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written)\n";
 
 int dispatch(int argc, char** argv) {
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+      std::string(argv[1]) == "help") {
     std::cout << kUsage;
     return argc < 2 ? kExitBadInput : kExitOk;
   }
@@ -53,7 +55,7 @@ int dispatch(int argc, char** argv) {
 
   RunOptions opts;
   std::string dot_path;
-  uint64_t seed = 0;
+  std::string seed_text;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>(&opts.sets)->composing(),
@@ -61,7 +63,7 @@ int dispatch(int argc, char** argv) {
       "scenario", po::value<std::string>(&opts.scenario_path), "scenario YAML file");
   if (cmd == "run") {
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
-        "seed", po::value<uint64_t>(&seed), "override the scenario seed");
+        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
   }
   if (cmd == "topo") {
     desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
@@ -80,7 +82,19 @@ int dispatch(int argc, char** argv) {
     std::cerr << "fabricsim " << cmd << ": missing SCENARIO.yaml\n" << kUsage;
     return kExitBadInput;
   }
-  if (vm.count("seed")) opts.seed = seed;
+  if (vm.count("seed")) {
+    // Digits only: program_options would read "-1" as 2^64-1 without a word.
+    uint64_t seed = 0;
+    const auto [end, ec] =
+        std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+    if (seed_text.empty() || ec != std::errc() || end != seed_text.data() + seed_text.size()) {
+      std::cerr << "fabricsim: --seed " << seed_text
+                << ": expected a non-negative integer (0 to 2^64-1)\n";
+      return kExitBadInput;
+    }
+    opts.seed = seed;
+  }
+  opts.out_given = vm.count("out") > 0;
   opts.progress = true;
 
   if (cmd == "run") {

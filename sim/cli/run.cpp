@@ -31,6 +31,36 @@ Scenario load(const RunOptions& opts) {
   return load_scenario(opts.scenario_path, sets);
 }
 
+/// What a run needs beyond a valid scenario: ranks to talk, and buffers that hold a frame.
+/// Throws ConfigError (exit 2): `validate` and `run` refuse the same things.
+void check_runnable(const Scenario& sc, const Fabric& fabric) {
+  if (fabric.hosts.size() < 2) {
+    throw ConfigError(sc.path, 0, 0, "topology",
+                      sc.workload.collective + " needs at least 2 GPUs; this fabric has " +
+                          std::to_string(fabric.hosts.size()));
+  }
+  const int64_t frame = wire_format_for(sc.transport).wire_bytes(sc.nic.mtu_bytes);
+  if (sc.sw.buffer_per_port_bytes < frame) {
+    throw ConfigError(sc.path, 0, 0, "switch.buffer_per_port",
+                      "smaller than one full frame (" + std::to_string(frame) + " B at MTU " +
+                          std::to_string(sc.nic.mtu_bytes) + "B): no packet could be queued");
+  }
+}
+
+/// Creates DIR and proves it writable before a long run, so a typo costs seconds, not hours.
+void check_out_dir(const std::string& dir) {
+  const std::string where = "--out " + dir;
+  if (dir.empty()) throw ConfigError(where, 0, 0, "", "expected a directory name");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ConfigError(where, 0, 0, "", "cannot create the directory: " + ec.message());
+  const std::filesystem::path probe = std::filesystem::path(dir) / ".fabricsim_write_test";
+  if (!std::ofstream(probe)) {
+    throw ConfigError(where, 0, 0, "", "cannot write files in this directory");
+  }
+  std::filesystem::remove(probe, ec);
+}
+
 FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   FabricSummary s;
   s.kind = f.kind;
@@ -48,6 +78,7 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
 RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool progress) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric fabric = build_fabric(sc);
+  check_runnable(sc, fabric);
   const RoutingTable routes = build_routes(sc, fabric);
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
@@ -69,12 +100,33 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
   // the idle network repeats exactly, so warm-up and averaging would change nothing).
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
     const int64_t count = sizes[i] / elem;
+    CollectiveRow row;
+    row.collective = sc.workload.collective;
+    row.algorithm = "ring";
+    row.protocol = "simple";
+    row.datatype = sc.workload.datatype;
+    row.redop = sc.workload.redop;
+    row.ranks = ranks;
+    row.size_bytes = sizes[i];
+    row.count = count;
+    if (count == 0) {  // NCCL returns at once for a count of 0: nothing moves, no time passes
+      rep.rows.push_back(row);
+      continue;
+    }
     const TransferDag dag = ring_allreduce(ranks, count, elem);
     DagReplayer replayer(dag, transport);
     transport.attach(&replayer);
     replayer.start();
     for (;;) {
-      const StopReason why = sim.run(SimTime::max(), 2'000'000);
+      StopReason why;
+      try {
+        why = sim.run(SimTime::max(), 2'000'000);
+      } catch (const std::overflow_error&) {
+        rep.complete = false;
+        rep.stop_reason = "simulated time overflow during size " + std::to_string(sizes[i]) +
+                          " B (beyond int64 picoseconds, about 106 days)";
+        break;
+      }
       if (why == StopReason::kEventLimit) {
         const auto now = std::chrono::steady_clock::now();
         if (progress && now - last_progress > std::chrono::seconds(1)) {
@@ -105,15 +157,6 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
     }
     transport.attach(nullptr);
     if (!rep.complete) break;
-    CollectiveRow row;
-    row.collective = sc.workload.collective;
-    row.algorithm = "ring";
-    row.protocol = "simple";
-    row.datatype = sc.workload.datatype;
-    row.redop = sc.workload.redop;
-    row.ranks = ranks;
-    row.size_bytes = sizes[i];
-    row.count = count;
     row.time_ps = (replayer.finish_time() - replayer.start_time()).ps();
     row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, ranks);
@@ -140,7 +183,7 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   const Scenario sc = load(opts);
-  if (!opts.out_dir.empty()) std::filesystem::create_directories(opts.out_dir);
+  if (opts.out_given) check_out_dir(opts.out_dir);
   std::cout << "# fabricsim " << sc.name << ": " << sc.workload.collective << ", algorithm "
             << sc.workload.algorithm << ", protocol " << sc.workload.protocol << ", seed "
             << sc.seed << "\n";
@@ -149,7 +192,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   print_table_header(std::cout);
   for (const auto& row : rep.rows) print_table_row(std::cout, row);
   print_summary(std::cout, rep);
-  if (!opts.out_dir.empty()) {
+  if (opts.out_given) {
     const std::filesystem::path dir(opts.out_dir);
     write_results_json((dir / "results.json").string(), rep);
     write_perf_json((dir / "perf.json").string(), rep);
@@ -165,7 +208,8 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
 
 int cmd_validate(const RunOptions& opts) {
   const Scenario sc = load(opts);
-  const Fabric fabric = build_fabric(sc);  // also checks the topology can be built
+  const Fabric fabric = build_fabric(sc);  // also checks the topology can be built,
+  check_runnable(sc, fabric);              // run,
   build_routes(sc, fabric);                // and routed
   std::cout << opts.scenario_path << ": ok (" << fabric.kind << ", " << fabric.hosts.size()
             << " GPUs, " << fabric.switches << " switches, " << fabric.links << " links)\n";

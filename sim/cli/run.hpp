@@ -26,7 +26,8 @@ struct RunOptions {
   std::string scenario_path;
   std::vector<std::string> sets;  ///< --set KEY=VALUE, in order
   std::optional<uint64_t> seed;   ///< --seed N (wins over the file and --set seed=)
-  std::string out_dir;            ///< --out DIR ("" = print only)
+  std::string out_dir;            ///< --out DIR
+  bool out_given = false;         ///< --out was given (an empty DIR is then an error)
   bool progress = false;          ///< progress lines on stderr (only when it is a terminal)
 };
 

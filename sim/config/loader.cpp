@@ -300,9 +300,12 @@ class Value {
 
 // ---- the schema --------------------------------------------------------------------------
 
-const QuantitySpec kPositiveRate{"rate", "400Gbps", parse_rate_bps,
-                                 1,      kInt64Max, "a positive rate"};
-const QuantitySpec kNonNegativeTime{"time", "500ns", parse_time_ps, 0, kInt64Max, "a time >= 0"};
+// Physical ranges: beyond them simulated time (int64 ps, ~106 days) could overflow, and no real
+// link or switch is there. Rates 1 Mb/s to 100 Tb/s; delays up to 1 s.
+const QuantitySpec kPositiveRate{"rate",    "400Gbps",           parse_rate_bps,
+                                 1'000'000, 100'000'000'000'000, "a rate from 1Mbps to 100Tbps"};
+const QuantitySpec kNonNegativeTime{"time", "500ns",           parse_time_ps,
+                                    0,      1'000'000'000'000, "a time from 0ns to 1s"};
 const QuantitySpec kPositiveSize{"size", "2MiB", parse_size_bytes, 1, kInt64Max, "a positive size"};
 const QuantitySpec kMtu{"size", "4096B", parse_size_bytes, 64, 65536, "an MTU from 64B to 65536B"};
 const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
@@ -461,7 +464,7 @@ const Field kFields[] = {
 
   {"", "cost_model", false, [](const Value& v, Scenario& s) { s.cost_model = v.string(); }},
 
-  {"switch", "latency", false,
+  {"switch", "latency", true,  // required: it changes every latency-bound result
    [](const Value& v, Scenario& s) { s.sw.latency_ps = v.quantity(kNonNegativeTime); }},
   {"switch", "buffer_per_port", true,
    [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kPositiveSize); }},
@@ -535,10 +538,16 @@ std::string read_file(const std::string& path) {
     throw ConfigError(path, 0, 0, "",
                       std::string("cannot open scenario file: ") + std::strerror(errno));
   }
+  constexpr size_t kMaxBytes = 16 << 20;  // a scenario is a page of YAML, not a data file
   std::string text;
   char buffer[4096];
   size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) text.append(buffer, n);
+  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) {
+    text.append(buffer, n);
+    if (text.size() > kMaxBytes) {
+      throw ConfigError(path, 0, 0, "", "not a scenario file: larger than 16 MiB");
+    }
+  }
   if (std::ferror(f.get())) {
     throw ConfigError(path, 0, 0, "",
                       std::string("cannot read scenario file: ") + std::strerror(errno));

@@ -127,7 +127,8 @@ void write_results_json(const std::string& path, const RunReport& r) {
               {"complete", r.complete},
               {"stop_reason", r.stop_reason}};
   auto out = open_for_write(path);
-  out << j.dump(2) << '\n';
+  // Names come from the user's files: invalid UTF-8 is replaced (U+FFFD), never a throw.
+  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
 }
 
 void write_perf_json(const std::string& path, const RunReport& r) {

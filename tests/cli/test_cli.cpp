@@ -259,3 +259,48 @@ TEST_CASE("topo prints the metrics table and writes DOT with Boost's writer") {
   CHECK(dot.rfind("graph G {", 0) == 0);
   CHECK(dot.find("host0--leaf0") != std::string::npos);
 }
+
+TEST_CASE("inputs a fresh user found to end in internal errors are bad input (exit 2)") {
+  struct Case {
+    std::string args, text;
+  };
+  const Case cases[] = {
+      {"run scenarios/quickstart.yaml --set topology.leaves=1 --set topology.hosts_per_leaf=1 "
+       "--set topology.spines=1",
+       "needs at least 2 GPUs; this fabric has 1"},
+      {"run scenarios/quickstart.yaml --set switch.buffer_per_port=4096B",
+       "switch.buffer_per_port: smaller than one full frame (4178 B at MTU 4096B)"},
+      {"run scenarios/quickstart.yaml --seed -1", "--seed -1: expected a non-negative integer"},
+      {"run scenarios/quickstart.yaml --out /proc/fabricsim", "--out /proc/fabricsim"},
+      {"run scenarios/quickstart.yaml --out ''", "expected a directory name"},
+      {"validate /dev/zero", "larger than 16 MiB"},
+      {"validate scenarios/quickstart.yaml --set topology.leaves=100000", "routing tables"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Result r = fabricsim(c.args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.text) != std::string::npos);
+  }
+  CHECK(fabricsim("help").exit_code == 0);
+}
+
+TEST_CASE("a zero-count size takes no time, as NCCL returns at once") {
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.minbytes=1B --set workload.maxbytes=2B");
+  REQUIRE(r.exit_code == 0);
+  // sizes 1 and 2 bytes hold no whole float: count 0, time 0.
+  CHECK(
+      r.out.find("           0             0     float     sum      -1     0.00    0.00    0.00") !=
+      std::string::npos);
+}
+
+TEST_CASE("a name that is not UTF-8 still gives a valid results.json") {
+  const fs::path d = scratch("latin1");
+  const Result r = fabricsim("run tests/data/cli/latin1_name.yaml --out " + d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK(j["scenario"] == "caf\xEF\xBF\xBD");  // é in Latin-1 became U+FFFD
+}

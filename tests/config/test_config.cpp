@@ -396,15 +396,15 @@ TEST_CASE("malformed or ambiguous units pass the units parser's message through"
 TEST_CASE("negative or zero where a positive value is required", "[config]") {
   SECTION("a negative rate") {
     check(edit("  host_rate: 400Gbps", "  host_rate: -400Gbps"), 11, 14, "link.host_rate",
-          "expected a positive rate, got a negative rate '-400Gbps'");
+          "expected a rate from 1Mbps to 100Tbps, got a negative rate '-400Gbps'");
   }
   SECTION("a zero rate") {
     check(edit("  fabric_rate: 800Gbps", "  fabric_rate: 0Gbps"), 12, 16, "link.fabric_rate",
-          "expected a positive rate, got zero ('0Gbps')");
+          "expected a rate from 1Mbps to 100Tbps, got zero ('0Gbps')");
   }
   SECTION("a negative time") {
     check(edit("  propagation_delay: 500ns", "  propagation_delay: -5ns"), 13, 22,
-          "link.propagation_delay", "expected a time >= 0, got a negative time '-5ns'");
+          "link.propagation_delay", "expected a time from 0ns to 1s, got a negative time '-5ns'");
   }
   SECTION("a zero buffer") {
     check(edit("  buffer_per_port: 2MiB", "  buffer_per_port: 0B"), 16, 20,
@@ -455,7 +455,17 @@ TEST_CASE("missing required keys", "[config]") {
   }
   SECTION("a key of an empty section") {
     check(edit("  buffer_per_port: 2MiB", "").replace(kBase.find("  latency: 600ns\n"), 17, ""), 14,
-          1, "switch.buffer_per_port", "missing required key; switch needs buffer_per_port");
+          1, "switch.latency", "missing required key; switch needs latency, buffer_per_port");
+  }
+  SECTION("switch latency has no silent default (regression: it was 0 ns when left out)") {
+    check(edit("  latency: 600ns", ""), 14, 1, "switch.latency",
+          "missing required key; switch needs latency, buffer_per_port");
+  }
+  SECTION("physical ranges keep simulated time in int64 (regression: 100000s overflowed)") {
+    check(edit("  propagation_delay: 500ns", "  propagation_delay: 100000s"), 13, 22,
+          "link.propagation_delay", "expected a time from 0ns to 1s, got '100000s'");
+    check(edit("  host_rate: 400Gbps", "  host_rate: 1bps"), 11, 14, "link.host_rate",
+          "expected a rate from 1Mbps to 100Tbps, got '1bps'");
   }
   SECTION("a section: no position") {
     std::string path;
