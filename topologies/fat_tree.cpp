@@ -55,7 +55,7 @@ std::string port_ratio_text(int k, int u) {
   for (size_t i = first; i < last; ++i)
     msg << (i > first ? ", " : " ") << port_ratio_text(k, ups[i]);
   if (last < ups.size()) msg << ", ...";
-  throw ConfigError(sc.path, 0, 0, key, msg.str());
+  throw key_error(sc, key, msg.str());
 }
 
 }  // namespace
@@ -65,8 +65,7 @@ Fabric build_fat_tree(const Scenario& sc) {
   const LinkConfig& l = sc.link;
   const int k = t.k;
   if (k < 2 || k % 2 != 0) {
-    throw ConfigError(sc.path, 0, 0, "topology.k",
-                      "k must be even and >= 2, got " + std::to_string(k));
+    throw key_error(sc, "topology.k", "k must be even and >= 2, got " + std::to_string(k));
   }
   const int u_e = up_ports_for(k, t.oversubscription);
   if (u_e == 0) {
@@ -82,9 +81,9 @@ Fabric build_fat_tree(const Scenario& sc) {
   const int pods = k;       // every core has one port per pod
   const int64_t hosts64 = int64_t{pods} * d_a * h_e;
   if (hosts64 > kMaxHosts) {
-    throw ConfigError(sc.path, 0, 0, "topology.k",
-                      "k = " + std::to_string(k) + " gives " + std::to_string(hosts64) +
-                          " hosts; at most " + std::to_string(kMaxHosts) + " are supported");
+    throw key_error(sc, "topology.k",
+                    "k = " + std::to_string(k) + " gives " + std::to_string(hosts64) +
+                        " hosts; at most " + std::to_string(kMaxHosts) + " are supported");
   }
   const int hosts = static_cast<int>(hosts64);
   const int edges = pods * d_a;

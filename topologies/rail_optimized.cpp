@@ -31,7 +31,7 @@ Shape validate(const Scenario& sc) {
   const TopologyConfig& t = sc.topology;
   const LinkConfig& l = sc.link;
   auto fail = [&](const char* key, const std::string& message) {
-    throw ConfigError(sc.path, 0, 0, key, message);
+    throw key_error(sc, key, message);
   };
   Shape s{};
   s.G = t.gpus_per_server;

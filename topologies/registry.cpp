@@ -37,7 +37,7 @@ FabricGraph::edge_descriptor find_link(const Scenario& sc, const Fabric& f,
                                        const std::string& text, const std::string& key) {
   const FabricGraph& g = f.graph;
   auto fail = [&](const std::string& message) -> void {
-    throw ConfigError(sc.path, 0, 0, key, "'" + text + "': " + message);
+    throw key_error(sc, key, "'" + text + "': " + message);
   };
   std::string name = text;
   int index = 0;
@@ -85,9 +85,9 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
   for (const auto& [text, rate_bps] : sc.topology.degraded_links) {
     auto e = find_link(sc, f, by_name, text, "topology.degraded_links");
     if (rate_bps > g[e].rate_bps) {
-      throw ConfigError(sc.path, 0, 0, "topology.degraded_links",
-                        "'" + text + "': a degraded link runs below its nominal rate (" +
-                            std::to_string(g[e].rate_bps / 1'000'000'000) + " Gb/s)");
+      throw key_error(sc, "topology.degraded_links",
+                      "'" + text + "': a degraded link runs below its nominal rate (" +
+                          std::to_string(g[e].rate_bps / 1'000'000'000) + " Gb/s)");
     }
     g[e].rate_bps = rate_bps;
   }
@@ -108,15 +108,15 @@ void check_connected(const Scenario& sc, const Fabric& f) {
     if (component[h] == component[f.hosts.front()]) continue;
     const std::string pair = g[h].name + " cannot reach " + g[f.hosts.front()].name;
     if (!sc.topology.failed_links.empty()) {
-      throw ConfigError(sc.path, 0, 0, "topology.failed_links", "these failed links cut: " + pair);
+      throw key_error(sc, "topology.failed_links", "these failed links cut: " + pair);
     }
     if (sc.topology.rail_only) {
-      throw ConfigError(sc.path, 0, 0, "topology.scalable_units",
-                        "a rail-only fabric has no spines to join its " +
-                            std::to_string(sc.topology.scalable_units) + " scalable units (" +
-                            pair + "); use one unit, or spines");
+      throw key_error(sc, "topology.scalable_units",
+                      "a rail-only fabric has no spines to join its " +
+                          std::to_string(sc.topology.scalable_units) + " scalable units (" + pair +
+                          "); use one unit, or spines");
     }
-    throw ConfigError(sc.path, 0, 0, "topology", "the fabric is not connected: " + pair);
+    throw key_error(sc, "topology", "the fabric is not connected: " + pair);
   }
 }
 
@@ -133,8 +133,8 @@ Fabric build_fabric(const Scenario& sc) {
       return f;
     }
   }
-  throw ConfigError(sc.path, 0, 0, "topology.kind",
-                    "no builder for kind '" + sc.topology.kind + "' in this version");
+  throw key_error(sc, "topology.kind",
+                  "no builder for kind '" + sc.topology.kind + "' in this version");
 }
 
 RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
@@ -149,15 +149,15 @@ RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
                     "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
                     "of this machine's %.1f GB; a flow-level mode for such scales is planned",
                     fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9, have / 1e9);
-      throw ConfigError(sc.path, 0, 0, "topology", msg);
+      throw key_error(sc, "topology", msg);
     }
     return RoutingTable(fabric, algorithm);
   } catch (const ConfigError&) {
     throw;
   } catch (const std::invalid_argument& e) {
-    throw ConfigError(sc.path, 0, 0, "routing.algorithm", e.what());
+    throw key_error(sc, "routing.algorithm", e.what());
   } catch (const std::runtime_error& e) {
-    throw ConfigError(sc.path, 0, 0, "routing.algorithm", e.what());
+    throw key_error(sc, "routing.algorithm", e.what());
   }
 }
 

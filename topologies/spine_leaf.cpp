@@ -1,9 +1,11 @@
 #include "topologies/spine_leaf.hpp"
 
 #include <cmath>
+#include <numeric>
 #include <sstream>
 
 #include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
 #include "topologies/metrics.hpp"
 
 namespace fabricsim {
@@ -13,6 +15,26 @@ std::string ratio_text(double o) {
   std::ostringstream s;
   s << o << ":1";
   return s.str();
+}
+
+/// host capacity : uplink capacity as a reduced fraction ("4:3"), which the loader reads back
+/// exactly; `host_units` hosts at `host_rate`, `uplinks` at `fabric_rate`.
+std::string capacity_ratio(int64_t host_units, int64_t host_rate, int64_t uplinks,
+                           int64_t fabric_rate) {
+  const int64_t g = std::gcd(host_rate, fabric_rate);
+  __int128 a = static_cast<__int128>(host_units) * (host_rate / g);
+  __int128 b = static_cast<__int128>(uplinks) * (fabric_rate / g);
+  for (__int128 x = a, y = b; y != 0;) {  // gcd of the two
+    const __int128 r = x % y;
+    x = y;
+    y = r;
+    if (y == 0) {
+      a /= x;
+      b /= x;
+    }
+  }
+  return std::to_string(static_cast<long long>(a)) + ":" +
+         std::to_string(static_cast<long long>(b));
 }
 
 }  // namespace
@@ -30,19 +52,20 @@ Fabric build_spine_leaf(const Scenario& sc) {
       uplinks % t.spines != 0) {
     std::ostringstream msg;
     msg << "oversubscription " << ratio_text(t.oversubscription) << " cannot be built: it needs "
-        << exact_uplinks << " uplinks of " << fabric_rate / 1'000'000'000 << " Gb/s per leaf ("
-        << t.hosts_per_leaf << " hosts x " << l.host_rate_bps / 1'000'000'000
-        << " Gb/s / ratio), which must be a whole multiple of the " << t.spines
+        << exact_uplinks << " uplinks of " << format_rate(fabric_rate) << " per leaf ("
+        << t.hosts_per_leaf << " hosts x " << format_rate(l.host_rate_bps)
+        << " / ratio), which must be a whole multiple of the " << t.spines
         << " spines; ratios that can be built here:";
     int shown = 0;
     for (long k = 1; shown < 4; ++k) {
       const double o = host_cap_bps / static_cast<double>(k * t.spines * fabric_rate);
       if (o < 1.0) break;
-      msg << (shown ? ", " : " ") << ratio_text(o);
+      msg << (shown ? ", " : " ")
+          << capacity_ratio(t.hosts_per_leaf, l.host_rate_bps, k * t.spines, fabric_rate);
       ++shown;
     }
     if (shown == 0) msg << " none (even one uplink per spine is more than the host capacity)";
-    throw ConfigError(sc.path, 0, 0, "topology.oversubscription", msg.str());
+    throw key_error(sc, "topology.oversubscription", msg.str());
   }
 
   Fabric f;

@@ -27,7 +27,7 @@ Fabric build_torus(const Scenario& sc) {
   const std::vector<int>& dims = t.dims;
   const int n = static_cast<int>(dims.size());
   const auto fail = [&sc](const char* key, const std::string& message) {
-    throw ConfigError(sc.path, 0, 0, key, message);
+    throw key_error(sc, key, message);
   };
   if (n < 2 || n > 3) {
     fail("topology.dims",

@@ -35,15 +35,15 @@ Scenario load(const RunOptions& opts) {
 /// Throws ConfigError (exit 2): `validate` and `run` refuse the same things.
 void check_runnable(const Scenario& sc, const Fabric& fabric) {
   if (fabric.hosts.size() < 2) {
-    throw ConfigError(sc.path, 0, 0, "topology",
-                      sc.workload.collective + " needs at least 2 GPUs; this fabric has " +
-                          std::to_string(fabric.hosts.size()));
+    throw key_error(sc, "topology",
+                    sc.workload.collective + " needs at least 2 GPUs; this fabric has " +
+                        std::to_string(fabric.hosts.size()));
   }
   const int64_t frame = wire_format_for(sc.transport).wire_bytes(sc.nic.mtu_bytes);
   if (sc.sw.buffer_per_port_bytes < frame) {
-    throw ConfigError(sc.path, 0, 0, "switch.buffer_per_port",
-                      "smaller than one full frame (" + std::to_string(frame) + " B at MTU " +
-                          std::to_string(sc.nic.mtu_bytes) + "B): no packet could be queued");
+    throw key_error(sc, "switch.buffer_per_port",
+                    "smaller than one full frame (" + std::to_string(frame) + " B at MTU " +
+                        std::to_string(sc.nic.mtu_bytes) + "B): no packet could be queued");
   }
 }
 

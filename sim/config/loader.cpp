@@ -139,6 +139,20 @@ class Value {
   const YAML::Mark& key_mark() const { return key_mark_; }
   bool overridden() const { return ctx_->overrides.count(path_) > 0; }
 
+  /// Where this value was given: the --set that set it (or set the list it is in), else its
+  /// position in the file (the value, or its key when the value is empty).
+  KeyOrigin origin() const {
+    for (const auto& [key, where] : ctx_->overrides) {
+      if (path_ == key || path_.rfind(key + "[", 0) == 0 || path_.rfind(key + ".", 0) == 0) {
+        return KeyOrigin{where, 0, 0};
+      }
+    }
+    const bool at_value = node_.IsDefined() && !node_.IsNull() && !node_.Mark().is_null();
+    const YAML::Mark m = at_value ? node_.Mark() : key_mark_;
+    if (m.is_null()) return KeyOrigin{ctx_->file, 0, 0};
+    return KeyOrigin{ctx_->file, m.line + 1, m.column + 1};
+  }
+
   /// Points at the value, or at its key when the value is empty (yaml-cpp marks a null value
   /// at the next token).
   [[noreturn]] void fail(const std::string& message) const {
@@ -692,6 +706,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
 
   std::map<std::string, Value> found;
+  std::vector<std::pair<std::string, KeyOrigin>> s_origins_pending;
   collect(ctx, root, "", found);
   for (const Section& section : kSections) {
     const auto it = found.find(section.name);
@@ -711,8 +726,14 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
     collect(ctx, node, section.name, found);
   }
+  for (const Section& section : kSections) {
+    if (const auto it = found.find(section.name); it != found.end()) {
+      s_origins_pending.emplace_back(section.name, it->second.origin());
+    }
+  }
 
   Scenario s;
+  for (auto& [name, origin] : s_origins_pending) s.origins[name] = origin;
   s.path = ctx.file;
   s.name = std::filesystem::path(ctx.file).stem().string();
   for (const Field& f : kFields) {
@@ -724,6 +745,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
                         ", not to this scenario's kind " + s.topology.kind);
       }
       f.parse(it->second, s);
+      s.origins[path] = it->second.origin();
     } else if (required_for(f, s.topology.kind)) {
       // Point at the section's key ("topology:"); a top-level key has no better place.
       const auto parent = found.find(f.section);
@@ -749,6 +771,18 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 }
 
 }  // namespace
+
+ConfigError key_error(const Scenario& sc, const std::string& key_path, const std::string& message) {
+  for (std::string key = key_path;;) {
+    if (const auto it = sc.origins.find(key); it != sc.origins.end()) {
+      return ConfigError(it->second.where, it->second.line, it->second.column, key_path, message);
+    }
+    const size_t dot = key.rfind('.');
+    if (dot == std::string::npos) break;
+    key.resize(dot);  // fall back to the section
+  }
+  return ConfigError(sc.path, 0, 0, key_path, message);
+}
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   Context ctx;

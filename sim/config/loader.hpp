@@ -35,6 +35,12 @@ class ConfigError : public std::runtime_error {
 /// a missing or wrong unit, or a value out of range.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
+/// A ConfigError about `key_path` of a loaded scenario, positioned where the key (or, failing
+/// that, its section) was written, or naming the --set that gave it; the file alone when the key
+/// was not given. For checks made after loading: `throw key_error(sc, "topology.k", "…");`.
+ConfigError key_error(const Scenario& scenario, const std::string& key_path,
+                      const std::string& message);
+
 /// The closest candidate to `word` by edit distance, or "" when none is close enough
 /// (distance > max(2, word.size() / 3)). Used for every "did you mean".
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,6 +107,13 @@ struct WorkloadConfig {
   int64_t stepfactor = 2;                 ///< multiplicative step between sizes (-f); >= 2
 };
 
+/// Where a key's value came from: the file position of its value, or the --set that gave it.
+struct KeyOrigin {
+  std::string where;  ///< the file, or "--set KEY=VALUE"
+  int line = 0;       ///< 1-based; 0 for an override
+  int column = 0;
+};
+
 struct Scenario {
   std::string name;  ///< `name:` or the file's stem
   std::string path;  ///< the file it was loaded from
@@ -120,6 +128,9 @@ struct Scenario {
   /// `cost_model:` path of a unit-price file (configs/cost_*.yaml), resolved against the
   /// scenario's folder; "" = no cost proxy.
   std::string cost_model;
+  /// Origin of every key given (dotted path -> where), so checks made after loading, such as
+  /// "this oversubscription cannot be built", point where the value was written (key_error).
+  std::map<std::string, KeyOrigin> origins;
 };
 
 /// Bytes per element of an nccl-tests datatype name; 0 if unknown.

@@ -304,3 +304,23 @@ TEST_CASE("a name that is not UTF-8 still gives a valid results.json") {
   const auto j = nlohmann::json::parse(slurp(d / "results.json"));
   CHECK(j["scenario"] == "caf\xEF\xBF\xBD");  // é in Latin-1 became U+FFFD
 }
+
+TEST_CASE(
+    "errors found after loading point where the value was given, and suggest typable ratios") {
+  // From --set: the override is named, not the file.
+  const Result r = fabricsim(
+      "validate scenarios/quickstart.yaml --set topology.spines=3 --set "
+      "topology.oversubscription=2");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("--set topology.oversubscription=2: topology.oversubscription:", 0) == 0);
+  // 4 hosts x 400G over 3 spines: one uplink per spine is 1200G, i.e. 1600:1200 = 4:3 ...
+  CHECK(r.err.find("ratios that can be built here: 4:3") != std::string::npos);
+  // ... which reads back exactly.
+  CHECK(fabricsim("validate scenarios/quickstart.yaml --set topology.spines=3 --set "
+                  "topology.oversubscription=4:3")
+            .exit_code == 0);
+  // From the file: its line and column (quickstart.yaml line 17 holds `oversubscription: 1`).
+  const Result f = fabricsim("validate scenarios/quickstart.yaml --set topology.spines=3");
+  CHECK(f.exit_code == 2);
+  CHECK(f.err.rfind("scenarios/quickstart.yaml:17:21: topology.oversubscription:", 0) == 0);
+}

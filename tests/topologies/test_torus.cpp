@@ -154,7 +154,10 @@ void check_shape(const Fabric& f, const std::vector<int>& dims, bool wraparound,
     REQUIRE(p.role == Role::kRouter);
     REQUIRE(p.tier == 1);
     std::string name = "r";
-    for (int d = 0; d < nd; ++d) name += (d ? "_" : "") + std::to_string(p.coord[d]);
+    for (int d = 0; d < nd; ++d) {
+      if (d > 0) name += '_';  // not `(d ? "_" : "") + …`: GCC 12 -Wrestrict false positive
+      name += std::to_string(p.coord[d]);
+    }
     REQUIRE(p.name == name);
     int degree = 1;  // its host
     for (int d = 0; d < nd; ++d) degree += degree_along(dims[d], p.coord[d], wraparound);
