@@ -13,6 +13,7 @@
 
 #include "sim/config/loader.hpp"
 #include "topologies/torus.hpp"
+#include "topology_support.hpp"
 
 using fabricsim::build_torus;
 using fabricsim::ConfigError;
@@ -22,6 +23,9 @@ using fabricsim::NodeKind;
 using fabricsim::Role;
 using fabricsim::Scenario;
 using fabricsim::VertexId;
+
+using fabricsim::testing::config_error;
+using fabricsim::testing::max_flow_bps;
 
 namespace {
 
@@ -40,57 +44,6 @@ Scenario torus(std::vector<int> dims, bool wraparound = true, int64_t host_rate_
   sc.link.fabric_rate_bps = fabric_rate_bps;
   sc.link.propagation_delay_ps = 100'000;
   return sc;
-}
-
-/// what() of the ConfigError `build` throws ("" when it throws none).
-template <typename F>
-std::string config_error(F build) {
-  try {
-    build();
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-/// Max flow, one direction, from the hosts with in_a[i] to the others: every link is two arcs of
-/// its rate (full duplex). An independent check of the closed-form bisection.
-int64_t max_flow_bps(const Fabric& f, const std::vector<bool>& in_a) {
-  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
-  using FlowGraph = boost::adjacency_list<
-      boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-      boost::property<
-          boost::edge_capacity_t, int64_t,
-          boost::property<boost::edge_residual_capacity_t, int64_t,
-                          boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
-  const FabricGraph& g = f.graph;
-  const size_t n = boost::num_vertices(g);
-  FlowGraph fg(n + 2);
-  auto capacity = boost::get(boost::edge_capacity, fg);
-  auto reverse = boost::get(boost::edge_reverse, fg);
-  const auto arc = [&](size_t u, size_t v, int64_t c) {
-    const auto e = boost::add_edge(u, v, fg).first;
-    const auto r = boost::add_edge(v, u, fg).first;
-    capacity[e] = c;
-    capacity[r] = 0;
-    reverse[e] = r;
-    reverse[r] = e;
-  };
-  int64_t total = 1;
-  for (auto [e, end] = boost::edges(g); e != end; ++e) {
-    arc(boost::source(*e, g), boost::target(*e, g), g[*e].rate_bps);
-    arc(boost::target(*e, g), boost::source(*e, g), g[*e].rate_bps);
-    total += g[*e].rate_bps;
-  }
-  const size_t source = n, sink = n + 1;
-  for (size_t i = 0; i < f.hosts.size(); ++i) {
-    if (in_a[i]) {
-      arc(source, f.hosts[i], total);
-    } else {
-      arc(f.hosts[i], sink, total);
-    }
-  }
-  return boost::push_relabel_max_flow(fg, source, sink);
 }
 
 int product(const std::vector<int>& dims) {
