@@ -120,6 +120,29 @@ void check_connected(const Scenario& sc, const Fabric& f) {
   }
 }
 
+/// Every network switch must fit in `switch.radix` ports, when it is given.
+void check_radix(const Scenario& sc, const Fabric& f) {
+  if (sc.sw.radix <= 0) return;
+  const FabricGraph& g = f.graph;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+    if (g[*v].kind != NodeKind::kSwitch || g[*v].role == Role::kNvSwitch) continue;
+    int down = 0, up = 0, side = 0;
+    for (auto [e, eend] = boost::out_edges(*v, g); e != eend; ++e) {
+      if (g[*e].nvlink) continue;
+      const int t = g[boost::target(*e, g)].tier;
+      (t < g[*v].tier ? down : t > g[*v].tier ? up : side) += 1;
+    }
+    const int ports = down + up + side;
+    if (ports > sc.sw.radix) {
+      throw key_error(sc, "switch.radix",
+                      g[*v].name + " needs " + std::to_string(ports) + " ports (" +
+                          std::to_string(down) + " down, " + std::to_string(up) + " up" +
+                          (side ? ", " + std::to_string(side) + " across" : std::string()) +
+                          ") but a switch has " + std::to_string(sc.sw.radix));
+    }
+  }
+}
+
 }  // namespace
 
 Fabric build_fabric(const Scenario& sc) {
@@ -130,6 +153,7 @@ Fabric build_fabric(const Scenario& sc) {
       if (f.hosts_forward) f.default_routing = "ecmp";  // rail-only: PXN hops are valleys
       apply_link_faults(sc, f);
       check_connected(sc, f);
+      check_radix(sc, f);
       return f;
     }
   }

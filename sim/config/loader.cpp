@@ -480,6 +480,8 @@ const Field kFields[] = {
 
   {"switch", "latency", true,  // required: it changes every latency-bound result
    [](const Value& v, Scenario& s) { s.sw.latency_ps = v.quantity(kNonNegativeTime); }},
+  {"switch", "radix", false,
+   [](const Value& v, Scenario& s) { s.sw.radix = int(v.integer(2, 65536)); }},
   {"switch", "buffer_per_port", true,
    [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kPositiveSize); }},
 

@@ -86,6 +86,9 @@ struct LinkConfig {
 struct SwitchConfig {
   int64_t latency_ps = 0;             ///< forwarding latency from full reception to egress enqueue
   int64_t buffer_per_port_bytes = 0;  ///< static egress buffer per port; tail drop beyond it
+  /// Ports per switch (e.g. 64 for a QM9700 or a 51.2T ASIC at 800G); 0 = not checked. Every
+  /// network switch the builder makes must fit in it (NVSwitches are not checked).
+  int radix = 0;
 };
 
 /// `nic:` section.

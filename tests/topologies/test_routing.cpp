@@ -229,3 +229,23 @@ TEST_CASE("a degraded link runs at its negotiated rate; above nominal is refused
   sc.topology.degraded_links = {{"leaf0-spine0", 800'000'000'000}};
   CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("below its nominal rate"));
 }
+
+TEST_CASE("switch.radix: every network switch must fit, whatever the family") {
+  // 4 leaves x 8 hosts at 1:1 with 2 spines: a leaf has 8 down + 8 up = 16 ports, a spine 4 x 4.
+  auto sc = testing::spine_leaf(4, 2, 8, 100'000'000'000, 0, 0, 1 << 20, 4096);
+  sc.sw.radix = 16;
+  CHECK_NOTHROW(build_fabric(sc));
+  sc.sw.radix = 15;
+  CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("switch.radix") &&
+                                          Catch::Contains("leaf0 needs 16 ports (8 down, 8 up)"));
+  // A k = 8 fat-tree is built of radix-8 switches.
+  auto ft = fat_tree(8);
+  ft.sw.radix = 8;
+  CHECK_NOTHROW(build_fabric(ft));
+  ft.sw.radix = 6;
+  CHECK_THROWS_WITH(build_fabric(ft), Catch::Contains("needs 8 ports"));
+  // A 3D torus router has 6 neighbours and its accelerator.
+  auto t = torus({4, 4, 4}, true);
+  t.sw.radix = 6;
+  CHECK_THROWS_WITH(build_fabric(t), Catch::Contains("needs 7 ports (1 down, 0 up, 6 across)"));
+}
