@@ -136,8 +136,10 @@ Fabric build_fat_tree(const Scenario& sc) {
   const int64_t pod_host_bps = int64_t{d_a} * h_e * l.host_rate_bps;
   const int64_t pod_edge_up_bps = int64_t{d_a} * u_e * fabric_rate;
   const int64_t pod_agg_up_bps = int64_t{u_e} * u_a * fabric_rate;
-  f.oversubscription = static_cast<double>(int64_t{h_e} * l.host_rate_bps) /
-                       static_cast<double>(int64_t{u_e} * fabric_rate);
+  // End to end: a pod's host capacity over the narrower of its two uplink tiers, i.e. the
+  // product of the tier ratios when rates are equal (3:1 edge over 3:1 agg is 9:1).
+  f.oversubscription = static_cast<double>(pod_host_bps) /
+                       static_cast<double>(std::min(pod_edge_up_bps, pod_agg_up_bps));
   f.bisection_bandwidth_bps =
       int64_t{pods / 2} * std::min({pod_host_bps, pod_edge_up_bps, pod_agg_up_bps});
   return f;

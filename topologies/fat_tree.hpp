@@ -27,9 +27,10 @@ namespace fabricsim {
 /// e / d_a, agg a in pod a / u_e. Roles kEdge/kAgg/kCore, tiers 1/2/3; NodeProps::su = pod of
 /// hosts, edges and aggs (cores: -1). Hosts 0…H/2−1 are pods 0…k/2−1.
 ///
-/// Fabric::oversubscription is the edge tier as built, in capacity terms:
-///   h_e·host_rate / (u_e·fabric_rate)   (= o_e when the two rates are equal; o_a is not folded
-///   in).
+/// Fabric::oversubscription is end to end, in capacity terms: a pod's host capacity over the
+/// narrower of its uplink tiers,
+///   d_a·h_e·host_rate / min(d_a·u_e·fabric_rate, u_e·u_a·fabric_rate)
+/// (= o_e·o_a when the rates are equal; `fabricsim topo` lists each tier's own ratio).
 /// Bisection bandwidth, one direction, across the cut that splits the pods into two halves of
 /// k/2 (k is even). Every core has one link to every pod, so the cores are never the bottleneck
 /// and each pod sends at most the smallest of its three tier capacities:

@@ -117,8 +117,9 @@ FabricMetrics compute_metrics(const Fabric& fabric, const RoutingTable& routes,
     if (by_role[r] > 0) m.nodes_by_role.push_back({to_string(static_cast<Role>(r)), by_role[r]});
   }
 
-  // Links by class; up and down capacity per switch.
-  std::map<std::string, LinkClass> classes;
+  // Links by class (ends and rate: per-dimension rates and degraded links are classes of their
+  // own); up and down capacity per switch over links that are up.
+  std::map<std::pair<std::string, int64_t>, LinkClass> classes;
   std::vector<double> down_bps(boost::num_vertices(g), 0.0), up_bps(boost::num_vertices(g), 0.0);
   for (auto [e, end] = boost::edges(g); e != end; ++e) {
     VertexId a = boost::source(*e, g), b = boost::target(*e, g);
@@ -128,31 +129,39 @@ FabricMetrics compute_metrics(const Fabric& fabric, const RoutingTable& routes,
     const EdgeProps& link = g[*e];
     const std::string ends =
         link.nvlink ? "nvlink" : std::string(to_string(g[a].role)) + "-" + to_string(g[b].role);
-    LinkClass& c = classes[ends];
+    LinkClass& c = classes[{ends, -link.rate_bps}];  // fastest first within the same ends
     c.ends = ends;
     ++c.count;
-    c.rate_bps = std::max(c.rate_bps, link.rate_bps);
+    c.rate_bps = link.rate_bps;
     c.failed += link.failed;
-    if (!link.nvlink && g[a].tier < g[b].tier) {
+    if (!link.nvlink && !link.failed && g[a].tier < g[b].tier) {
       up_bps[a] += static_cast<double>(link.rate_bps);
       down_bps[b] += static_cast<double>(link.rate_bps);
     }
   }
   for (auto& [ends, c] : classes) m.links_by_class.push_back(c);
 
-  // Oversubscription per switch role.
-  std::vector<double> ratio_sum(kRoles, 0.0);
-  std::vector<int> ratio_count(kRoles, 0);
+  // Oversubscription per switch role: the worst switch of the role (a failed or degraded
+  // uplink shows there, instead of being averaged away).
+  std::vector<double> worst(kRoles, 0.0);
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-    if (g[*v].kind != NodeKind::kSwitch || down_bps[*v] <= 0 || up_bps[*v] <= 0) continue;
-    ratio_sum[static_cast<int>(g[*v].role)] += down_bps[*v] / up_bps[*v];
-    ++ratio_count[static_cast<int>(g[*v].role)];
+    if (g[*v].kind != NodeKind::kSwitch || down_bps[*v] <= 0) continue;
+    const int r = static_cast<int>(g[*v].role);
+    if (up_bps[*v] <= 0) {
+      // No uplink capacity left: infinitely oversubscribed if it had uplinks (all failed);
+      // a top-tier switch (spine, core) has none and no ratio.
+      bool had_up = false;
+      for (auto [e, eend] = boost::out_edges(*v, g); e != eend; ++e) {
+        had_up |= !g[*e].nvlink && g[boost::target(*e, g)].tier > g[*v].tier;
+      }
+      if (had_up) worst[r] = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    worst[r] = std::max(worst[r], down_bps[*v] / up_bps[*v]);
   }
   for (int r = 0; r < kRoles; ++r) {
-    if (ratio_count[r] > 0) {
-      m.oversubscription_by_tier.emplace_back(to_string(static_cast<Role>(r)),
-                                              ratio_sum[r] / ratio_count[r]);
-    }
+    if (worst[r] > 0)
+      m.oversubscription_by_tier.emplace_back(to_string(static_cast<Role>(r)), worst[r]);
   }
 
   m.bisection_bandwidth_bps = fabric.bisection_bandwidth_bps;

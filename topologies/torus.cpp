@@ -1,5 +1,7 @@
 #include "topologies/torus.hpp"
 
+#include "topologies/metrics.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -112,13 +114,15 @@ Fabric build_torus(const Scenario& sc) {
   f.switches = nodes;
   f.links = static_cast<int>(boost::num_edges(g));
   f.oversubscription = 1.0;
-  const bool any_even = std::any_of(dims.begin(), dims.end(), [](int k) { return k % 2 == 0; });
+  const bool all_even = std::all_of(dims.begin(), dims.end(), [](int k) { return k % 2 == 0; });
   int64_t bisection_bps = int64_t{nodes / 2} * l.host_rate_bps;
   for (int d = 0; d < n; ++d) {
-    if (any_even && dims[d] % 2 != 0) continue;
     const int64_t per_line = t.wraparound && dims[d] > 2 ? 2 : 1;
     bisection_bps = std::min(bisection_bps, per_line * (nodes / dims[d]) * rate_bps[d]);
   }
+  // With an odd dimension a balanced cut cannot follow a plane: no closed form; the max-flow
+  // across the host-number halves is exact for that cut (an upper bound on the bisection).
+  if (!all_even) bisection_bps = host_halves_max_flow_bps(f);
   f.bisection_bandwidth_bps = bisection_bps;
   return f;
 }

@@ -34,9 +34,10 @@ namespace fabricsim {
 /// n-cube crosses 2·N/k_d channels in a torus, N/k_d in a mesh):
 ///   cut_d = c_d · (N / k_d) · rate_d,  c_d = 2 for a torus dimension with k_d > 2, else 1
 ///   B     = min( min over d with k_d even of cut_d ,  floor(N/2) · host_rate )
-/// The second term caps it by the hosts' injection on the smaller side. When every k_d is odd
-/// there is no balanced cut; the minimum then runs over all dimensions (the cut that splits
-/// dimension d into floor(k_d/2) and ceil(k_d/2) slabs crosses the same number of links).
+/// The second term caps it by the hosts' injection on the smaller side. With any odd k_d a
+/// balanced cut cannot follow a plane and there is no closed form: the value is then the
+/// max-flow across the cut between the host-number halves (host_halves_max_flow_bps), exact for
+/// that cut and an upper bound on the bisection.
 /// Fabric::oversubscription is 1 (no tier of uplinks); Fabric::switches = N routers.
 ///
 /// Throws ConfigError: topology.dims when n is not 2 or 3, a dimension is < 2 or > 32767

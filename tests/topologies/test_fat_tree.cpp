@@ -214,7 +214,9 @@ TEST_CASE("fat-tree with oversubscribed edge and aggregation tiers has the deriv
     REQUIRE(f.hosts.size() == 288);
     REQUIRE(f.switches == 48 + 16 + 4);
     REQUIRE(f.links == 416);
-    REQUIRE(f.oversubscription == 3.0);  // the edge tier only
+    // End to end (regression: was the edge tier only, 3): a pod's 36 host ports over the 4 uplinks
+    // its aggregation tier has to the cores = 9:1, the product of the two tiers.
+    REQUIRE(f.oversubscription == 9.0);
     // 4 × min(6·6, 6·2, 2·2) × 400G = 4 × 4 × 400G
     REQUIRE(f.bisection_bandwidth_bps == 4 * 4 * 400 * kGbps);
   }

@@ -272,7 +272,9 @@ TEST_CASE("spine-leaf: a failed uplink") {
     CHECK(m.links_by_class[1].ends == "leaf-spine");
     CHECK(m.links_by_class[1].count == 4 * 6);  // still counted
     CHECK(m.links_by_class[1].failed == 1);
-    CHECK(m.oversubscription_by_tier[0].second == 1.0);  // as built
+    // The worst leaf, over working links (regression: was the average, as built, = 1.0):
+    // leaf0 has 6 hosts x 100G over 5 working 100G uplinks.
+    CHECK(m.oversubscription_by_tier[0].second == Approx(6.0 / 5.0));
   }
   SECTION("3:1, one link to each spine") {
     // 4 leaves x 6 hosts, 2 spines, 3:1: 2 uplinks per leaf (one per spine), 200G against 600G
