@@ -1,5 +1,7 @@
 #include "topologies/rail_optimized.hpp"
 
+#include "topologies/oversubscription.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -47,6 +49,12 @@ Shape validate(const Scenario& sc) {
   if (s.S < 1) fail("topology.servers_per_su", "a scalable unit needs >= 1 server");
   if (s.SU < 1) fail("topology.scalable_units", "a fabric needs >= 1 scalable unit");
   if (s.P < 1) fail("topology.planes", "a fabric needs >= 1 plane");
+  // Refuse before building anything (the fat-tree and torus builders cap hosts the same way).
+  if (int64_t{s.SU} * s.S * s.G > 1'000'000) {
+    fail("topology.scalable_units",
+         std::to_string(int64_t{s.SU} * s.S * s.G) +
+             " GPUs (scalable_units x servers_per_su x gpus_per_server): at most 1000000");
+  }
   if (s.h <= 0) fail("link.host_rate", "required: the NIC port rate, e.g. 400Gbps");
   if (s.nv <= 0) {
     fail("link.nvlink_rate",
@@ -102,14 +110,7 @@ Shape validate(const Scenario& sc) {
         << exact_uplinks << " uplinks of " << gbps(s.f) << " Gb/s per rail leaf (" << s.S
         << " servers x " << gbps(s.h) << " Gb/s / ratio), which must be a whole multiple of the "
         << s.K << " spines per plane; ratios that can be built here:";
-    int shown = 0;
-    for (long k = 1; shown < 4; ++k) {
-      const double o = host_cap_bps / (static_cast<double>(k * s.K) * static_cast<double>(s.f));
-      if (o < 1.0) break;
-      msg << (shown ? ", " : " ") << ratio_text(o);
-      ++shown;
-    }
-    if (shown == 0) msg << " none (even one uplink per spine is more than the host capacity)";
+    msg << " " << nearest_buildable_ratios(s.S, s.h, s.K, s.f, sc.topology.oversubscription);
     fail("topology.oversubscription", msg.str());
   }
   return s;
@@ -185,8 +186,10 @@ Fabric build_rail_optimized(const Scenario& sc) {
   Fabric f;
   f.kind = "rail-optimized";
   f.gpus_per_server = s.G;
-  f.hosts_forward = sc.topology.rail_only;
-  f.default_routing = sc.topology.rail_only ? "ecmp" : "up_down";
+  // A GPU not on every plane (one NIC per GPU over several planes) reaches the other planes
+  // through a peer GPU's NVLink, as NCCL's PXN does; so does every cross-rail hop of rail-only.
+  f.hosts_forward = sc.topology.rail_only || s.N < s.P * s.G;
+  f.default_routing = f.hosts_forward ? "ecmp" : "up_down";
   auto& g = f.graph;
 
   const int servers = s.SU * s.S;

@@ -7,6 +7,7 @@
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 #include "topologies/metrics.hpp"
+#include "topologies/oversubscription.hpp"
 
 namespace fabricsim {
 namespace {
@@ -17,26 +18,6 @@ std::string ratio_text(double o) {
   return s.str();
 }
 
-/// host capacity : uplink capacity as a reduced fraction ("4:3"), which the loader reads back
-/// exactly; `host_units` hosts at `host_rate`, `uplinks` at `fabric_rate`.
-std::string capacity_ratio(int64_t host_units, int64_t host_rate, int64_t uplinks,
-                           int64_t fabric_rate) {
-  const int64_t g = std::gcd(host_rate, fabric_rate);
-  __int128 a = static_cast<__int128>(host_units) * (host_rate / g);
-  __int128 b = static_cast<__int128>(uplinks) * (fabric_rate / g);
-  for (__int128 x = a, y = b; y != 0;) {  // gcd of the two
-    const __int128 r = x % y;
-    x = y;
-    y = r;
-    if (y == 0) {
-      a /= x;
-      b /= x;
-    }
-  }
-  return std::to_string(static_cast<long long>(a)) + ":" +
-         std::to_string(static_cast<long long>(b));
-}
-
 }  // namespace
 
 Fabric build_spine_leaf(const Scenario& sc) {
@@ -44,6 +25,13 @@ Fabric build_spine_leaf(const Scenario& sc) {
   const LinkConfig& l = sc.link;
   const int64_t fabric_rate = l.fabric_rate_bps > 0 ? l.fabric_rate_bps : l.host_rate_bps;
   const double host_cap_bps = static_cast<double>(t.hosts_per_leaf) * l.host_rate_bps;
+  // Refuse before building anything (the fat-tree and torus builders cap hosts the same way).
+  if (int64_t{t.leaves} * t.hosts_per_leaf > 1'000'000) {
+    throw key_error(sc, "topology.leaves",
+                    std::to_string(int64_t{t.leaves} * t.hosts_per_leaf) +
+                        " hosts (leaves x hosts_per_leaf): at most 1000000");
+  }
+  if (t.spines < 1) throw key_error(sc, "topology.spines", "a spine-leaf needs >= 1 spine");
 
   // Uplinks that give the requested ratio, as a whole number spread evenly over the spines.
   const double exact_uplinks = host_cap_bps / (t.oversubscription * fabric_rate);
@@ -56,16 +44,16 @@ Fabric build_spine_leaf(const Scenario& sc) {
         << t.hosts_per_leaf << " hosts x " << format_rate(l.host_rate_bps)
         << " / ratio), which must be a whole multiple of the " << t.spines
         << " spines; ratios that can be built here:";
-    int shown = 0;
-    for (long k = 1; shown < 4; ++k) {
-      const double o = host_cap_bps / static_cast<double>(k * t.spines * fabric_rate);
-      if (o < 1.0) break;
-      msg << (shown ? ", " : " ")
-          << capacity_ratio(t.hosts_per_leaf, l.host_rate_bps, k * t.spines, fabric_rate);
-      ++shown;
-    }
-    if (shown == 0) msg << " none (even one uplink per spine is more than the host capacity)";
+    msg << " "
+        << nearest_buildable_ratios(t.hosts_per_leaf, l.host_rate_bps, t.spines, fabric_rate,
+                                    t.oversubscription);
     throw key_error(sc, "topology.oversubscription", msg.str());
+  }
+
+  if (int64_t{t.leaves} * uplinks > 10'000'000) {
+    throw key_error(
+        sc, "topology.oversubscription",
+        std::to_string(int64_t{t.leaves} * uplinks) + " leaf-spine links: at most 10000000");
   }
 
   Fabric f;

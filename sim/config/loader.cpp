@@ -405,8 +405,8 @@ const Field kFields[] = {
   {"topology", "leaves", true,
    [](const Value& v, Scenario& s) { s.topology.leaves = int(v.integer(1, kMaxCount)); },
    "spine-leaf"},
-  {"topology", "spines", true,
-   [](const Value& v, Scenario& s) { s.topology.spines = int(v.integer(1, kMaxCount)); },
+  {"topology", "spines", true,  // 0 only means something with rail_only (the builders check)
+   [](const Value& v, Scenario& s) { s.topology.spines = int(v.integer(0, kMaxCount)); },
    "spine-leaf rail-optimized", "spine-leaf"},
   {"topology", "hosts_per_leaf", true,
    [](const Value& v, Scenario& s) { s.topology.hosts_per_leaf = int(v.integer(1, kMaxCount)); },
@@ -627,7 +627,7 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
     fail("cannot read the value as YAML: " + e.msg);
   }
   if (value.IsNull()) fail("expected a value after '='");
-  if (value.IsMap()) fail("expected a value or a [list], got " + describe(value));
+  // Any YAML value: the key's own parser says whether a list or a map fits it.
 
   // Place it, creating the section if the file has none.
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);

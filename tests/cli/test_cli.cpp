@@ -324,3 +324,33 @@ TEST_CASE(
   CHECK(f.exit_code == 2);
   CHECK(f.err.rfind("scenarios/quickstart.yaml:17:21: topology.oversubscription:", 0) == 0);
 }
+
+TEST_CASE(
+    "architect-user findings: maps in --set, rail-only and multi-plane from the command line, size "
+    "caps") {
+  // A map value through --set (regression: refused), and the degraded link is its own class.
+  const Result d = fabricsim(
+      "topo scenarios/quickstart.yaml --set 'topology.degraded_links={leaf1-spine2: 200Gbps}'");
+  REQUIRE(d.exit_code == 0);
+  CHECK(d.out.find("leaf-spine 15 x 400 Gb/s; leaf-spine 1 x 200 Gb/s") != std::string::npos);
+  // leaf1: 4 x 400G of hosts over 3 x 400G + 200G of uplinks = 1600:1400 = 8:7.
+  CHECK(d.out.find("leaf 1.14286:1") != std::string::npos);
+  // rail_only reachable with --set (regression: spines could not be set to 0).
+  CHECK(fabricsim("topo scenarios/rail_optimized_h100_su.yaml --set topology.rail_only=true --set "
+                  "topology.spines=0")
+            .exit_code == 0);
+  // Two planes with one NIC per GPU route across planes through NVLink (regression: no route).
+  CHECK(fabricsim("run scenarios/rail_optimized_h100_su.yaml --set topology.planes=2 --set "
+                  "topology.rails=4 "
+                  "--set workload.maxbytes=64KiB")
+            .exit_code == 0);
+  // Refused before building (regression: bad_alloc after 9 GB).
+  const Result big = fabricsim(
+      "topo scenarios/quickstart.yaml --set topology.leaves=1000000 --set "
+      "topology.hosts_per_leaf=1000000");
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("at most 1000000") != std::string::npos);
+  CHECK(
+      fabricsim("topo scenarios/rail_optimized_h100_su.yaml --set topology.scalable_units=1000000")
+          .exit_code == 2);
+}

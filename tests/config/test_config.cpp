@@ -596,7 +596,8 @@ TEST_CASE("bad --set overrides name the override", "[config]") {
   }
   SECTION("a value that is not a scalar") {
     CHECK(error("topology.leaves={a: 1}") ==
-          "--set topology.leaves={a: 1}: topology.leaves: expected a value or a [list], got a map");
+          "--set topology.leaves={a: 1}: topology.leaves: expected an integer from 1 to 1000000, "
+          "got a map");
   }
   SECTION("a whole section") {
     CHECK(error("topology=3") ==

@@ -459,8 +459,9 @@ TEST_CASE("inputs that cannot be built throw ConfigError naming the key") {
   SECTION("unbuildable oversubscription: 32 x 400G / 3 is not a whole number of uplinks") {
     const ConfigError e = error_for(rail(8, 32, 1, 4, 3.0));
     CHECK(e.key_path() == "topology.oversubscription");
-    // Buildable with 4 spines: 32 / (4 k) for k = 1…4 = 8:1, 4:1, 2.66667:1, 2:1.
-    CHECK_THAT(e.message(), Catch::Contains("8:1, 4:1, 2.66667:1, 2:1"));
+    // Buildable with 4 spines: 32 / (4 k) = 8, 4, 8/3, 2, 8/5, 4/3 … ; the four nearest 3:1
+    // (by log ratio), largest first: 4:1, 8:3, 2:1, 8:5.
+    CHECK_THAT(e.message(), Catch::Contains("ratios that can be built here: 4:1, 8:3, 2:1, 8:5"));
   }
   SECTION("uplinks not a multiple of the spines") {
     CHECK(error_for(rail(8, 32, 1, 5)).key_path() == "topology.oversubscription");
