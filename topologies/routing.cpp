@@ -193,9 +193,13 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
         }
         const int32_t hops = dist[st.at(fabric.hosts[s], 0)];
         if (hops == kFar) {
-          throw std::runtime_error("no " + std::string(to_string(algorithm)) + " route from " +
-                                   g[fabric.hosts[s]].name + " to " + g[dst].name +
-                                   " (failed links cut the fabric?)");
+          throw std::runtime_error(
+              "no " + std::string(to_string(algorithm)) + " route from " + g[fabric.hosts[s]].name +
+              " to " + g[dst].name +
+              (algorithm == RoutingAlgorithm::kUpDown
+                   ? " (up-down routes climb, then descend, and never pass through a GPU; "
+                     "routing.algorithm: ecmp may still find one)"
+                   : " (the links that are up do not connect them)"));
         }
         dist_[d * hosts_ + s] = hops;
       }

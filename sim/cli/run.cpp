@@ -284,8 +284,12 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   for (const auto& [role, ratio] : m.oversubscription_by_tier) {
     tiers << (tiers.tellp() ? ", " : "") << role << " " << ratio << ":1";
   }
+  int nvlinks = 0;
+  for (const auto& l : m.links_by_class) nvlinks += l.ends == "nvlink" ? l.count : 0;
   std::cout << "fabric              : " << s.kind << ", " << s.gpus << " GPUs, " << s.switches
-            << " switches, " << s.links << " links; routing " << routing << "\n"
+            << " switches, " << s.links << " network links"
+            << (nvlinks ? " (+" + std::to_string(nvlinks) + " NVLinks)" : std::string())
+            << "; routing " << routing << "\n"
             << "nodes               : " << nodes.str() << "\n"
             << "links               : " << links.str() << "\n"
             << "oversubscription    : " << s.oversubscription << ":1 as built"
