@@ -9,6 +9,7 @@
 #include <boost/graph/filtered_graph.hpp>
 
 #include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/rail_optimized.hpp"
 #include "topologies/spine_leaf.hpp"
@@ -79,15 +80,26 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
   FabricGraph& g = f.graph;
   std::map<std::string, VertexId> by_name;
   for (auto [v, end] = boost::vertices(g); v != end; ++v) by_name[g[*v].name] = *v;
+  // A link named twice (in one list or across both) is a mistake, not a no-op.
+  std::map<const void*, std::string> named;  // edge property address -> the name first used
+  auto claim = [&](FabricGraph::edge_descriptor e, const std::string& text, const char* key) {
+    const auto [it, fresh] = named.emplace(&g[e], text);
+    if (!fresh) {
+      throw key_error(sc, key, "'" + text + "' names the same link as '" + it->second + "'");
+    }
+  };
   for (const auto& text : sc.topology.failed_links) {
-    g[find_link(sc, f, by_name, text, "topology.failed_links")].failed = true;
+    const auto e = find_link(sc, f, by_name, text, "topology.failed_links");
+    claim(e, text, "topology.failed_links");
+    g[e].failed = true;
   }
   for (const auto& [text, rate_bps] : sc.topology.degraded_links) {
-    auto e = find_link(sc, f, by_name, text, "topology.degraded_links");
-    if (rate_bps > g[e].rate_bps) {
+    const auto e = find_link(sc, f, by_name, text, "topology.degraded_links");
+    claim(e, text, "topology.degraded_links");
+    if (rate_bps >= g[e].rate_bps) {
       throw key_error(sc, "topology.degraded_links",
                       "'" + text + "': a degraded link runs below its nominal rate (" +
-                          std::to_string(g[e].rate_bps / 1'000'000'000) + " Gb/s)");
+                          format_rate(g[e].rate_bps) + ")");
     }
     g[e].rate_bps = rate_bps;
   }

@@ -249,3 +249,19 @@ TEST_CASE("switch.radix: every network switch must fit, whatever the family") {
   t.sw.radix = 6;
   CHECK_THROWS_WITH(build_fabric(t), Catch::Contains("needs 7 ports (1 down, 0 up, 6 across)"));
 }
+
+TEST_CASE("a link named twice, or 'degraded' to its nominal rate, is refused") {
+  auto sc = testing::spine_leaf(2, 1, 1, 400'000'000'000, 0, 0, 64 << 20, 4096);
+  sc.topology.failed_links = {"leaf0-spine0", "spine0-leaf0"};
+  CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("names the same link as 'leaf0-spine0'"));
+  sc.topology.failed_links = {"leaf0-spine0"};
+  sc.topology.degraded_links = {{"leaf0-spine0", 100'000'000'000}};
+  CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("names the same link"));
+  sc.topology.failed_links = {};
+  // Regression: a repeated key reported the first entry's rate as the nominal one.
+  sc.topology.degraded_links = {{"leaf0-spine0", 100'000'000'000},
+                                {"leaf0-spine0", 200'000'000'000}};
+  CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("names the same link"));
+  sc.topology.degraded_links = {{"leaf0-spine0", 400'000'000'000}};
+  CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("below its nominal rate (400 Gb/s)"));
+}
