@@ -62,7 +62,8 @@ struct Fabric {
   std::vector<VertexId> hosts;  ///< host (GPU) vertices; index = host id = rank
   int switches = 0;             ///< network switches (NVSwitches are not counted here)
   int links = 0;                ///< network links (graph edges, NVLinks excluded)
-  /// The ratio actually built (host : uplink capacity at the first tier; fat-tree: edge tier).
+  /// The ratio actually built, end to end: host capacity over the narrowest uplink tier above
+  /// it (spine-leaf and rail-optimized: the leaf; fat-tree: edge and aggregation combined).
   double oversubscription = 1.0;
   /// One direction, across the worst balanced cut of the hosts, by the family's closed form
   /// (topologies/metrics.hpp checks it with a max-flow on small instances).

@@ -3,10 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <sstream>
 #include <utility>
 #include <vector>
 
 namespace fabricsim {
+
+std::string ratio_text(double o) {
+  std::ostringstream s;
+  s << o << ":1";
+  return s.str();
+}
 
 std::string capacity_ratio(int64_t hosts, int64_t host_rate_bps, int64_t uplinks,
                            int64_t fabric_rate_bps) {

@@ -6,6 +6,9 @@
 
 namespace fabricsim {
 
+/// A requested ratio o as text, "o:1" ("3:1", "1.5:1"), for messages.
+std::string ratio_text(double o);
+
 /// host capacity : uplink capacity as a reduced fraction ("4:3") for `hosts` ports at
 /// `host_rate_bps` over `uplinks` at `fabric_rate_bps`; the scenario loader reads it back exactly.
 std::string capacity_ratio(int64_t hosts, int64_t host_rate_bps, int64_t uplinks,

@@ -12,12 +12,6 @@
 namespace fabricsim {
 namespace {
 
-std::string ratio_text(double o) {
-  std::ostringstream s;
-  s << o << ":1";
-  return s.str();
-}
-
 int64_t gbps(int64_t bps) {
   return bps / 1'000'000'000;
 }

@@ -10,15 +10,6 @@
 #include "topologies/oversubscription.hpp"
 
 namespace fabricsim {
-namespace {
-
-std::string ratio_text(double o) {
-  std::ostringstream s;
-  s << o << ":1";
-  return s.str();
-}
-
-}  // namespace
 
 Fabric build_spine_leaf(const Scenario& sc) {
   const TopologyConfig& t = sc.topology;

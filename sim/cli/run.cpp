@@ -47,6 +47,12 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
   }
 }
 
+/// The scenario's `cost_model:` resolved against the scenario's folder, like an include.
+std::string cost_model_path(const Scenario& sc) {
+  const std::filesystem::path p(sc.cost_model);
+  return p.is_absolute() ? p.string() : (std::filesystem::path(sc.path).parent_path() / p).string();
+}
+
 /// Creates DIR and proves it writable before a long run, so a typo costs seconds, not hours.
 void check_out_dir(const std::string& dir) {
   const std::string where = "--out " + dir;
@@ -93,7 +99,7 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes =
       sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes, sc.workload.stepfactor, elem);
-  rep.stop_reason = "workload done";
+  rep.stop_reason = to_string(StopReason::kWorkloadDone);
   auto last_progress = wall_start;
 
   // Sizes run back to back on one network, like one all_reduce_perf process (1 iteration each:
@@ -210,7 +216,8 @@ int cmd_validate(const RunOptions& opts) {
   const Scenario sc = load(opts);
   const Fabric fabric = build_fabric(sc);  // also checks the topology can be built,
   check_runnable(sc, fabric);              // run,
-  build_routes(sc, fabric);                // and routed
+  build_routes(sc, fabric);                // and routed;
+  if (!sc.cost_model.empty()) load_cost_model(cost_model_path(sc));  // its prices file reads
   std::cout << opts.scenario_path << ": ok (" << fabric.kind << ", " << fabric.hosts.size()
             << " GPUs, " << fabric.switches << " switches, " << fabric.links << " links)\n";
   return kExitOk;
@@ -225,10 +232,7 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   std::optional<CostBreakdown> cost;
   std::string cost_file;
   if (!sc.cost_model.empty()) {
-    // Relative to the scenario's folder, like an include.
-    const std::filesystem::path p(sc.cost_model);
-    cost_file =
-        p.is_absolute() ? p.string() : (std::filesystem::path(sc.path).parent_path() / p).string();
+    cost_file = cost_model_path(sc);
     cost = fabric_cost(fabric, load_cost_model(cost_file));
   }
   if (!dot_path.empty()) {

@@ -354,3 +354,10 @@ TEST_CASE(
       fabricsim("topo scenarios/rail_optimized_h100_su.yaml --set topology.scalable_units=1000000")
           .exit_code == 2);
 }
+
+TEST_CASE("validate also checks the cost_model file the scenario names") {
+  const Result r = fabricsim(
+      "validate scenarios/quickstart.yaml --set cost_model=../configs/no_such_prices.yaml");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("no_such_prices.yaml") != std::string::npos);
+}
