@@ -49,6 +49,7 @@ struct EdgeProps {
   bool failed = false;   ///< down: no route uses it (it is still counted and costed)
   bool nvlink = false;   ///< an NVLink (GPU <-> NVSwitch), not a network cable
   int dim = -1;          ///< torus: the dimension the link runs along
+  double bit_error_rate = 0.0;  ///< per bit, both directions (link.bit_error_rate or per link)
 };
 
 using FabricGraph =

@@ -178,9 +178,18 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
   rep.packet_hops = t.packet_hops;
   const FabricGraph& g = fabric.graph;
   for (const Port& p : net.ports()) {
-    rep.ports.push_back(PortRow{g[p.node].name, g[p.peer_node].name, p.index, p.rate_bps,
-                                p.counters.tx_packets, p.counters.tx_bytes, p.counters.drops,
-                                p.counters.drop_bytes, p.counters.max_queue_bytes});
+    PortRow row;
+    row.node = g[p.node].name;
+    row.peer = g[p.peer_node].name;
+    row.port = p.index;
+    row.rate_bps = p.rate_bps;
+    row.tx_packets = p.counters.tx_packets;
+    row.tx_bytes = p.counters.tx_bytes;
+    row.drops = p.counters.drops;
+    row.drop_bytes = p.counters.drop_bytes;
+    row.max_queue_bytes = p.counters.max_queue_bytes;
+    rep.ports.push_back(row);
+
   }
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();

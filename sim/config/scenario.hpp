@@ -8,12 +8,14 @@
 //   name: quickstart            # optional, defaults to the file's stem
 //   seed: 1                     # uint64; drives every RNG stream
 //   transport: roce             # roce | infiniband (selects header overhead; flow control later)
-//   topology: {kind, oversubscription, <keys of the kind>, failed_links, degraded_links}
-//   link:     {host_rate, fabric_rate, propagation_delay, nvlink_rate}
+//   topology: {kind, oversubscription, <keys of the kind>, failed_links, degraded_links,
+//              link_bit_error_rates}
+//   link:     {host_rate, fabric_rate, propagation_delay, nvlink_rate, bit_error_rate}
 //   routing:  {algorithm, load_balancing}     # optional
 //   cost_model: configs/cost_example.yaml      # optional
-//   switch:   {latency, buffer_per_port}
-//   nic:      {mtu}
+//   switch:   {latency, radix, buffer_model, buffer_per_port | shared_buffer, reserved_per_queue,
+//              alpha, cut_through, scheduler, dwrr_weights, profile}
+//   nic:      {mtu, traffic_class, ack_interval, rto, qp_rate_limit}
 //   workload: {collective, algorithm, protocol, datatype, redop, minbytes, maxbytes, stepfactor}
 #pragma once
 
@@ -64,6 +66,10 @@ struct TopologyConfig {
   // e.g. "leaf0-spine1"), with "#i" for the i-th parallel link (default #0).
   std::vector<std::string> failed_links;                        ///< links down: routes avoid them
   std::vector<std::pair<std::string, int64_t>> degraded_links;  ///< link -> negotiated rate, bps
+  /// link -> bit error rate of that cable (overrides link.bit_error_rate), e.g.
+  /// {leaf0-spine1: 1e-8}. A frame of b bits is corrupted with probability 1 - (1 - BER)^b and
+  /// dropped by the next store-and-forward hop's FCS check.
+  std::vector<std::pair<std::string, double>> link_bit_error_rates;
 };
 
 /// `routing:` section (optional).
@@ -80,15 +86,38 @@ struct LinkConfig {
   int64_t fabric_rate_bps = 0;       ///< leaf <-> spine link rate; defaults to host_rate
   int64_t propagation_delay_ps = 0;  ///< per link, one way, e.g. "500ns" (~100 m of fibre)
   int64_t nvlink_rate_bps = 0;       ///< rail-optimized: GPU <-> NVSwitch, per direction
+  /// Bit error rate of every network link (0 = error-free; IEEE 802.3 400GBASE links are
+  /// specified at a post-FEC BER below 1e-13). NVLinks are error-free. 0 … 1e-3.
+  double bit_error_rate = 0.0;
 };
 
 /// `switch:` section (every switch of the fabric).
 struct SwitchConfig {
-  int64_t latency_ps = 0;             ///< forwarding latency from full reception to egress enqueue
-  int64_t buffer_per_port_bytes = 0;  ///< static egress buffer per port; tail drop beyond it
+  /// Forwarding latency. Store-and-forward: last bit in to first bit out. Cut-through: first
+  /// bit in to first bit out, as switch datasheets quote it.
+  int64_t latency_ps = 0;
   /// Ports per switch (e.g. 64 for a QM9700 or a 51.2T ASIC at 800G); 0 = not checked. Every
   /// network switch the builder makes must fit in it (NVSwitches are not checked).
   int radix = 0;
+  /// static: each egress port owns buffer_per_port bytes. shared: one pool of shared_buffer
+  /// bytes per switch, each egress queue (port x traffic class) guaranteed
+  /// reserved_per_queue bytes and admitted into the rest while its shared use is below
+  /// alpha x (free shared bytes) (Choudhury & Hahne, IEEE/ACM ToN 6(2), 1998).
+  std::string buffer_model = "static";
+  int64_t buffer_per_port_bytes = 0;     ///< static: egress buffer per port; tail drop beyond it
+  int64_t shared_buffer_bytes = 0;       ///< shared: the switch's whole packet buffer
+  int64_t reserved_per_queue_bytes = 0;  ///< shared: guaranteed bytes per egress queue
+  double alpha = 1.0;                    ///< shared: dynamic threshold factor, 1/128 … 64
+  /// Forward a frame once its header is in (when the egress is not faster than the ingress;
+  /// otherwise the frame is stored first, as switches do between unequal speeds).
+  bool cut_through = false;
+  /// Egress scheduling between the 8 traffic classes: strict (7 highest) | dwrr.
+  std::string scheduler = "strict";
+  /// dwrr: weight per traffic class 0..7 (quantum = weight x one MTU frame); 8 integers 1..255.
+  std::vector<int> dwrr_weights = std::vector<int>(8, 1);
+  /// `switch.profile:` path of a switch profile (configs/switches/*.yaml) whose `switch:` keys
+  /// are defaults for this section, resolved against the scenario's folder; "" = none.
+  std::string profile;
 };
 
 /// `nic:` section.
@@ -96,6 +125,18 @@ struct NicConfig {
   /// RDMA path MTU: payload bytes per packet (256 … 4096 for RoCE/IB). The loader accepts
   /// 64B … 65536B.
   int64_t mtu_bytes = 4096;
+  /// Traffic class (IEEE 802.1p priority) of RDMA data and its ACKs, 0 … 7. 3 is the common
+  /// RoCE deployment choice (NVIDIA's RoCE configuration guides).
+  int traffic_class = 3;
+  /// The receiver acknowledges every ack_interval-th in-order packet, and always the last
+  /// packet of a message; >= 1.
+  int ack_interval = 1;
+  /// Retransmission timeout of a queue pair: with unacknowledged packets and no ACK progress
+  /// for this long the sender goes back to the oldest unacknowledged packet. Default
+  /// 4.096 us x 2^14 = 67.108864 ms (IB local ACK timeout exponent 14, perftest's default).
+  int64_t rto_ps = 67'108'864'000;
+  /// Per-QP rate limit (what congestion control adjusts); 0 = the port's line rate.
+  int64_t qp_rate_limit_bps = 0;
 };
 
 /// `workload:` section: an nccl-tests style size sweep of one collective.

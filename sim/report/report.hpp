@@ -36,19 +36,66 @@ struct FabricSummary {
   int64_t host_rate_bps = 0;
 };
 
-/// DESIGN.md §4 `counters`. Mechanisms not modelled yet (PFC, ECN, DCQCN, go-back-N) report 0
+/// DESIGN.md §4 `counters`, extended. Mechanisms not modelled yet (PFC, ECN, DCQCN) report 0
 /// because nothing in the run can produce them.
 struct Counters {
-  int64_t drops = 0, retransmits = 0, pfc_pause_tx = 0, pfc_pause_rx = 0, ecn_marked = 0,
-          cnp_tx = 0, max_queue_bytes = 0;
+  int64_t drops = 0;        ///< packets lost anywhere: tail drop + corrupted frames
+  int64_t retransmits = 0;  ///< data packets sent again by go-back-N
+  int64_t pfc_pause_tx = 0, pfc_pause_rx = 0, ecn_marked = 0, cnp_tx = 0;
+  int64_t max_queue_bytes = 0;  ///< peak occupancy of any switch egress queue
+  // extensions (results.json `counters` keeps the names above first, then these):
+  int64_t tail_drops = 0;     ///< refused by buffer admission
+  int64_t corrupt_drops = 0;  ///< frames failing FCS/ICRC at a receiver (bit errors)
+  int64_t nak_tx = 0;         ///< go-back-N NAKs (PSN sequence error) sent by receivers
+  int64_t rto_timeouts = 0;   ///< retransmission timer expiries
 };
 
-/// One row of ports.csv: one direction of one link, counted at its egress.
+/// Byte conservation over the run (the invariant the simulator checks at the end of every run):
+/// sent_bytes = delivered_bytes + dropped_bytes + in_flight_bytes, all in wire bytes of every
+/// packet a NIC injected (data, ACKs, NAKs).
+struct Conservation {
+  int64_t sent_bytes = 0, delivered_bytes = 0, dropped_bytes = 0, in_flight_bytes = 0;
+};
+
+/// One row of ports.csv: one direction of one link; tx and queue figures at its egress, rx
+/// figures at the peer's ingress (what arrived over this direction).
 struct PortRow {
   std::string node, peer;
   int port = 0;
-  int64_t rate_bps = 0, tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0,
-          max_queue_bytes = 0;
+  int64_t rate_bps = 0;  ///< as negotiated (a degraded link shows its lower rate)
+  int64_t tx_packets = 0, tx_bytes = 0;  ///< wire bytes
+  int64_t rx_packets = 0, rx_bytes = 0;  ///< frames received intact by the peer
+  int64_t drops = 0, drop_bytes = 0;     ///< tail drops at this egress
+  int64_t corrupt_drops = 0;             ///< frames dropped by the peer for bit errors
+  int64_t max_queue_bytes = 0;           ///< peak occupancy (queued + being serialized)
+  double avg_queue_bytes = 0;            ///< time-averaged occupancy over the run
+  /// Time-weighted occupancy percentiles: the occupancy the port was at or below for 50 / 99 /
+  /// 99.9 % of the run, quoted as the upper edge of a log histogram bucket (4 per octave, so at
+  /// most 19 % above the true value).
+  int64_t p50_queue_bytes = 0, p99_queue_bytes = 0, p999_queue_bytes = 0;
+};
+
+/// One row of queues.csv: one egress queue (port x traffic class) that carried or dropped
+/// traffic.
+struct QueueRow {
+  std::string node, peer;
+  int port = 0;
+  int traffic_class = 0;
+  int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0, max_queue_bytes = 0;
+  double avg_queue_bytes = 0;  ///< time-averaged occupancy over the run
+  double mean_sojourn_ps = 0;  ///< enqueue to end of serialization, mean over sent packets
+};
+
+/// One row of flows.csv: one message (an RDMA write on a queue pair).
+struct FlowRow {
+  int64_t id = 0;
+  int src = 0, dst = 0;  ///< host ids (= ranks)
+  int64_t qp = 0;        ///< queue pair index
+  int traffic_class = 0;
+  int64_t bytes = 0;
+  int64_t start_ps = 0;  ///< posted to the NIC
+  int64_t end_ps = 0;    ///< last byte received in order at the destination
+  int64_t retransmitted_packets = 0;  ///< of this message's packets, sent more than once
 };
 
 struct RunReport {
@@ -66,7 +113,10 @@ struct RunReport {
   double wall_s = 0;
   int64_t packet_hops = 0;
   int64_t peak_rss_bytes = 0;
+  Conservation conservation;
   std::vector<PortRow> ports;
+  std::vector<QueueRow> queues;
+  std::vector<FlowRow> flows;
 };
 
 /// The nccl-tests header line block ("#  size  count  type  redop  root  time  algbw  busbw
