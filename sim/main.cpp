@@ -27,7 +27,8 @@ constexpr const char* kUsage =
     "commands:\n"
     "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N]\n"
     "      simulate the scenario's workload; print the nccl-tests table and a summary;\n"
-    "      --out writes results.json, perf.json and ports.csv to DIR\n"
+    "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
+    "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
     "  topo SCENARIO.yaml [--dot FILE] [--json]       describe the fabric\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
@@ -55,7 +56,7 @@ int dispatch(int argc, char** argv) {
 
   RunOptions opts;
   std::string dot_path;
-  std::string seed_text;
+  std::string seed_text, trace_text;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>(&opts.sets)->composing(),
@@ -63,7 +64,9 @@ int dispatch(int argc, char** argv) {
       "scenario", po::value<std::string>(&opts.scenario_path), "scenario YAML file");
   if (cmd == "run") {
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
-        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
+        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)")(
+        "trace-events", po::value<std::string>(&trace_text),
+        "cap of trace.json events with --out (default 200000; 0 = no trace)");
   }
   if (cmd == "topo") {
     desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
@@ -93,6 +96,18 @@ int dispatch(int argc, char** argv) {
       return kExitBadInput;
     }
     opts.seed = seed;
+  }
+  if (vm.count("trace-events")) {
+    int64_t cap = 0;
+    const auto [end, ec] =
+        std::from_chars(trace_text.data(), trace_text.data() + trace_text.size(), cap);
+    if (trace_text.empty() || ec != std::errc() || end != trace_text.data() + trace_text.size() ||
+        cap < 0) {
+      std::cerr << "fabricsim: --trace-events " << trace_text
+                << ": expected a non-negative integer (0 = no trace.json)\n";
+      return kExitBadInput;
+    }
+    opts.trace_max_events = cap;
   }
   opts.out_given = vm.count("out") > 0;
   opts.progress = true;

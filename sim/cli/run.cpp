@@ -14,6 +14,7 @@
 #include "collectives/nccl_tests.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "sim/cli/trace_observer.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
@@ -79,9 +80,84 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   return s;
 }
 
+/// Copies the network's counters, per-port and per-queue statistics and flow records into the
+/// report (formatting is sim/report's job).
+void fill_counters(const Network& net, RunReport& rep) {
+  const NetTotals t = net.totals();
+  rep.counters.drops = t.drops;
+  rep.counters.retransmits = t.retransmits;
+  rep.counters.max_queue_bytes = t.max_queue_bytes;
+  rep.counters.tail_drops = t.tail_drops;
+  rep.counters.corrupt_drops = t.corrupt_drops;
+  rep.counters.nak_tx = t.nak_tx;
+  rep.counters.rto_timeouts = t.rto_timeouts;
+  rep.packet_hops = t.packet_hops;
+  const ByteBalance b = net.byte_balance();
+  rep.conservation =
+      Conservation{b.sent_bytes, b.delivered_bytes, b.dropped_bytes, b.in_flight_bytes};
+  const FabricGraph& g = net.fabric().graph;
+  const int64_t now = rep.simulated_ps;
+  const auto& ports = net.ports();
+  for (uint32_t pid = 0; pid < ports.size(); ++pid) {
+    const Port& p = ports[pid];
+    PortRow row;
+    row.node = g[p.node].name;
+    row.peer = g[p.peer_node].name;
+    row.port = p.index;
+    row.rate_bps = p.rate_bps;
+    row.tx_packets = p.counters.tx_packets;
+    row.tx_bytes = p.counters.tx_bytes;
+    row.rx_packets = p.counters.rx_packets;
+    row.rx_bytes = p.counters.rx_bytes;
+    row.drops = p.counters.drops;
+    row.drop_bytes = p.counters.drop_bytes;
+    row.corrupt_drops = p.counters.corrupt_drops;
+    row.max_queue_bytes = p.counters.max_queue_bytes;
+    row.avg_queue_bytes = net.port_occupancy(pid).average(now);
+    const OccupancyHistogram& h = net.port_histogram(pid);
+    row.p50_queue_bytes = h.percentile(0.5);
+    row.p99_queue_bytes = h.percentile(0.99);
+    row.p999_queue_bytes = h.percentile(0.999);
+    rep.ports.push_back(row);
+    for (int tc = 0; tc < kTrafficClasses; ++tc) {
+      const QueueCounters& q = net.queue(pid, tc);
+      if (q.tx_packets == 0 && q.drops == 0) continue;
+      QueueRow qr;
+      qr.node = row.node;
+      qr.peer = row.peer;
+      qr.port = p.index;
+      qr.traffic_class = tc;
+      qr.tx_packets = q.tx_packets;
+      qr.tx_bytes = q.tx_bytes;
+      qr.drops = q.drops;
+      qr.drop_bytes = q.drop_bytes;
+      qr.max_queue_bytes = q.occupancy.max_bytes;
+      qr.avg_queue_bytes = q.occupancy.average(now);
+      qr.mean_sojourn_ps =
+          q.tx_packets > 0 ? static_cast<double>(q.sojourn_ps) / static_cast<double>(q.tx_packets)
+                           : 0.0;
+      rep.queues.push_back(qr);
+    }
+  }
+  for (const FlowRecord& f : net.flows()) {
+    FlowRow fr;
+    fr.id = static_cast<int64_t>(f.seq);
+    fr.src = f.src;
+    fr.dst = f.dst;
+    fr.qp = f.qp;
+    fr.traffic_class = f.tc;
+    fr.bytes = f.bytes;
+    fr.start_ps = f.start_ps;
+    fr.end_ps = f.end_ps;
+    fr.retransmitted_packets = f.retransmitted_packets;
+    rep.flows.push_back(fr);
+  }
+}
+
 }  // namespace
 
-RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool progress) {
+RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool progress,
+                   ChromeTrace* trace) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric fabric = build_fabric(sc);
   check_runnable(sc, fabric);
@@ -90,6 +166,11 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
   sim.set_interrupt_flag(interrupt);
   Network net(sim, fabric, routes, net_config_for(sc));
   PacketTransport transport(sim, net);
+  std::optional<TraceObserver> observer;
+  if (trace != nullptr) {
+    observer.emplace(*trace, net);
+    net.set_observer(&*observer);
+  }
 
   RunReport rep;
   rep.scenario = sc.name;
@@ -145,19 +226,18 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
         }
         continue;
       }
-      if (why == StopReason::kWorkloadDone) break;
+      if (why == StopReason::kWorkloadDone && net.failure().empty()) break;
       rep.complete = false;
-      if (why == StopReason::kInterrupted) {
+      if (!net.failure().empty()) {
+        rep.stop_reason =
+            "stopped during size " + std::to_string(sizes[i]) + " B: " + net.failure();
+      } else if (why == StopReason::kInterrupted) {
         rep.interrupted = true;
         rep.stop_reason = "interrupted during size " + std::to_string(sizes[i]) + " B";
       } else {
-        const NetTotals t = net.totals();
         rep.stop_reason = "stalled during size " + std::to_string(sizes[i]) +
                           " B: " + std::to_string(replayer.completed()) + " of " +
-                          std::to_string(dag.size()) + " transfers completed, " +
-                          std::to_string(t.drops) +
-                          " packets dropped (tail drop) and not recovered: go-back-N "
-                          "retransmission is not modelled yet";
+                          std::to_string(dag.size()) + " transfers completed and no event left";
       }
       break;
     }
@@ -170,27 +250,11 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
   }
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
 
-  const NetTotals t = net.totals();
-  rep.counters.drops = t.drops;
-  rep.counters.max_queue_bytes = t.max_queue_bytes;
+  net.settle_statistics();
+  net.check_conservation();  // every run: sent = delivered + dropped + in flight
   rep.events = static_cast<int64_t>(sim.events_executed());
   rep.simulated_ps = sim.now().ps();
-  rep.packet_hops = t.packet_hops;
-  const FabricGraph& g = fabric.graph;
-  for (const Port& p : net.ports()) {
-    PortRow row;
-    row.node = g[p.node].name;
-    row.peer = g[p.peer_node].name;
-    row.port = p.index;
-    row.rate_bps = p.rate_bps;
-    row.tx_packets = p.counters.tx_packets;
-    row.tx_bytes = p.counters.tx_bytes;
-    row.drops = p.counters.drops;
-    row.drop_bytes = p.counters.drop_bytes;
-    row.max_queue_bytes = p.counters.max_queue_bytes;
-    rep.ports.push_back(row);
-
-  }
+  fill_counters(net, rep);
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
   return rep;
@@ -203,16 +267,33 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
             << sc.workload.algorithm << ", protocol " << sc.workload.protocol << ", seed "
             << sc.seed << "\n";
   const bool progress = opts.progress && isatty(STDERR_FILENO);
-  const RunReport rep = simulate(sc, interrupt, progress);
+  std::optional<ChromeTrace> trace;
+  const std::filesystem::path dir(opts.out_dir);
+  if (opts.out_given && opts.trace_max_events > 0) {
+    trace.emplace((dir / "trace.json").string(), opts.trace_max_events);
+  }
+  const RunReport rep = simulate(sc, interrupt, progress, trace ? &*trace : nullptr);
+  if (trace) trace->close();
   print_table_header(std::cout);
   for (const auto& row : rep.rows) print_table_row(std::cout, row);
   print_summary(std::cout, rep);
   if (opts.out_given) {
-    const std::filesystem::path dir(opts.out_dir);
     write_results_json((dir / "results.json").string(), rep);
     write_perf_json((dir / "perf.json").string(), rep);
     write_ports_csv((dir / "ports.csv").string(), rep);
-    std::cout << "# wrote      : " << (dir / "results.json").string() << ", perf.json, ports.csv\n";
+    write_queues_csv((dir / "queues.csv").string(), rep);
+    write_flows_csv((dir / "flows.csv").string(), rep);
+    std::cout << "# wrote      : " << (dir / "results.json").string()
+              << ", perf.json, ports.csv, queues.csv, flows.csv";
+    if (trace) {
+      std::cout << ", trace.json (" << trace->events_written() << " events";
+      if (trace->truncated()) {
+        std::cout << "; stopped at the cap of " << opts.trace_max_events
+                  << ": raise it with --trace-events N";
+      }
+      std::cout << ")";
+    }
+    std::cout << "\n";
   }
   if (!rep.complete) {
     std::cerr << "fabricsim: run " << rep.stop_reason << "\n";

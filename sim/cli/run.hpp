@@ -9,6 +9,7 @@
 
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
+#include "sim/report/trace.hpp"
 
 namespace fabricsim {
 
@@ -29,11 +30,15 @@ struct RunOptions {
   std::string out_dir;            ///< --out DIR
   bool out_given = false;         ///< --out was given (an empty DIR is then an error)
   bool progress = false;          ///< progress lines on stderr (only when it is a terminal)
+  /// --trace-events N: cap of trace.json events written with --out (0 = no trace.json).
+  int64_t trace_max_events = 200'000;
 };
 
 /// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
 /// `interrupt` becomes true or the network stalls; the rows finished so far are kept.
-RunReport simulate(const Scenario& scenario, const std::atomic<bool>* interrupt, bool progress);
+/// With `trace` set, network events go to it (trace.json).
+RunReport simulate(const Scenario& scenario, const std::atomic<bool>* interrupt, bool progress,
+                   ChromeTrace* trace = nullptr);
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
 int cmd_validate(const RunOptions& opts);

@@ -1,34 +1,55 @@
-// The packet-level network: ports, store-and-forward switches and RDMA NICs over a FabricGraph.
+// The packet-level network: ports, switches and RDMA NICs over a FabricGraph.
 //
 // Model (DESIGN.md §3, §5):
-//  - A Port is one direction of a full-duplex link: an egress FIFO, a transmitter serializing
-//    one packet at a time at the link rate (serialization_ps), then the propagation delay.
-//  - A switch receives a whole packet (store-and-forward), waits its forwarding latency, picks
-//    an egress port from the ECMP set by a per-flow hash (source, destination, flow id, seeded
-//    salt, mixed with a per-switch salt), and queues it if the admission policy admits it (tail
-//    drop on a static per-port buffer); otherwise the packet is dropped and counted.
-//  - A NIC segments each message into MTU-sized packets with the transport's header overhead
-//    and serves its active messages round-robin, one packet at a time, at line rate. A message is
-//    complete when its last packet has reached the destination NIC. A host with several ports
-//    (a GPU's NIC and its NVLink) has one such engine per port; a message leaves by the port the
-//    routes pick for its flow. Hosts forward other hosts' packets only where the fabric allows it
-//    (rail-only PXN), queueing them ahead of their own.
-//  - Routes come from a RoutingTable (ECMP, up-down or dimension-order); up-down's phase at a
-//    switch is whether the packet came in from a higher tier.
-//  - Not modelled yet (later issues): ACKs and go-back-N retransmission, PFC, ECN, DCQCN, IB
-//    credits, shared-buffer MMU, priorities. A dropped packet is therefore never recovered: the
-//    run ends with the workload incomplete and says so.
+//  - A Port is one direction of a full-duplex link: eight egress queues (traffic classes 0..7,
+//    IEEE 802.1p), a transmitter that serializes one frame at a time at the link's negotiated
+//    rate (serialization_ps of the frame's wire bytes: payload + headers + preamble/IFG), then
+//    the propagation delay. Between traffic classes the transmitter picks by strict priority
+//    (7 highest) or deficit weighted round robin (Shreedhar & Varghese, SIGCOMM'95; quantum =
+//    weight x one MTU frame).
+//  - Switches are store-and-forward (a frame is forwarded `switch.latency` after its last bit
+//    arrives) or cut-through (forwarded `switch.latency` after its first bit arrives, when the
+//    egress is not faster than the ingress; otherwise stored first). The egress port is the
+//    routes' choice, by a per-flow ECMP hash (or per packet when spraying). Buffer admission is
+//    the switch's BufferMmu (congestion/buffer_mmu.hpp: static per port, or shared with
+//    Choudhury-Hahne dynamic thresholds); a refused frame is tail-dropped and counted.
+//  - Bit errors: a link with bit error rate BER corrupts a frame of b bits with probability
+//    1 - (1 - BER)^b (independent bit errors, one RNG stream per port). A corrupted frame is
+//    dropped by the next store-and-forward receiver (FCS/ICRC check); cut-through switches
+//    forward it, as they must.
+//  - NICs: reliable-connected queue pairs (IBTA vol. 1 ch. 9). A QP is (source, destination,
+//    flow id); messages posted on a QP are sent in order, segmented into MTU packets numbered by
+//    a per-QP packet sequence number (PSN). Each NIC port serves its QPs with data to send
+//    round-robin, one packet at a time, at line rate, skipping QPs held back by their rate
+//    limiter (qp_rate_limit, or what congestion control sets). The receiver accepts only the
+//    next expected PSN: it ACKs every ack_interval-th in-order packet and the last of each
+//    message, re-ACKs duplicates, and answers the first out-of-sequence packet with one NAK
+//    (PSN sequence error). The sender goes back to the NAKed PSN (go-back-N); with packets
+//    unacknowledged and no progress for the RTO it goes back to the oldest unacknowledged one.
+//    After retry_count consecutive timeouts without progress the QP fails, as a real NIC
+//    reports "transport retry counter exceeded", and the run stops saying so.
+//    A message is complete when its last packet is received in order.
+//  - Hosts forward other hosts' packets only where the routes say so (rail-only PXN over
+//    NVLink); a host's own port queues are unbounded (the NIC generates data only when its
+//    port is idle, so they hold ACKs and relayed frames).
+// Invariant (checked after every run by check_conservation()): every wire byte a NIC injected
+// was consumed by its destination NIC, dropped, or is still in the network.
 // Hot path: packets come from a pool, events are (function pointer, object, argument) records,
-// dispatch on node kind is a table lookup; nothing is allocated per packet or per event.
+// two events per packet-hop (end of serialization, arrival); nothing is allocated per packet.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <span>
+#include <tuple>
 #include <vector>
 
-#include "congestion/admission.hpp"
+#include "congestion/buffer_mmu.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/wire.hpp"
 #include "topologies/fabric_graph.hpp"
@@ -36,17 +57,33 @@
 
 namespace fabricsim {
 
+inline constexpr int kTrafficClasses = 8;
+
+enum class PacketKind : uint8_t { kData, kAck, kNak };
+
 /// One packet in flight. Small and trivially copyable; owned by the PacketPool.
 struct Packet {
   Packet* next;           ///< intrusive link: egress FIFO or pool free list
-  uint64_t msg_id;        ///< index into the network's message table
-  uint32_t flow_hash;     ///< ECMP flow hash (same for every packet of a flow)
+  int64_t enqueue_ps;     ///< when it joined its current egress queue
+  int64_t tail_ps;        ///< cut-through: when its last bit reaches the switch
+  uint32_t qp;            ///< queue pair
+  uint32_t psn;           ///< data: its sequence number; ACK/NAK: the PSN the receiver expects
+  uint32_t flow_hash;     ///< ECMP hash (the same for every packet of a QP and direction)
   int32_t dst_host;       ///< destination host id
   int32_t payload_bytes;  ///< message bytes carried
   int32_t wire_bytes;     ///< bytes serialized on each link (payload + overhead)
   uint32_t node;          ///< node the packet is travelling to
   uint16_t in_port;       ///< port of `node` it arrives on
-  uint32_t seq;           ///< packet index within its message (per-packet spraying)
+  uint8_t tc;             ///< traffic class 0..7
+  PacketKind kind;
+  uint8_t flags;                            ///< kCorrupt | kHeadFirst | kInUse | kStored
+  static constexpr uint8_t kCorrupt = 1;    ///< hit by a bit error
+  static constexpr uint8_t kHeadFirst = 2;  ///< arrival event is the first bit (cut-through)
+  static constexpr uint8_t kInUse = 4;      ///< taken from the pool
+  static constexpr uint8_t kStored = 8;     ///< cut-through fell back to store-and-forward
+  /// Forwarded corrupt by a cut-through switch, which counted the error on the link it came
+  /// in on; dropped later without counting it again.
+  static constexpr uint8_t kStomped = 16;
 };
 
 /// Free-list pool of packets, grown in chunks; get() and put() never touch the heap once warm.
@@ -54,12 +91,22 @@ class PacketPool {
  public:
   Packet* get();
   void put(Packet* p) {
+    p->flags = 0;
     p->next = free_;
     free_ = p;
     --in_use_;
   }
   size_t in_use() const { return in_use_; }
   size_t capacity() const { return chunks_.size() * kChunk; }
+  /// Calls f(const Packet&) for every packet taken and not yet returned.
+  template <class F>
+  void for_each_in_use(F&& f) const {
+    for (const auto& chunk : chunks_) {
+      for (size_t i = 0; i < kChunk; ++i) {
+        if (chunk[i].flags & Packet::kInUse) f(chunk[i]);
+      }
+    }
+  }
 
  private:
   static constexpr size_t kChunk = 4096;
@@ -68,12 +115,52 @@ class PacketPool {
   size_t in_use_ = 0;
 };
 
-/// Per-port counters (egress side), cumulative over the run.
+/// Occupancy over time of one queue or port: peak, time integral (for the time average) and,
+/// for ports, a time-weighted log histogram (4 buckets per octave) for percentiles.
+struct Occupancy {
+  int64_t bytes = 0;      ///< now (queued + being serialized)
+  int64_t max_bytes = 0;  ///< peak
+  int64_t since_ps = 0;   ///< time of the last change
+  __int128 area = 0;      ///< integral of bytes over time, byte x ps
+  /// The occupancy is `bytes` from since_ps to now_ps; then changes by `delta`.
+  void change(int64_t now_ps, int64_t delta) {
+    area += static_cast<__int128>(bytes) * (now_ps - since_ps);
+    since_ps = now_ps;
+    bytes += delta;
+    if (bytes > max_bytes) max_bytes = bytes;
+  }
+  /// Time-averaged occupancy over [0, now_ps], bytes.
+  double average(int64_t now_ps) const;
+};
+
+/// Time-weighted histogram of a port's occupancy.
+struct OccupancyHistogram {
+  static constexpr int kBuckets = 4 * 40 + 1;  ///< bucket 0 = empty; 4 per octave up to 2^40 B
+  std::array<int64_t, kBuckets> ps{};          ///< time spent in each bucket, ps
+  static int bucket(int64_t bytes);
+  /// Upper edge (bytes) of bucket b.
+  static int64_t upper_bytes(int b);
+  /// The smallest bucket edge the occupancy was at or below for fraction `q` of the time
+  /// (0 < q <= 1); 0 if no time was recorded.
+  int64_t percentile(double q) const;
+};
+
+/// Counters of one egress queue (port x traffic class).
+struct QueueCounters {
+  int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0;
+  int64_t sojourn_ps = 0;  ///< sum over sent packets of (end of serialization - enqueue)
+  Occupancy occupancy;
+};
+
+/// Per-port counters, cumulative over the run. tx and queue figures at this egress; rx at the
+/// peer's ingress (frames that arrived over this direction).
 struct PortCounters {
   int64_t tx_packets = 0;
   int64_t tx_bytes = 0;  ///< wire bytes serialized
-  int64_t drops = 0;     ///< packets refused by admission (tail drop)
+  int64_t rx_packets = 0, rx_bytes = 0;
+  int64_t drops = 0;  ///< packets refused by admission (tail drop)
   int64_t drop_bytes = 0;
+  int64_t corrupt_drops = 0;    ///< frames dropped by the peer for a bit error on this link
   int64_t max_queue_bytes = 0;  ///< peak occupancy, including the packet being serialized
 };
 
@@ -82,14 +169,23 @@ struct Port {
   uint32_t peer_node = 0;   ///< node at the other end
   uint16_t index = 0;       ///< port number at `node`
   uint16_t peer_index = 0;  ///< port number at `peer_node`
+  uint32_t peer_port = 0;   ///< global id of the reverse direction
   int64_t rate_bps = 0;
-  int64_t delay_ps = 0;         ///< propagation
-  int64_t peer_ingress_ps = 0;  ///< forwarding latency of the peer (0 for a NIC)
-  bool from_above = false;      ///< the peer is on a higher tier (arrivals here descend)
-  Packet* head = nullptr;       ///< egress FIFO
-  Packet* tail = nullptr;
-  Packet* in_tx = nullptr;      ///< packet being serialized, if any
-  int64_t occupancy_bytes = 0;  ///< queued + in_tx wire bytes
+  int64_t delay_ps = 0;           ///< propagation
+  int64_t peer_ingress_ps = 0;    ///< forwarding latency of the peer (0 for a NIC)
+  bool from_above = false;        ///< the peer is on a higher tier (arrivals here descend)
+  bool peer_cut_through = false;  ///< the peer is a cut-through switch
+  double bit_error_rate = 0.0;
+  uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
+  uint32_t drop_countdown = 0;
+  Packet* in_tx = nullptr;  ///< packet being serialized, if any
+  uint8_t nonempty = 0;     ///< bit tc set: queue tc has packets waiting
+  uint8_t dwrr_cursor = 0;
+  bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
+  std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
+  std::array<Packet*, kTrafficClasses> tail{};
+  std::array<int64_t, kTrafficClasses> deficit{};
+  int64_t occupancy_bytes = 0;  ///< queued + in_tx wire bytes, all classes
   PortCounters counters;
 };
 
@@ -100,93 +196,222 @@ class CompletionSink {
   virtual void on_message_complete(uint64_t tag) = 0;
 };
 
-/// Parameters of the devices, from the scenario's `switch:` and `nic:` sections.
+/// Optional observer of network events (trace.json). Called only when set.
+class NetObserver {
+ public:
+  virtual ~NetObserver() = default;
+  /// Message `seq` (a run-wide message number) was posted / received in full.
+  virtual void message_posted(uint64_t seq, int src, int dst, uint32_t qp, int64_t bytes,
+                              int64_t t_ps) = 0;
+  virtual void message_delivered(uint64_t seq, int src, int dst, uint32_t qp, int64_t t_ps) = 0;
+  /// Occupancy of switch egress queue (port, tc) changed to `bytes`.
+  virtual void queue_changed(uint32_t port, int tc, int64_t bytes, int64_t t_ps) = 0;
+  /// A frame was dropped: tail drop at egress `port`, or corrupted on the link of `port`.
+  virtual void packet_dropped(uint32_t port, int tc, bool corrupt, int64_t t_ps) = 0;
+  /// QP `qp` went back from PSN `from` to `to` on a NAK or a timeout.
+  virtual void went_back(uint32_t qp, uint32_t from, uint32_t to, bool timeout, int64_t t_ps) = 0;
+};
+
+/// Parameters of the devices, from the scenario's `switch:`, `nic:` and `link:` sections.
 struct NetConfig {
   WireFormat wire;
   int64_t mtu_bytes = 4096;  ///< payload bytes per packet
   int64_t switch_latency_ps = 0;
+  bool cut_through = false;
+  BufferModel buffer_model = BufferModel::kStatic;
   int64_t buffer_per_port_bytes = 0;
-  uint64_t seed = 1;                 ///< ECMP salts come from RngStream(seed, "ecmp")
-  bool per_packet_spraying = false;  ///< ECMP choice per packet instead of per flow
+  int64_t shared_buffer_bytes = 0;
+  int64_t reserved_per_queue_bytes = 0;
+  double alpha = 1.0;
+  bool dwrr = false;  ///< false = strict priority
+  std::array<int, kTrafficClasses> dwrr_weights{1, 1, 1, 1, 1, 1, 1, 1};
+  int traffic_class = 3;  ///< of data and ACKs
+  int ack_interval = 1;
+  int64_t rto_ps = 67'108'864'000;
+  int64_t qp_rate_limit_bps = 0;  ///< 0 = line rate
+  int retry_count = 7;            ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
+  uint64_t seed = 1;              ///< ECMP salts and bit errors come from streams of this seed
+  bool per_packet_spraying = false;
 };
 
-/// The device parameters of a scenario: its transport's wire format, `nic.mtu`,
-/// `switch.latency`, `switch.buffer_per_port` and `seed`. Throws std::invalid_argument for an
-/// unknown transport (the loader has already rejected one).
+/// The device parameters of a scenario. Throws std::invalid_argument for an unknown transport
+/// (the loader has already rejected one).
 NetConfig net_config_for(const Scenario& scenario);
 
 /// Network-wide totals.
 struct NetTotals {
-  int64_t drops = 0;
-  int64_t packet_hops = 0;        ///< packets serialized on any link
-  int64_t packets_delivered = 0;  ///< packets that reached their destination NIC
-  int64_t max_queue_bytes = 0;    ///< peak occupancy of any switch egress port
+  int64_t drops = 0;  ///< tail drops + corrupt drops
+  int64_t tail_drops = 0;
+  int64_t corrupt_drops = 0;
+  int64_t packet_hops = 0;        ///< frames serialized on any link
+  int64_t packets_delivered = 0;  ///< frames consumed by their destination NIC
+  int64_t max_queue_bytes = 0;    ///< peak occupancy of any switch egress queue
+  int64_t retransmits = 0;        ///< data packets sent more than once
+  int64_t nak_tx = 0;
+  int64_t rto_timeouts = 0;
+};
+
+/// Wire-byte conservation: sent = delivered + dropped + in flight.
+struct ByteBalance {
+  int64_t sent_bytes = 0, delivered_bytes = 0, dropped_bytes = 0, in_flight_bytes = 0;
+};
+
+/// One delivered message (flows.csv).
+struct FlowRecord {
+  uint64_t seq;
+  int32_t src, dst;
+  uint32_t qp;
+  uint8_t tc;
+  int64_t bytes, start_ps, end_ps;
+  int64_t retransmitted_packets;
 };
 
 class Network {
  public:
   /// Builds ports for every edge of `fabric` (both directions) and NIC/switch state. Keeps
   /// references to `sim`, `fabric` and `routes`, which must outlive the Network.
-  /// Throws std::invalid_argument for mtu_bytes <= 0 or a non-positive buffer.
+  /// Throws std::invalid_argument for mtu_bytes <= 0, a bad buffer configuration (see
+  /// BufferMmu), ack_interval < 1, rto_ps <= 0, a traffic class outside 0..7 or a DWRR weight
+  /// outside 1..255.
   Network(Simulator& sim, const Fabric& fabric, const RoutingTable& routes, const NetConfig& cfg);
 
-  /// Starts sending `bytes` (>= 0; a 0-byte message is one header-only packet) from host
-  /// `src_host` to `dst_host` on flow `flow_id` (flows pick ECMP paths; a flow is like a QP).
-  /// `sink->on_message_complete(tag)` fires when the last packet arrives. Returns the message
-  /// id. Throws std::invalid_argument for a bad host id or src == dst.
-  uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag);
+  /// Posts a message of `bytes` (>= 0; a 0-byte message is one header-only packet) from host
+  /// `src_host` to `dst_host` on the QP of flow `flow_id` (a QP per (src, dst, flow); flows
+  /// pick ECMP paths), in traffic class `tc` (-1 = the configured one).
+  /// `sink->on_message_complete(tag)` fires when its last packet is received in order.
+  /// Returns the message's run-wide sequence number. Throws std::invalid_argument for a bad
+  /// host id, src == dst, a negative size or a tc outside -1..7.
+  uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
+                int tc = -1);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
+  void set_observer(NetObserver* observer) { observer_ = observer; }
+  /// Test hook: the port drops every n-th frame it sends (n >= 1; 0 = off), as a fixed loss
+  /// pattern for go-back-N checks.
+  void set_drop_every(uint32_t port_id, uint32_t n);
 
   const std::vector<Port>& ports() const { return ports_; }
+  /// Global id of node `v`'s port `index`.
+  uint32_t port_id(VertexId v, uint16_t index) const { return first_port_[v] + index; }
+  const QueueCounters& queue(uint32_t port_id, int tc) const {
+    return queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc];
+  }
+  const Occupancy& port_occupancy(uint32_t port_id) const { return port_occ_[port_id]; }
+  const OccupancyHistogram& port_histogram(uint32_t port_id) const { return port_hist_[port_id]; }
+  const BufferMmu* mmu(VertexId v) const { return is_switch_[v] ? &mmus_[v] : nullptr; }
   const Fabric& fabric() const { return fabric_; }
   NetTotals totals() const;
-  /// Messages started but not yet complete.
+  /// Messages posted but not yet received in full.
   size_t messages_in_flight() const { return in_flight_; }
   const NetConfig& config() const { return cfg_; }
+  const std::vector<FlowRecord>& flows() const { return flows_; }
+  /// Closes the occupancy integrals at the current time (call before reading averages).
+  void settle_statistics();
+
+  /// Wire-byte balance now (walks the packet pool for the bytes in flight).
+  ByteBalance byte_balance() const;
+  /// Throws std::logic_error if sent != delivered + dropped + in flight.
+  void check_conservation() const;
+  /// Non-empty once a QP has failed (retry counter exceeded); the network stops the simulator.
+  const std::string& failure() const { return failure_; }
 
  private:
   struct Message {
-    int32_t src_host, dst_host;
-    int64_t bytes;
-    int64_t sent_bytes;
-    int64_t packets_total, packets_sent, packets_received;
-    uint32_t flow_hash;
+    uint64_t seq;
     uint64_t tag;
+    int64_t bytes;
+    int64_t start_ps;
+    int64_t retransmitted;
+    uint32_t qp;
+    uint32_t first_psn;
+    uint32_t packets;
+  };
+  struct Qp {
+    int32_t src_host, dst_host;
+    uint32_t flow_hash;
+    uint8_t tc;
+    uint32_t nic;  ///< sending NIC engine
+    // sender
+    uint32_t snd_una = 0, snd_nxt = 0, snd_max = 0, psn_end = 0;
+    std::deque<uint32_t> msgs;  ///< message slots, oldest first, until acknowledged
+    uint64_t msg_base = 0;      ///< absolute number of msgs.front()
+    uint64_t snd_msg = 0;       ///< absolute number of the message holding snd_nxt
+    int64_t rate_bps = 0;       ///< 0 = line rate
+    int64_t next_send_ps = 0;
+    int64_t rto_deadline_ps = -1;  ///< -1 = disarmed
+    bool timer_pending = false;
+    bool active = false;  ///< in its NIC's round-robin list
+    int retries = 0;      ///< consecutive timeouts without progress
+    // receiver
+    uint32_t rcv_nxt = 0;
+    uint64_t rcv_msg = 0;  ///< absolute number of the message holding rcv_nxt
+    uint32_t unacked = 0;
+    bool nak_outstanding = false;
   };
   struct Nic {
-    uint32_t port = 0;             ///< global id of the NIC's single port
-    std::vector<uint64_t> active;  ///< messages with packets left to send, round-robin
+    uint32_t port = 0;             ///< global id of the NIC's port
+    std::vector<uint32_t> active;  ///< QPs with packets to send, round-robin
     size_t cursor = 0;
+    int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
   };
 
   void on_tx_done(uint64_t port_id);
   void on_arrival(uint64_t packet_addr);
+  void on_nic_wake(uint64_t nic);
+  void on_rto(uint64_t qp);
   void start_tx(uint32_t port_id);
-  void nic_fill(Nic& nic);
-  void switch_forward(Packet* p);
+  int select_queue(Port& port);
+  void nic_fill(uint32_t nic);
+  void forward(Packet* p);
+  void deliver(Packet* p);
+  void receive_data(Packet* p, Qp& qp);
+  void receive_ack(const Packet* p, Qp& qp, uint32_t qp_id);
+  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn);
+  void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
+  void arm_timer(uint32_t qp_id);
+  void activate(uint32_t qp_id);
   void enqueue(uint32_t port_id, Packet* p);
+  void drop(Packet* p, uint32_t port_id, bool corrupt);
+  void occupancy_change(uint32_t port_id, int tc, int64_t delta);
+  Message& message_at(Qp& qp, uint64_t abs) { return messages_[qp.msgs[abs - qp.msg_base]]; }
   /// The ECMP pick among `choices` at `node` for a packet of `flow_hash` (`seq` when spraying).
   uint16_t pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
                 uint32_t seq) const;
+  uint32_t egress_for(uint32_t node, int dst_host, uint32_t flow_hash, uint32_t seq,
+                      bool descending) const;
 
   Simulator& sim_;
   const Fabric& fabric_;
   const RoutingTable& routes_;
   NetConfig cfg_;
-  StaticTailDrop admission_;
+  int64_t ack_wire_bytes_ = 0;
+  std::array<int64_t, kTrafficClasses> quantum_{};
   PacketPool pool_;
   std::vector<Port> ports_;
+  std::vector<QueueCounters> queues_;  ///< port x traffic class
+  std::vector<Occupancy> port_occ_;
+  std::vector<OccupancyHistogram> port_hist_;
+  std::vector<RngStream> ber_rng_;     ///< per port (seeded only where BER > 0)
   std::vector<uint32_t> first_port_;   ///< per node: global id of its port 0
   std::vector<uint8_t> is_switch_;     ///< per node
   std::vector<int32_t> host_of_node_;  ///< per node: host id, or -1 for a switch
   std::vector<uint32_t> switch_salt_;  ///< per node
+  std::vector<BufferMmu> mmus_;        ///< per node (used for switches)
   std::vector<Nic> nics_;              ///< one per host port
   std::vector<int32_t> nic_of_port_;   ///< global port id -> index in nics_, or -1
-  std::vector<Message> messages_;
+  std::vector<Qp> qps_;
+  std::map<std::tuple<int, int, uint32_t>, uint32_t> qp_index_;
+  std::vector<Message> messages_;  ///< slots, recycled through free_messages_
+  std::vector<uint32_t> free_messages_;
+  std::vector<FlowRecord> flows_;
+  uint64_t next_seq_ = 0;
   uint32_t ecmp_salt_ = 0;
   size_t in_flight_ = 0;
-  int64_t delivered_ = 0;
+  int64_t delivered_packets_ = 0;
+  int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
+  int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0;
+  std::string failure_;
   CompletionSink* sink_ = nullptr;
+  NetObserver* observer_ = nullptr;
 };
 
 }  // namespace fabricsim

@@ -14,11 +14,16 @@ struct WireFormat {
   int32_t framing_bytes;    ///< per-frame line overhead outside the frame (preamble, IFG)
   int32_t min_frame_bytes;  ///< frames shorter than this are padded (Ethernet: 64)
 
+  int32_t ack_extra_bytes;  ///< ACK/NAK: the AETH (4 B) added to a header-only packet
+
   /// Bytes serialized on the link for one packet with `payload_bytes` of data.
   int64_t wire_bytes(int64_t payload_bytes) const {
     const int64_t frame = payload_bytes + header_bytes;
     return (frame < min_frame_bytes ? min_frame_bytes : frame) + framing_bytes;
   }
+  /// Bytes serialized for an ACK or NAK (headers + AETH, no payload): RoCEv2 66 + 20 = 86,
+  /// InfiniBand 30.
+  int64_t ack_wire_bytes() const { return wire_bytes(ack_extra_bytes); }
 };
 
 /// RoCEv2 over Ethernet (IBTA RoCEv2 Annex A17; IEEE 802.3): Ethernet header 14 + IPv4 20 +

@@ -2,10 +2,13 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "sim/core/units.hpp"
 
@@ -31,7 +34,51 @@ std::string format_time_us(double us) {
   return buf;
 }
 
+/// A CSV text field, quoted (RFC 4180) only when it holds a comma, quote or line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char ch : s) {
+    if (ch == '"') q += '"';
+    q += ch;
+  }
+  q += '"';
+  return q;
+}
+
+/// printf-style fixed-point text of a double; "" for NaN or infinity (never "nan" in a CSV).
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+/// A double for results.json: null instead of NaN or infinity.
+nlohmann::ordered_json json_number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  return v;
+}
+
+/// Nearest-rank percentile num/den of an ascending, non-empty list: the value at rank
+/// ceil(num/den × N) (1-based), so p50 of {1,2,3,4} is 2 and p99 of 10 values is the largest.
+int64_t nearest_rank(const std::vector<int64_t>& sorted, int64_t num, int64_t den) {
+  const auto n = static_cast<int64_t>(sorted.size());
+  const int64_t rank = std::max<int64_t>(1, (num * n + den - 1) / den);
+  return sorted[static_cast<std::size_t>(std::min(rank, n) - 1)];
+}
+
 }  // namespace
+
+std::string format_ps_as_us(int64_t ps) {
+  // Magnitude as unsigned, so INT64_MIN has one too.
+  const uint64_t mag = ps < 0 ? uint64_t{0} - static_cast<uint64_t>(ps) : static_cast<uint64_t>(ps);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s%llu.%06llu", ps < 0 ? "-" : "",
+                static_cast<unsigned long long>(mag / 1'000'000),
+                static_cast<unsigned long long>(mag % 1'000'000));
+  return buf;
+}
 
 void print_table_header(std::ostream& out) {
   out << "#\n"
@@ -71,6 +118,13 @@ void print_summary(std::ostream& out, const RunReport& r) {
                 static_cast<long long>(c.pfc_pause_tx), static_cast<long long>(c.pfc_pause_rx),
                 static_cast<long long>(c.ecn_marked), static_cast<long long>(c.cnp_tx),
                 static_cast<long long>(c.max_queue_bytes));
+  out << buf;
+  std::snprintf(buf, sizeof buf,
+                "# losses     : drops %lld (tail drop %lld, corrupt %lld), retransmits %lld "
+                "(NAKs %lld, timeouts %lld)\n",
+                static_cast<long long>(c.drops), static_cast<long long>(c.tail_drops),
+                static_cast<long long>(c.corrupt_drops), static_cast<long long>(c.retransmits),
+                static_cast<long long>(c.nak_tx), static_cast<long long>(c.rto_timeouts));
   out << buf;
   const double eps = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   const double hps = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;
@@ -120,15 +174,75 @@ void write_results_json(const std::string& path, const RunReport& r) {
                    {"pfc_pause_rx", c.pfc_pause_rx},
                    {"ecn_marked", c.ecn_marked},
                    {"cnp_tx", c.cnp_tx},
-                   {"max_queue_bytes", c.max_queue_bytes}};
+                   {"max_queue_bytes", c.max_queue_bytes},
+                   {"tail_drops", c.tail_drops},
+                   {"corrupt_drops", c.corrupt_drops},
+                   {"nak_tx", c.nak_tx},
+                   {"rto_timeouts", c.rto_timeouts}};
+  const auto& cons = r.conservation;
+  j["conservation"] = {{"sent_bytes", cons.sent_bytes},
+                       {"delivered_bytes", cons.delivered_bytes},
+                       {"dropped_bytes", cons.dropped_bytes},
+                       {"in_flight_bytes", cons.in_flight_bytes}};
+  std::vector<int64_t> fct_ps;
+  int64_t retransmitted = 0;
+  for (const auto& f : r.flows) {
+    if (f.end_ps >= f.start_ps) fct_ps.push_back(f.end_ps - f.start_ps);
+    retransmitted += f.retransmitted_packets;
+  }
+  std::sort(fct_ps.begin(), fct_ps.end());
+  ordered_json fct_us = {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
+  ordered_json fct_ps_json = fct_us;
+  if (!fct_ps.empty()) {
+    const int64_t p50 = nearest_rank(fct_ps, 50, 100), p99 = nearest_rank(fct_ps, 99, 100),
+                  max = fct_ps.back();
+    fct_us = {{"p50", static_cast<double>(p50) / 1e6},
+              {"p99", static_cast<double>(p99) / 1e6},
+              {"max", static_cast<double>(max) / 1e6}};
+    fct_ps_json = {{"p50", p50}, {"p99", p99}, {"max", max}};
+  }
+  j["flows"] = {{"count", r.flows.size()},
+                {"completed", fct_ps.size()},
+                {"fct_us", fct_us},
+                {"fct_ps", fct_ps_json},
+                {"retransmitted_packets", retransmitted}};
   j["deadlock"] = nullptr;
   j["run"] = {{"events", r.events},
               {"simulated_ps", r.simulated_ps},
               {"complete", r.complete},
               {"stop_reason", r.stop_reason}};
+  // Ports that carried or lost traffic; the rest are all zeros and would only bloat the file.
+  ordered_json ports = ordered_json::array();
+  bool ports_truncated = false;
+  for (const auto& p : r.ports) {
+    if (p.tx_packets == 0 && p.drops == 0 && p.corrupt_drops == 0) continue;
+    if (ports.size() == kResultsJsonMaxPorts) {
+      ports_truncated = true;
+      break;
+    }
+    ports.push_back({{"node", p.node},
+                     {"port", p.port},
+                     {"peer", p.peer},
+                     {"rate_bps", p.rate_bps},
+                     {"tx_packets", p.tx_packets},
+                     {"tx_bytes", p.tx_bytes},
+                     {"rx_packets", p.rx_packets},
+                     {"rx_bytes", p.rx_bytes},
+                     {"drops", p.drops},
+                     {"drop_bytes", p.drop_bytes},
+                     {"corrupt_drops", p.corrupt_drops},
+                     {"max_queue_bytes", p.max_queue_bytes},
+                     {"avg_queue_bytes", json_number(p.avg_queue_bytes)},
+                     {"p50_queue_bytes", p.p50_queue_bytes},
+                     {"p99_queue_bytes", p.p99_queue_bytes},
+                     {"p999_queue_bytes", p.p999_queue_bytes}});
+  }
+  j["ports_truncated"] = ports_truncated;
+  j["ports"] = std::move(ports);
   auto out = open_for_write(path);
   // Names come from the user's files: invalid UTF-8 is replaced (U+FFFD), never a throw.
   out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
+  if (!out) throw std::runtime_error("error writing " + path);
 }
 
 void write_perf_json(const std::string& path, const RunReport& r) {
@@ -143,12 +257,44 @@ void write_perf_json(const std::string& path, const RunReport& r) {
 
 void write_ports_csv(const std::string& path, const RunReport& r) {
   auto out = open_for_write(path);
-  out << "node,port,peer,rate_bps,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes\n";
+  out << "node,port,peer,rate_bps,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,drop_bytes,"
+         "corrupt_drops,max_queue_bytes,avg_queue_bytes,p50_queue_bytes,p99_queue_bytes,"
+         "p999_queue_bytes\n";
   for (const auto& p : r.ports) {
-    out << p.node << ',' << p.port << ',' << p.peer << ',' << p.rate_bps << ',' << p.tx_packets
-        << ',' << p.tx_bytes << ',' << p.drops << ',' << p.drop_bytes << ',' << p.max_queue_bytes
+    out << csv_field(p.node) << ',' << p.port << ',' << csv_field(p.peer) << ',' << p.rate_bps
+        << ',' << p.tx_packets << ',' << p.tx_bytes << ',' << p.rx_packets << ',' << p.rx_bytes
+        << ',' << p.drops << ',' << p.drop_bytes << ',' << p.corrupt_drops << ','
+        << p.max_queue_bytes << ',' << fixed(p.avg_queue_bytes, 1) << ',' << p.p50_queue_bytes
+        << ',' << p.p99_queue_bytes << ',' << p.p999_queue_bytes << '\n';
+  }
+  if (!out) throw std::runtime_error("error writing " + path);
+}
+
+void write_queues_csv(const std::string& path, const RunReport& r) {
+  auto out = open_for_write(path);
+  out << "node,port,peer,traffic_class,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes,"
+         "avg_queue_bytes,mean_sojourn_ns\n";
+  for (const auto& q : r.queues) {
+    out << csv_field(q.node) << ',' << q.port << ',' << csv_field(q.peer) << ',' << q.traffic_class
+        << ',' << q.tx_packets << ',' << q.tx_bytes << ',' << q.drops << ',' << q.drop_bytes << ','
+        << q.max_queue_bytes << ',' << fixed(q.avg_queue_bytes, 1) << ','
+        << fixed(q.mean_sojourn_ps / 1e3, 3) << '\n';
+  }
+  if (!out) throw std::runtime_error("error writing " + path);
+}
+
+void write_flows_csv(const std::string& path, const RunReport& r) {
+  auto out = open_for_write(path);
+  out << "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets\n";
+  for (const auto& f : r.flows) {
+    const bool done = f.end_ps >= f.start_ps;
+    out << f.id << ',' << f.src << ',' << f.dst << ',' << f.qp << ',' << f.traffic_class << ','
+        << f.bytes << ',' << format_ps_as_us(f.start_ps) << ','
+        << (done ? format_ps_as_us(f.end_ps) : "") << ','
+        << (done ? format_ps_as_us(f.end_ps - f.start_ps) : "") << ',' << f.retransmitted_packets
         << '\n';
   }
+  if (!out) throw std::runtime_error("error writing " + path);
 }
 
 int64_t peak_rss_bytes() {

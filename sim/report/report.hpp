@@ -1,9 +1,11 @@
-// Output formats: the nccl-tests table, the run summary, results.json, perf.json, ports.csv.
+// Output formats: the nccl-tests table, the run summary, results.json, perf.json, ports.csv,
+// queues.csv, flows.csv (trace.json: trace.hpp).
 //
 // This library formats; it computes nothing (DESIGN.md §2). Field names follow DESIGN.md §4 and
 // are a contract with users' scripts: extend, never rename.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -62,7 +64,7 @@ struct Conservation {
 struct PortRow {
   std::string node, peer;
   int port = 0;
-  int64_t rate_bps = 0;  ///< as negotiated (a degraded link shows its lower rate)
+  int64_t rate_bps = 0;                  ///< as negotiated (a degraded link shows its lower rate)
   int64_t tx_packets = 0, tx_bytes = 0;  ///< wire bytes
   int64_t rx_packets = 0, rx_bytes = 0;  ///< frames received intact by the peer
   int64_t drops = 0, drop_bytes = 0;     ///< tail drops at this egress
@@ -94,7 +96,8 @@ struct FlowRow {
   int traffic_class = 0;
   int64_t bytes = 0;
   int64_t start_ps = 0;  ///< posted to the NIC
-  int64_t end_ps = 0;    ///< last byte received in order at the destination
+  int64_t end_ps = 0;    ///< last byte received in order at the destination; < start_ps
+                         ///< (e.g. -1) if the message had not finished when the run stopped
   int64_t retransmitted_packets = 0;  ///< of this message's packets, sent more than once
 };
 
@@ -127,13 +130,37 @@ void print_table_row(std::ostream& out, const CollectiveRow& row);
 /// "# Avg bus bandwidth : X" and the fabric / counters / time summary.
 void print_summary(std::ostream& out, const RunReport& report);
 
-/// results.json as DESIGN.md §4 (deterministic: same scenario and seed, same bytes).
-/// Throws std::runtime_error if the file cannot be written.
+/// results.json as DESIGN.md §4 (deterministic: same scenario and seed, same bytes), in this key
+/// order: scenario, seed, fabric, collectives, counters (DESIGN's seven, then tail_drops,
+/// corrupt_drops, nak_tx, rto_timeouts), conservation {sent_bytes, delivered_bytes,
+/// dropped_bytes, in_flight_bytes}, flows {count, completed, fct_us {p50, p99, max}, fct_ps {p50,
+/// p99, max}, retransmitted_packets}, deadlock, run, ports_truncated, ports [PortRow objects].
+/// FCT percentiles are nearest-rank over completed flows (end_ps >= start_ps), null when there is
+/// none. Non-finite doubles are written as null. Throws std::runtime_error if the file cannot be
+/// written.
 void write_results_json(const std::string& path, const RunReport& report);
 /// perf.json: wall_s, events_per_s, packet_hops_per_s, peak_rss_bytes.
 void write_perf_json(const std::string& path, const RunReport& report);
-/// ports.csv: one line per port with its counters.
+/// ports.csv: one line per PortRow, columns node,port,peer,rate_bps,tx_packets,tx_bytes,
+/// rx_packets,rx_bytes,drops,drop_bytes,corrupt_drops,max_queue_bytes,avg_queue_bytes (%.1f),
+/// p50_queue_bytes,p99_queue_bytes,p999_queue_bytes. Text fields are quoted as RFC 4180 asks
+/// when they hold a comma, quote or line break. Throws std::runtime_error if it cannot be written.
 void write_ports_csv(const std::string& path, const RunReport& report);
+/// queues.csv: one line per QueueRow, columns node,port,peer,traffic_class,tx_packets,tx_bytes,
+/// drops,drop_bytes,max_queue_bytes,avg_queue_bytes (%.1f),mean_sojourn_ns (%.3f).
+void write_queues_csv(const std::string& path, const RunReport& report);
+/// flows.csv: one line per FlowRow, columns id,src,dst,qp,traffic_class,bytes,start_us,end_us,
+/// fct_us,retransmitted_packets; times exact from picoseconds (format_ps_as_us), fct = end - start.
+/// A flow with end_ps < start_ps (not finished when the run stopped) has end_us and fct_us empty.
+void write_flows_csv(const std::string& path, const RunReport& report);
+
+/// results.json lists at most this many ports (those with traffic: tx_packets, drops or
+/// corrupt_drops > 0, in RunReport::ports order) and sets "ports_truncated" when it left some out.
+inline constexpr std::size_t kResultsJsonMaxPorts = 4096;
+
+/// Picoseconds as exact decimal microseconds, "<int>.<6 digits>" (1 -> "0.000001",
+/// 1'500'000 -> "1.500000", -1 -> "-0.000001"), by integer arithmetic: no rounding, ever.
+std::string format_ps_as_us(int64_t ps);
 
 /// Peak resident set size of this process in bytes (Linux getrusage), 0 if unknown.
 int64_t peak_rss_bytes();

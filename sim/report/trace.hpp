@@ -29,33 +29,54 @@ class ChromeTrace {
   void process_name(int pid, const std::string& name);
   void thread_name(int pid, int tid, const std::string& name);
 
-  /// Async span ("ph":"b" / "e") with an id, for overlapping intervals such as messages.
-  /// `args_json` is "" or a JSON object text added as "args".
-  void async_begin(const std::string& cat, const std::string& name, uint64_t id, int pid,
-                   int tid, int64_t t_ps, const std::string& args_json = "");
+  /// Async span ("ph":"b" / "e") with an id (written as a hex string, "0x1f"), for overlapping
+  /// intervals such as messages. `args_json` is "" or a JSON object text ("{...}", copied
+  /// verbatim: the caller makes it valid JSON) added as "args"; other text throws
+  /// std::invalid_argument. Names and categories are JSON-escaped; invalid UTF-8 becomes U+FFFD.
+  void async_begin(const std::string& cat, const std::string& name, uint64_t id, int pid, int tid,
+                   int64_t t_ps, const std::string& args_json = "");
   void async_end(const std::string& cat, const std::string& name, uint64_t id, int pid, int tid,
                  int64_t t_ps);
-  /// Counter ("ph":"C"): a value over time on a named counter track of process `pid`.
+  /// Counter ("ph":"C"): a value over time on a named counter track of process `pid`, written as
+  /// "name": name, "args": {"bytes": value}.
   void counter(int pid, const std::string& name, int64_t t_ps, int64_t value);
   /// Instant event ("ph":"i", thread scope).
   void instant(const std::string& cat, const std::string& name, int pid, int tid, int64_t t_ps,
                const std::string& args_json = "");
 
-  /// Whether the next event would still be written (false once max_events is reached).
-  bool recording() const { return written_ < max_events_; }
+  /// Whether the next event would still be written (false once max_events is reached, and
+  /// after close()). Callers may test it to skip building args for an event that is dropped.
+  bool recording() const { return !closed_ && written_ < max_events_; }
+  /// True once an event was refused because max_events had been written.
   bool truncated() const { return truncated_; }
+  /// Counts an event at `t_ps` that the caller did not build because recording() was false
+  /// (cheaper than building it to have it refused); marks the trace truncated.
+  void skip(int64_t t_ps) { admit(t_ps); }
+  /// Non-metadata events written (at most max_events; the truncation note is not counted).
   int64_t events_written() const { return written_; }
-  /// Finishes the file: the truncation note if any, then "]". Throws std::runtime_error on a
-  /// write error.
+  /// Non-metadata events refused by the cap.
+  int64_t events_dropped() const { return dropped_; }
+  /// Finishes the file: if events were refused, one global instant event named
+  /// "trace truncated: max_events reached (N events)" (N = max_events) at the time of the first
+  /// refused event, then "]". Events offered after close() are ignored. Throws
+  /// std::runtime_error on a write error (once; later calls do nothing).
   void close();
 
  private:
-  // (implementation state: the stream, counts, first-event flag)
+  /// Counts an event against the cap; false if it must not be written.
+  bool admit(int64_t t_ps);
+  /// Starts a new array element in line_ ("," and newline after the first).
+  void begin_line();
+  /// Writes line_ to the file.
+  void flush_line();
+
   std::ofstream out_;
   std::string path_;
+  std::string line_;  ///< reused buffer for the event being formatted
   int64_t max_events_;
   int64_t written_ = 0;
-  int64_t last_ts_ps_ = 0;
+  int64_t dropped_ = 0;
+  int64_t truncated_at_ps_ = 0;  ///< time of the first refused event
   bool truncated_ = false;
   bool first_ = true;
   bool closed_ = false;

@@ -49,9 +49,12 @@ TEST_CASE(
   const int leaves = 2, per_leaf = 4, n = leaves * per_leaf;
   const auto sc =
       fabricsim::testing::spine_leaf(leaves, 2, per_leaf, rate, prop, lat, 4 << 20, mtu);
-  // B: RoCEv2 goodput (82 bytes of headers and framing per 4096-byte packet).
+  // B: RoCEv2 goodput (82 bytes of headers and framing per 4096-byte packet). Each host's
+  // downlink also carries the ACKs of the ring step it sends (one 86-byte ACK per packet, AETH
+  // included: ack_interval 1), so a 4096-byte payload costs wire + ack bytes of that link.
   const double wire = mtu + 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12;
-  const double b_Bps = rate / 8.0 * mtu / wire;
+  const double ack = 14 + 20 + 8 + 12 + 4 + 4 + 4 + 8 + 12;
+  const double b_Bps = rate / 8.0 * mtu / (wire + ack);
   // α: a step's latency is that of the ring link it crosses. Ranks are numbered leaf by leaf,
   // so of the N ring links `leaves` cross the spine (4 links, 3 switches, and 3 store-and-forward
   // serializations of the step's last packet after the first link) and the rest stay under one

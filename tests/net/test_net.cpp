@@ -82,39 +82,6 @@ TEST_CASE("a short message is padded to the 64-byte minimum Ethernet frame") {
   REQUIRE(rec.done.at(0) == 2 * ser(64 + 20, rate));
 }
 
-TEST_CASE("incast on a static buffer: tail drop, and every packet is delivered or dropped") {
-  const int64_t rate = 100'000'000'000, mtu = 1000, w = mtu + kRoceOverhead;
-  const int64_t k = 500;  // packets per sender
-  SECTION("buffer of 10 packets drops, never exceeds the buffer") {
-    Bed bed(fabricsim::testing::spine_leaf(1, 1, 3, rate, 100'000, 0, 10 * w, mtu));
-    bed.net->send(0, 2, k * mtu, 0, 0);
-    bed.net->send(1, 2, k * mtu, 0, 1);
-    bed.sim.run();
-    const NetTotals t = bed.net->totals();
-    CHECK(t.drops > 0);
-    CHECK(t.max_queue_bytes <= 10 * w);
-    // Two senders at line rate into one port: about half of one sender's excess is lost; in
-    // any case arrivals = deliveries + drops, and hosts 0, 1 each sent k packets.
-    CHECK(t.packets_delivered + t.drops == 2 * k);
-    // No go-back-N yet: a message that lost a packet never completes. (Which sender loses is
-    // deterministic: with synchronized arrivals tail drop locks one flow out, Floyd & Jacobson
-    // 1992.)
-    CHECK(bed.net->messages_in_flight() >= 1);
-  }
-  SECTION("a buffer holding the whole burst drops nothing") {
-    Bed bed(fabricsim::testing::spine_leaf(1, 1, 3, rate, 100'000, 0, 2 * k * w, mtu));
-    bed.net->send(0, 2, k * mtu, 0, 0);
-    bed.net->send(1, 2, k * mtu, 0, 1);
-    bed.sim.run();
-    const NetTotals t = bed.net->totals();
-    CHECK(t.drops == 0);
-    CHECK(t.packets_delivered == 2 * k);
-    // The 2:1 overload builds a queue of about k packets (one per slot while both send).
-    CHECK(t.max_queue_bytes >= (k - 2) * w);
-    CHECK(t.max_queue_bytes <= (k + 2) * w);
-  }
-}
-
 TEST_CASE("ECMP spreads flows over the spines and is deterministic for a seed") {
   const int64_t rate = 100'000'000'000;
   auto spine_bytes = [&](uint64_t seed) {

@@ -1,0 +1,223 @@
+#include "sim/report/trace.hpp"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string_view>
+
+#include "sim/report/report.hpp"
+
+namespace fabricsim {
+namespace {
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+/// A JSON string literal for `s`, escaped as results.json escapes (nlohmann, invalid UTF-8
+/// replaced by U+FFFD). Plain printable ASCII, the usual case, skips the library.
+void append_json_string(std::string& out, std::string_view s) {
+  bool plain = true;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out += '"';
+    out.append(s);
+    out += '"';
+    return;
+  }
+  out +=
+      nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+/// Refuses args text that is not "" or an object, before anything is counted or written.
+void check_args(const std::string& args_json) {
+  if (args_json.empty() || (args_json.front() == '{' && args_json.back() == '}')) return;
+  throw std::invalid_argument("ChromeTrace: args_json must be \"\" or a JSON object, got '" +
+                              args_json + "'");
+}
+
+void append_args(std::string& out, const std::string& args_json) {
+  if (args_json.empty()) return;
+  out += ",\"args\":";
+  out += args_json;
+}
+
+}  // namespace
+
+ChromeTrace::ChromeTrace(const std::string& path, int64_t max_events)
+    : path_(path), max_events_(max_events) {
+  if (max_events < 1) {
+    throw std::invalid_argument("ChromeTrace: max_events must be at least 1, got " +
+                                std::to_string(max_events));
+  }
+  out_.open(path, std::ios::binary | std::ios::trunc);
+  if (!out_) throw std::runtime_error("cannot write " + path);
+  out_ << "[\n";
+}
+
+ChromeTrace::~ChromeTrace() {
+  try {
+    close();
+  } catch (...) {  // a destructor must not throw; close() called explicitly reports the error
+  }
+}
+
+bool ChromeTrace::admit(int64_t t_ps) {
+  if (closed_) return false;
+  if (written_ >= max_events_) {
+    if (!truncated_) {
+      truncated_ = true;
+      truncated_at_ps_ = t_ps;
+    }
+    ++dropped_;
+    return false;
+  }
+  ++written_;
+  return true;
+}
+
+void ChromeTrace::begin_line() {
+  line_.clear();
+  if (!first_) line_ += ",\n";
+  first_ = false;
+}
+
+void ChromeTrace::flush_line() {
+  out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+}
+
+void ChromeTrace::process_name(int pid, const std::string& name) {
+  if (closed_) return;
+  begin_line();
+  line_ += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":";
+  append_int(line_, pid);
+  line_ += ",\"args\":{\"name\":";
+  append_json_string(line_, name);
+  line_ += "}}";
+  flush_line();
+}
+
+void ChromeTrace::thread_name(int pid, int tid, const std::string& name) {
+  if (closed_) return;
+  begin_line();
+  line_ += "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":";
+  append_int(line_, pid);
+  line_ += ",\"tid\":";
+  append_int(line_, tid);
+  line_ += ",\"args\":{\"name\":";
+  append_json_string(line_, name);
+  line_ += "}}";
+  flush_line();
+}
+
+void ChromeTrace::async_begin(const std::string& cat, const std::string& name, uint64_t id, int pid,
+                              int tid, int64_t t_ps, const std::string& args_json) {
+  check_args(args_json);
+  if (!admit(t_ps)) return;
+  begin_line();
+  line_ += "{\"name\":";
+  append_json_string(line_, name);
+  line_ += ",\"cat\":";
+  append_json_string(line_, cat);
+  line_ += ",\"ph\":\"b\",\"ts\":";
+  line_ += format_ps_as_us(t_ps);
+  line_ += ",\"pid\":";
+  append_int(line_, pid);
+  line_ += ",\"tid\":";
+  append_int(line_, tid);
+  line_ += ",\"id\":\"0x";
+  char buf[20];
+  line_.append(buf, std::to_chars(buf, buf + sizeof buf, id, 16).ptr);
+  line_ += '"';
+  append_args(line_, args_json);
+  line_ += '}';
+  flush_line();
+}
+
+void ChromeTrace::async_end(const std::string& cat, const std::string& name, uint64_t id, int pid,
+                            int tid, int64_t t_ps) {
+  if (!admit(t_ps)) return;
+  begin_line();
+  line_ += "{\"name\":";
+  append_json_string(line_, name);
+  line_ += ",\"cat\":";
+  append_json_string(line_, cat);
+  line_ += ",\"ph\":\"e\",\"ts\":";
+  line_ += format_ps_as_us(t_ps);
+  line_ += ",\"pid\":";
+  append_int(line_, pid);
+  line_ += ",\"tid\":";
+  append_int(line_, tid);
+  line_ += ",\"id\":\"0x";
+  char buf[20];
+  line_.append(buf, std::to_chars(buf, buf + sizeof buf, id, 16).ptr);
+  line_ += "\"}";
+  flush_line();
+}
+
+void ChromeTrace::counter(int pid, const std::string& name, int64_t t_ps, int64_t value) {
+  if (!admit(t_ps)) return;
+  begin_line();
+  line_ += "{\"name\":";
+  append_json_string(line_, name);
+  line_ += ",\"ph\":\"C\",\"ts\":";
+  line_ += format_ps_as_us(t_ps);
+  line_ += ",\"pid\":";
+  append_int(line_, pid);
+  line_ += ",\"args\":{\"bytes\":";
+  append_int(line_, value);
+  line_ += "}}";
+  flush_line();
+}
+
+void ChromeTrace::instant(const std::string& cat, const std::string& name, int pid, int tid,
+                          int64_t t_ps, const std::string& args_json) {
+  check_args(args_json);
+  if (!admit(t_ps)) return;
+  begin_line();
+  line_ += "{\"name\":";
+  append_json_string(line_, name);
+  line_ += ",\"cat\":";
+  append_json_string(line_, cat);
+  line_ += ",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
+  line_ += format_ps_as_us(t_ps);
+  line_ += ",\"pid\":";
+  append_int(line_, pid);
+  line_ += ",\"tid\":";
+  append_int(line_, tid);
+  append_args(line_, args_json);
+  line_ += '}';
+  flush_line();
+}
+
+void ChromeTrace::close() {
+  if (closed_) return;
+  closed_ = true;
+  if (truncated_) {
+    // Global scope ("s":"g"): the viewer draws it across every track, where recording stopped.
+    begin_line();
+    line_ += "{\"name\":\"trace truncated: max_events reached (";
+    append_int(line_, max_events_);
+    line_ += " events)\",\"cat\":\"trace\",\"ph\":\"i\",\"s\":\"g\",\"ts\":";
+    line_ += format_ps_as_us(truncated_at_ps_);
+    line_ += ",\"pid\":0,\"tid\":0,\"args\":{\"max_events\":";
+    append_int(line_, max_events_);
+    line_ += ",\"dropped_events\":";
+    append_int(line_, dropped_);
+    line_ += "}}";
+    flush_line();
+  }
+  out_ << (first_ ? "]\n" : "\n]\n");
+  out_.close();
+  if (!out_) throw std::runtime_error("error writing " + path_);
+}
+
+}  // namespace fabricsim
