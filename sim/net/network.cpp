@@ -380,7 +380,9 @@ void Network::nic_fill(uint32_t nic_id) {
       ++tried;
       continue;
     }
-    // Send packet snd_nxt of this QP.
+    // Send packet snd_nxt of this QP. (Messages before it may all have been acknowledged and
+    // released, leaving snd_msg behind msg_base.)
+    if (qp.snd_msg < qp.msg_base) qp.snd_msg = qp.msg_base;
     while (qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
       ++qp.snd_msg;
     Message& m = message_at(qp, qp.snd_msg);

@@ -44,6 +44,8 @@
 #include <map>
 #include <memory>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -372,7 +374,14 @@ class Network {
   void enqueue(uint32_t port_id, Packet* p);
   void drop(Packet* p, uint32_t port_id, bool corrupt);
   void occupancy_change(uint32_t port_id, int tc, int64_t delta);
-  Message& message_at(Qp& qp, uint64_t abs) { return messages_[qp.msgs[abs - qp.msg_base]]; }
+  /// Message number `abs` of a QP; throws std::logic_error if it was released or not posted.
+  Message& message_at(Qp& qp, uint64_t abs) {
+    if (abs < qp.msg_base || abs - qp.msg_base >= qp.msgs.size()) {
+      throw std::logic_error("Network: message " + std::to_string(abs) +
+                             " of a queue pair is not held");
+    }
+    return messages_[qp.msgs[abs - qp.msg_base]];
+  }
   /// The ECMP pick among `choices` at `node` for a packet of `flow_hash` (`seq` when spraying).
   uint16_t pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
                 uint32_t seq) const;

@@ -438,3 +438,21 @@ TEST_CASE("per-QP rate limiter: frames leave every w / limit, exact in ps") {
   bed.sim.run();
   CHECK(rec.done.at(0) == (packets - 1) * ser(w, rate / 4) + 2 * ser(w, rate) + 2 * prop + lat);
 }
+
+TEST_CASE("a queue pair is reused after all its messages were acknowledged and released") {
+  // Regression: the sender's message cursor was left pointing at a released message, and the
+  // next message on the same QP crashed the NIC (seen on rail_optimized_h100_su at 16 MiB).
+  auto sc = one_leaf(2, 100 * kGbps, 200'000, 300'000, 64 << 20, 1000);
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  bed.net->send(0, 1, 10'000, 7, 0);
+  bed.sim.run();  // delivered, acknowledged, released
+  REQUIRE(rec.done.at(0) > 0);
+  const int64_t t1 = bed.sim.now_ps();
+  bed.net->send(0, 1, 10'000, 7, 1);
+  bed.sim.run();
+  CHECK(rec.done.at(1) > t1);
+  CHECK(bed.net->messages_in_flight() == 0);
+  bed.net->check_conservation();
+}
