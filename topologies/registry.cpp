@@ -103,6 +103,25 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
     }
     g[e].rate_bps = rate_bps;
   }
+
+  // Bit error rates: link.bit_error_rate on every network cable, then the per-link values. A
+  // link may be failed or degraded and have a BER too; only naming it twice here is refused.
+  for (auto [e, end] = boost::edges(g); e != end; ++e) {
+    if (!g[*e].nvlink) g[*e].bit_error_rate = sc.link.bit_error_rate;
+  }
+  std::map<const void*, std::string> ber_named;
+  for (const auto& [text, ber] : sc.topology.link_bit_error_rates) {
+    // Errors point at the entry (the loader records its origin under this path).
+    const std::string key = "topology.link_bit_error_rates." + text;
+    const auto e = find_link(sc, f, by_name, text, key);
+    if (const auto [it, fresh] = ber_named.emplace(&g[e], text); !fresh) {
+      throw key_error(sc, key, "'" + text + "' names the same link as '" + it->second + "'");
+    }
+    if (g[e].nvlink) {
+      throw key_error(sc, key, "'" + text + "' is an NVLink; NVLinks are modelled error-free");
+    }
+    g[e].bit_error_rate = ber;
+  }
 }
 
 /// Every host must reach every other over links that are up: a fabric described (or failed)

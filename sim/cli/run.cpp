@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <boost/range/iterator_range.hpp>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -41,10 +42,33 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
                         std::to_string(fabric.hosts.size()));
   }
   const int64_t frame = wire_format_for(sc.transport).wire_bytes(sc.nic.mtu_bytes);
-  if (sc.sw.buffer_per_port_bytes < frame) {
-    throw key_error(sc, "switch.buffer_per_port",
-                    "smaller than one full frame (" + std::to_string(frame) + " B at MTU " +
-                        std::to_string(sc.nic.mtu_bytes) + "B): no packet could be queued");
+  const std::string frame_text =
+      std::to_string(frame) + " B at MTU " + std::to_string(sc.nic.mtu_bytes) + "B";
+  if (sc.sw.buffer_model == "static") {
+    if (sc.sw.buffer_per_port_bytes < frame) {
+      throw key_error(
+          sc, "switch.buffer_per_port",
+          "smaller than one full frame (" + frame_text + "): no packet could be queued");
+    }
+    return;
+  }
+  // Shared: the pool left after every egress queue's reservation (ports x 8 classes) of the
+  // largest switch must hold a frame beyond a full reservation.
+  size_t max_ports = 0;
+  for (auto v : boost::make_iterator_range(boost::vertices(fabric.graph))) {
+    if (fabric.graph[v].kind == NodeKind::kSwitch)
+      max_ports = std::max(max_ports, boost::out_degree(v, fabric.graph));
+  }
+  const int64_t reserved = static_cast<int64_t>(max_ports) * 8 * sc.sw.reserved_per_queue_bytes;
+  const bool reserve_fits = sc.sw.reserved_per_queue_bytes >= frame;
+  if (sc.sw.shared_buffer_bytes - reserved < (reserve_fits ? 1 : frame)) {
+    throw key_error(sc, "switch.shared_buffer",
+                    std::to_string(sc.sw.shared_buffer_bytes) + " B cannot serve a switch of " +
+                        std::to_string(max_ports) + " ports: their " +
+                        std::to_string(max_ports * 8) + " egress queues reserve " +
+                        std::to_string(reserved) + " B (switch.reserved_per_queue " +
+                        std::to_string(sc.sw.reserved_per_queue_bytes) +
+                        " B each), leaving no shared pool for a frame (" + frame_text + ")");
   }
 }
 

@@ -3,8 +3,10 @@
 // paths, "did you mean") is derived from it, so adding a key is one row.
 //
 // Order of work: read the file, parse YAML (keeping marks), apply --set overrides to the tree,
-// check every map for unknown and duplicate keys, then parse each field into the Scenario and
-// run the few cross-field checks. The first mistake found is thrown as a ConfigError.
+// check every map for unknown and duplicate keys, read and check the switch profile (if
+// switch.profile names one) and add its keys that the scenario does not set, then parse each
+// field into the Scenario, check the required keys and run the few cross-field checks. The
+// first mistake found is thrown as a ConfigError.
 #include "sim/config/loader.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -41,8 +43,15 @@ ConfigError::ConfigError(std::string where, int line, int column, std::string ke
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
   const size_t limit = std::max<size_t>(2, word.size() / 3);
-  std::string best;
-  size_t best_distance = limit + 1;
+  // `word` written short: its letters in order in `c`, same first letter, at least half as long.
+  const auto abbreviates = [&](const std::string& c) {
+    if (word.empty() || c.empty() || word[0] != c[0] || 2 * word.size() < c.size()) return false;
+    size_t i = 0;
+    for (size_t j = 0; j < c.size() && i < word.size(); ++j) i += word[i] == c[j];
+    return i == word.size();
+  };
+  std::string best, best_abbreviated;
+  size_t best_distance = limit + 1, best_abbreviated_distance = std::string::npos;
   std::vector<size_t> row;
   for (const std::string& c : candidates) {
     // Levenshtein distance, one row at a time.
@@ -61,8 +70,12 @@ std::string closest_match(const std::string& word, const std::vector<std::string
       best_distance = row[c.size()];
       best = c;
     }
+    if (row[c.size()] < best_abbreviated_distance && abbreviates(c)) {
+      best_abbreviated_distance = row[c.size()];
+      best_abbreviated = c;
+    }
   }
-  return best;
+  return best.empty() ? best_abbreviated : best;
 }
 
 namespace {
@@ -118,7 +131,8 @@ struct QuantitySpec {
   const char* example;  ///< e.g. "400Gbps"
   int64_t (*parse)(std::string_view);
   int64_t min, max;
-  const char* expected;  ///< the range in words: "a positive rate"
+  const char* expected;             ///< the range in words: "a positive rate"
+  const char* zero_hint = nullptr;  ///< added to the message for a zero below `min`
 };
 
 /// A name from a fixed set: built now, recognised but not built yet, or an alias.
@@ -137,6 +151,9 @@ class Value {
 
   const YAML::Node& node() const { return node_; }
   const YAML::Mark& key_mark() const { return key_mark_; }
+  const std::string& path() const { return path_; }
+  /// The file it was read from: the scenario's, or a switch profile's.
+  const Context& context() const { return *ctx_; }
   bool overridden() const { return ctx_->overrides.count(path_) > 0; }
 
   /// Where this value was given: the --set that set it (or set the list it is in), else its
@@ -201,25 +218,32 @@ class Value {
   /// A plain decimal number (3, 1.5) or a ratio "a:b"; must be >= 1.
   double ratio() const {
     const std::string expected = "a number >= 1 or a ratio like '3:1'";
+    const double v = decimal_or_quotient(':', expected);
+    if (v < 1) fail("expected " + expected + ", got '" + node_.Scalar() + "'");
+    return v;
+  }
+
+  /// A number from `min` to `max`, written as a decimal (0.5, 2) or a fraction ("1/8").
+  double fraction(double min, double max, const std::string& expected) const {
+    const double v = decimal_or_quotient('/', expected);
+    if (v < min || v > max) fail("expected " + expected + ", got '" + node_.Scalar() + "'");
+    return v;
+  }
+
+  /// A plain number from 0 to `max`, in decimal or scientific notation ("1e-12"): the way bit
+  /// error rates are written. `too_high` says why a value above `max` makes no sense.
+  double small_number(double max, const std::string& expected, const std::string& too_high) const {
     const std::string s = scalar(expected);
-    const auto number = [&](std::string_view t) {
-      double v = 0;
-      const auto [end, ec] =
-          std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
-      if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) {
-        fail("expected " + expected + ", got '" + s + "'");
-      }
-      return v;
-    };
     double v = 0;
-    if (const size_t colon = s.find(':'); colon != std::string::npos) {
-      const double den = number(std::string_view(s).substr(colon + 1));
-      if (den <= 0) fail("expected " + expected + ", got '" + s + "'");
-      v = number(std::string_view(s).substr(0, colon)) / den;
-    } else {
-      v = number(s);
+    const char* begin = s.data() + (!s.empty() && s[0] == '+');
+    const auto [end, ec] =
+        std::from_chars(begin, s.data() + s.size(), v, std::chars_format::general);
+    if (begin == s.data() + s.size() || ec != std::errc() || end != s.data() + s.size() ||
+        !std::isfinite(v)) {
+      fail("expected " + expected + ", got '" + s + "'");
     }
-    if (v < 1) fail("expected " + expected + ", got '" + s + "'");
+    if (v < 0) fail("expected " + expected + ", got a negative number '" + s + "'");
+    if (v > max) fail("expected " + expected + ", got '" + s + "': " + too_high);
     return v;
   }
 
@@ -239,7 +263,8 @@ class Value {
     }
     if (v < q.min || v > q.max) {
       fail(std::string("expected ") + q.expected + ", got " +
-           (v == 0 ? "zero ('" + s + "')" : "'" + s + "'"));
+           (v == 0 ? "zero ('" + s + "')" + (q.zero_hint ? std::string("; ") + q.zero_hint : "")
+                   : "'" + s + "'"));
     }
     return v;
   }
@@ -306,6 +331,26 @@ class Value {
   }
 
  private:
+  /// A plain decimal number, or a quotient "a<sep>b" of two; fails naming `expected`.
+  double decimal_or_quotient(char sep, const std::string& expected) const {
+    const std::string s = scalar(expected);
+    const auto number = [&](std::string_view t) {
+      double v = 0;
+      const auto [end, ec] =
+          std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
+      if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) {
+        fail("expected " + expected + ", got '" + s + "'");
+      }
+      return v;
+    };
+    if (const size_t at = s.find(sep); at != std::string::npos) {
+      const double den = number(std::string_view(s).substr(at + 1));
+      if (den <= 0) fail("expected " + expected + ", got '" + s + "'");
+      return number(std::string_view(s).substr(0, at)) / den;
+    }
+    return number(s);
+  }
+
   const Context* ctx_;
   std::string path_;
   YAML::Node node_;
@@ -321,6 +366,16 @@ const QuantitySpec kPositiveRate{"rate",    "400Gbps",           parse_rate_bps,
 const QuantitySpec kNonNegativeTime{"time", "500ns",           parse_time_ps,
                                     0,      1'000'000'000'000, "a time from 0ns to 1s"};
 const QuantitySpec kPositiveSize{"size", "2MiB", parse_size_bytes, 1, kInt64Max, "a positive size"};
+const QuantitySpec kNonNegativeSize{"size", "4KiB", parse_size_bytes, 0, kInt64Max, "a size >= 0B"};
+const QuantitySpec kTimeout{
+    "time", "4ms", parse_time_ps, 1, 1'000'000'000'000, "a positive time up to 1s"};
+const QuantitySpec kRateLimit{"rate",
+                              "100Gbps",
+                              parse_rate_bps,
+                              1'000'000,
+                              100'000'000'000'000,
+                              "a rate from 1Mbps to 100Tbps",
+                              "leave qp_rate_limit out for line rate"};
 const QuantitySpec kMtu{"size", "4096B", parse_size_bytes, 64, 65536, "an MTU from 64B to 65536B"};
 const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
                               1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
@@ -348,6 +403,28 @@ const Choices kDatatypes{
      {"float32", "float"},
      {"float64", "double"}}};
 const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
+const Choices kBufferModels{"buffer model", {"static", "shared"}, {}, {}};
+const Choices kSchedulers{"scheduler", {"strict", "dwrr"}, {}, {}};
+
+/// Bit error rates: 0 (error-free) to 1e-3.
+double bit_error_rate(const Value& v) {
+  return v.small_number(1e-3, "a bit error rate from 0 to 1e-3, e.g. 1e-12",
+                        "above 1e-3 almost no frame would arrive intact");
+}
+
+/// A key that applies only while an earlier choice key has one of some values, e.g.
+/// switch.shared_buffer only with switch.buffer_model shared. Like a key of another topology
+/// kind, such a key given when it does not apply is an error, not ignored.
+struct Condition {
+  const char* path;                       ///< the choice key; its row comes earlier in kFields
+  const char* values;                     ///< space-separated values under which the key applies
+  std::string (*value)(const Scenario&);  ///< that key's value as parsed (or its default)
+};
+const Condition kStaticBuffer{"switch.buffer_model", "static",
+                              [](const Scenario& s) { return s.sw.buffer_model; }};
+const Condition kSharedBuffer{"switch.buffer_model", "shared",
+                              [](const Scenario& s) { return s.sw.buffer_model; }};
+const Condition kDwrr{"switch.scheduler", "dwrr", [](const Scenario& s) { return s.sw.scheduler; }};
 
 struct Field {
   const char* section;  ///< "" for a top-level key
@@ -359,6 +436,8 @@ struct Field {
   const char* kinds = nullptr;
   /// When set, `required` holds only for these kinds (the key stays optional for the others).
   const char* required_kinds = nullptr;
+  /// When set, the key applies (and, if `required`, is required) only under this condition.
+  const Condition* when = nullptr;
 };
 
 bool in_list(const char* list_text, const std::string& kind) {
@@ -371,13 +450,22 @@ bool in_list(const char* list_text, const std::string& kind) {
   return false;
 }
 
-bool applies_to(const Field& f, const std::string& kind) {
-  return f.kinds == nullptr || in_list(f.kinds, kind);
+bool holds(const Condition* c, const Scenario& s) {
+  return c == nullptr || in_list(c->values, c->value(s));
 }
 
-bool required_for(const Field& f, const std::string& kind) {
-  return f.required && applies_to(f, kind) &&
-         (f.required_kinds == nullptr || in_list(f.required_kinds, kind));
+bool applies_to(const Field& f, const Scenario& s) {
+  return (f.kinds == nullptr || in_list(f.kinds, s.topology.kind)) && holds(f.when, s);
+}
+
+bool required_for(const Field& f, const Scenario& s) {
+  return f.required && applies_to(f, s) &&
+         (f.required_kinds == nullptr || in_list(f.required_kinds, s.topology.kind));
+}
+
+/// The last part of a dotted path: "buffer_model" of "switch.buffer_model".
+std::string leaf(const std::string& path) {
+  return path.substr(path.rfind('.') + 1);
 }
 
 std::vector<int> int_list(const Value& v, size_t min_len, size_t max_len, int64_t min,
@@ -460,6 +548,14 @@ const Field kFields[] = {
        s.topology.degraded_links.emplace_back(name, rate.quantity(kPositiveRate));
      }
    }},
+  {"topology", "link_bit_error_rates", false,
+   [](const Value& v, Scenario& s) {
+     s.topology.link_bit_error_rates.clear();
+     for (const auto& [name, ber] : v.named_entries("a map of links to bit error rates, e.g. {leaf0-spine1: 1e-8}")) {
+       s.topology.link_bit_error_rates.emplace_back(name, bit_error_rate(ber));
+       s.origins[ber.path()] = ber.origin();  // build_fabric's errors point at the entry
+     }
+   }},
 
   {"link", "host_rate", true,
    [](const Value& v, Scenario& s) { s.link.host_rate_bps = v.quantity(kPositiveRate); }},
@@ -470,6 +566,8 @@ const Field kFields[] = {
   {"link", "nvlink_rate", true,
    [](const Value& v, Scenario& s) { s.link.nvlink_rate_bps = v.quantity(kPositiveRate); },
    "rail-optimized"},
+  {"link", "bit_error_rate", false,
+   [](const Value& v, Scenario& s) { s.link.bit_error_rate = bit_error_rate(v); }},
 
   {"routing", "algorithm", false,
    [](const Value& v, Scenario& s) { s.routing.algorithm = v.choice(kRoutingAlgorithms); }},
@@ -482,10 +580,44 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.sw.latency_ps = v.quantity(kNonNegativeTime); }},
   {"switch", "radix", false,
    [](const Value& v, Scenario& s) { s.sw.radix = int(v.integer(2, 65536)); }},
+  {"switch", "buffer_model", false,  // before the keys that apply to one model
+   [](const Value& v, Scenario& s) { s.sw.buffer_model = v.choice(kBufferModels); }},
   {"switch", "buffer_per_port", true,
-   [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kPositiveSize); }},
+   [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kPositiveSize); },
+   nullptr, nullptr, &kStaticBuffer},
+  {"switch", "shared_buffer", true,
+   [](const Value& v, Scenario& s) { s.sw.shared_buffer_bytes = v.quantity(kPositiveSize); },
+   nullptr, nullptr, &kSharedBuffer},
+  {"switch", "reserved_per_queue", false,  // 8 x it < shared_buffer: checked after all fields
+   [](const Value& v, Scenario& s) { s.sw.reserved_per_queue_bytes = v.quantity(kNonNegativeSize); },
+   nullptr, nullptr, &kSharedBuffer},
+  {"switch", "alpha", false,
+   [](const Value& v, Scenario& s) {
+     s.sw.alpha = v.fraction(1.0 / 128, 64, "a number from 1/128 to 64, e.g. 1, 0.5 or 1/8");
+   }, nullptr, nullptr, &kSharedBuffer},
+  {"switch", "cut_through", false,
+   [](const Value& v, Scenario& s) { s.sw.cut_through = v.boolean(); }},
+  {"switch", "scheduler", false,  // before dwrr_weights
+   [](const Value& v, Scenario& s) { s.sw.scheduler = v.choice(kSchedulers); }},
+  {"switch", "dwrr_weights", false,
+   [](const Value& v, Scenario& s) {
+     s.sw.dwrr_weights.clear();
+     for (const Value& w : v.items("a list of 8 weights from 1 to 255, one per traffic class 0..7, e.g. [1, 1, 1, 4, 1, 1, 1, 1]", 8, 8)) {
+       s.sw.dwrr_weights.push_back(int(w.integer(1, 255)));
+     }
+   }, nullptr, nullptr, &kDwrr},
+  // Read, resolved and merged before any field is parsed (merge_profile); kept here so that
+  // --set switch.profile=... works and the key is listed with the others.
+  {"switch", "profile", false, [](const Value& v, Scenario& s) { s.sw.profile = v.string(); }},
 
   {"nic", "mtu", false, [](const Value& v, Scenario& s) { s.nic.mtu_bytes = v.quantity(kMtu); }},
+  {"nic", "traffic_class", false,
+   [](const Value& v, Scenario& s) { s.nic.traffic_class = int(v.integer(0, 7)); }},
+  {"nic", "ack_interval", false,
+   [](const Value& v, Scenario& s) { s.nic.ack_interval = int(v.integer(1, 65536)); }},
+  {"nic", "rto", false, [](const Value& v, Scenario& s) { s.nic.rto_ps = v.quantity(kTimeout); }},
+  {"nic", "qp_rate_limit", false,  // absent = line rate
+   [](const Value& v, Scenario& s) { s.nic.qp_rate_limit_bps = v.quantity(kRateLimit); }},
 
   {"workload", "collective", false,
    [](const Value& v, Scenario& s) { s.workload.collective = v.choice(kCollectives); }},
@@ -518,15 +650,18 @@ std::string path_of(const Field& f) {
 }
 
 /// The keys allowed directly under `section` ("" = top level, which also holds the sections).
+/// With `sc`, only those that apply to it; required ones are those required of it, or without
+/// `sc`, of any topology kind under the default choices (buffer_model static).
 std::vector<std::string> keys_of(const std::string& section, bool required_only = false,
-                                 const std::string& kind = "") {
+                                 const Scenario* sc = nullptr) {
+  static const Scenario kDefaults;
   std::vector<std::string> keys;
   for (const Field& f : kFields) {
-    if (f.section == section &&
-        (!required_only || (kind.empty() ? f.required : required_for(f, kind))) &&
-        (kind.empty() || applies_to(f, kind))) {
-      keys.emplace_back(f.key);
+    if (f.section != section || (sc && !applies_to(f, *sc))) continue;
+    if (required_only && !(sc ? required_for(f, *sc) : f.required && holds(f.when, kDefaults))) {
+      continue;
     }
+    keys.emplace_back(f.key);
   }
   if (section.empty() && !required_only) {
     for (const Section& s : kSections) keys.emplace_back(s.name);
@@ -548,12 +683,10 @@ std::vector<std::string> all_paths() {
 
 // ---- reading -----------------------------------------------------------------------------
 
-std::string read_file(const std::string& path) {
+/// The text of a scenario file, or of what `noun` names (e.g. "switch profile 'x.yaml'").
+std::string read_file(const std::string& path, const std::string& noun = "scenario file") {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
-    throw ConfigError(path, 0, 0, "",
-                      std::string("cannot open scenario file: ") + std::strerror(errno));
-  }
+  if (!f) throw ConfigError(path, 0, 0, "", "cannot open " + noun + ": " + std::strerror(errno));
   constexpr size_t kMaxBytes = 16 << 20;  // a scenario is a page of YAML, not a data file
   std::string text;
   char buffer[4096];
@@ -561,12 +694,11 @@ std::string read_file(const std::string& path) {
   while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) {
     text.append(buffer, n);
     if (text.size() > kMaxBytes) {
-      throw ConfigError(path, 0, 0, "", "not a scenario file: larger than 16 MiB");
+      throw ConfigError(path, 0, 0, "", "not a " + noun + ": larger than 16 MiB");
     }
   }
   if (std::ferror(f.get())) {
-    throw ConfigError(path, 0, 0, "",
-                      std::string("cannot read scenario file: ") + std::strerror(errno));
+    throw ConfigError(path, 0, 0, "", "cannot read " + noun + ": " + std::strerror(errno));
   }
   return text;
 }
@@ -669,17 +801,18 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
     const std::string name = key.Scalar();
     const std::string path = prefix + name;
     if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+      // A key of another section, spelt right, says more than a near miss in this one.
       std::string message = "unknown key '" + name + "'";
-      if (const std::string guess = closest_match(name, valid); !guess.empty()) {
-        message += "; did you mean '" + guess + "'?";
-      } else if (const auto home = std::find_if(
-                     std::begin(kFields), std::end(kFields),
-                     [&](const Field& f) { return name == f.key && section != f.section; });
-                 home != std::end(kFields)) {
+      if (const auto home =
+              std::find_if(std::begin(kFields), std::end(kFields),
+                           [&](const Field& f) { return name == f.key && section != f.section; });
+          home != std::end(kFields)) {
         message += "; it belongs in " +
                    (*home->section ? "the " + std::string(home->section) + " section"
                                    : std::string("the top level")) +
                    " (" + path_of(*home) + ")";
+      } else if (const std::string guess = closest_match(name, valid); !guess.empty()) {
+        message += "; did you mean '" + guess + "'?";
       } else {
         message += "; valid keys are: " + join_words(valid, ", ");
       }
@@ -692,6 +825,165 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
     }
     found.emplace(path, Value(&ctx, path, entry.second, key.Mark()));
   }
+}
+
+/// How directly a value was given: 2 by --set, 1 in the file being loaded (`main`), 0 in a
+/// switch profile it names. A cross-field error blames the more direct of two values.
+int directness(const Context& main, const Value& v) {
+  return v.overridden() ? 2 : &v.context() == &main ? 1 : 0;
+}
+
+/// Parses the values in `found` into `s` row by row of kFields (so a choice key such as
+/// topology.kind or switch.buffer_model is read before the keys that depend on it) and, with
+/// `require`, fails on a missing required key. `main` is the file being loaded: the scenario,
+/// or a switch profile checked on its own (`whose` says which in messages). A profile's value
+/// that applies only to a buffer_model or scheduler other than the one the scenario itself
+/// chose is a default made moot by that choice, and is left out.
+void parse_fields(const Context& main, const std::map<std::string, Value>& found, Scenario& s,
+                  bool require, const std::string& whose) {
+  for (const Field& f : kFields) {
+    const auto it = found.find(path_of(f));
+    if (it == found.end()) continue;
+    const Value& v = it->second;
+    if (f.kinds && !in_list(f.kinds, s.topology.kind)) {  // topology.kind is parsed first
+      v.fail("applies to topology kind " + std::string(f.kinds) + ", not to " + whose + " kind " +
+             s.topology.kind);
+    }
+    if (!holds(f.when, s)) {
+      const auto chooser = found.find(f.when->path);
+      const bool chosen_here = chooser != found.end() && &chooser->second.context() == &main;
+      if (&v.context() != &main && chosen_here) continue;
+      std::string why = " (the default)";
+      if (chooser != found.end()) {
+        const KeyOrigin o = chooser->second.origin();
+        why = chosen_here ? ""
+                          : " (set in " + o.where + ":" + std::to_string(o.line) + ":" +
+                                std::to_string(o.column) + ")";
+      }
+      v.fail("applies to " + leaf(f.when->path) + " " + f.when->values + ", not to " + whose + " " +
+             leaf(f.when->path) + " " + f.when->value(s) + why);
+    }
+    f.parse(v, s);
+    s.origins[it->first] = v.origin();
+  }
+  if (!require) return;
+  // Once every choice is known (a profile's buffer_model decides what its scenario needs).
+  for (const Field& f : kFields) {
+    const std::string path = path_of(f);
+    if (found.count(path) || !required_for(f, s)) continue;
+    // Point at the section's key ("topology:"); a top-level key has no better place.
+    const auto parent = found.find(f.section);
+    std::string message =
+        "missing required key; " + std::string(f.section) +
+        (f.kinds ? " of kind " + s.topology.kind : std::string()) +
+        (f.when ? " with " + leaf(f.when->path) + " " + f.when->value(s) : std::string()) +
+        " needs " + join_words(keys_of(f.section, true, &s), ", ");
+    if (const auto profile = found.find("switch.profile");
+        profile != found.end() && std::string(f.section) == "switch") {
+      message += " (its profile " + profile->second.node().Scalar() + " does not set " + f.key +
+                 " either)";
+    }
+    main.fail(path, parent == found.end() ? YAML::Mark::null_mark() : parent->second.key_mark(),
+              message);
+  }
+}
+
+/// Cross-field rules of the switch section, for a scenario and for a profile on its own.
+void check_switch(const Context& main, const std::map<std::string, Value>& found,
+                  const Scenario& s) {
+  if (s.sw.buffer_model != "shared") return;
+  const auto reserved = found.find("switch.reserved_per_queue");
+  const auto pool = found.find("switch.shared_buffer");
+  if (reserved == found.end() || pool == found.end()) return;
+  // 8 x reserved < shared_buffer, written so that it cannot overflow.
+  if (s.sw.reserved_per_queue_bytes <= (s.sw.shared_buffer_bytes - 1) / 8) return;
+  const std::string r = reserved->second.node().Scalar(), b = pool->second.node().Scalar();
+  const std::string why = ": the 8 traffic classes of a single port would reserve all of it";
+  if (directness(main, pool->second) > directness(main, reserved->second)) {
+    pool->second.fail("shared_buffer (" + b + ") must be more than 8 x reserved_per_queue (" + r +
+                      ")" + why);
+  }
+  reserved->second.fail("8 x reserved_per_queue (" + r + ") must be less than shared_buffer (" + b +
+                        ")" + why);
+}
+
+/// Reads the switch profile that `profile` (the scenario's switch.profile) names into `pctx`
+/// (which must outlive `found`), checks it on its own, and adds each of its switch keys that
+/// the scenario does not set to `found`, so the profile's values are defaults that point into
+/// the profile file when they are wrong.
+void merge_profile(const Context& ctx, const Value& profile, Context& pctx,
+                   std::map<std::string, Value>& found) {
+  std::filesystem::path file(profile.string());
+  if (file.is_relative()) file = std::filesystem::path(ctx.file).parent_path() / file;
+  pctx.file = file.lexically_normal().string();
+  std::string text;
+  try {
+    text = read_file(pctx.file, "switch profile '" + pctx.file + "'");
+  } catch (const ConfigError& e) {
+    profile.fail(e.message());
+  }
+  const YAML::Node root = parse_yaml(pctx.file, text);
+  const std::string expected = "a map with a switch section (and optional name and source)";
+  if (!root.IsDefined() || root.IsNull()) {
+    pctx.fail("", YAML::Mark::null_mark(), "the switch profile is empty; expected " + expected);
+  }
+  if (!root.IsMap()) pctx.fail("", root.Mark(), "expected " + expected + ", got " + describe(root));
+
+  const std::vector<std::string> top = {"switch", "name", "source"};
+  std::map<std::string, int> first_line;
+  std::map<std::string, Value> own;  // the profile's switch keys
+  bool has_switch = false;
+  for (const auto& entry : root) {
+    const YAML::Node key = entry.first;
+    if (!key.IsScalar()) pctx.fail("", key.Mark(), "expected a key name, got " + describe(key));
+    const std::string name = key.Scalar();
+    if (std::find(top.begin(), top.end(), name) == top.end()) {
+      std::string message = "unknown key '" + name + "' in a switch profile";
+      const std::vector<std::string> switch_keys = keys_of("switch");
+      if (const std::string guess = closest_match(name, top); !guess.empty()) {
+        message += "; did you mean '" + guess + "'?";
+      } else if (std::find(switch_keys.begin(), switch_keys.end(), name) != switch_keys.end()) {
+        message += "; it belongs in the switch section (switch." + name + ")";
+      } else {
+        message += "; a switch profile has only " + join_words(top, ", ");
+      }
+      pctx.fail(name, key.Mark(), message);
+    }
+    if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
+      pctx.fail(name, key.Mark(),
+                "duplicate key '" + name + "' (first given at line " +
+                    std::to_string(seen->second) + ")");
+    }
+    const Value v(&pctx, name, entry.second, key.Mark());
+    if (name != "switch") {
+      v.string();  // name, source: free text for the reader
+      continue;
+    }
+    has_switch = true;
+    if (v.node().IsNull()) continue;
+    if (!v.node().IsMap()) {
+      v.fail("expected a map of switch keys (" + join_words(keys_of("switch"), ", ") + "), got " +
+             describe(v.node()));
+    }
+    for (const auto& item : v.node()) {
+      if (item.first.IsScalar() && item.first.Scalar() == "profile") {
+        pctx.fail("switch.profile", item.first.Mark(),
+                  "a switch profile cannot name another profile");
+      }
+    }
+    collect(pctx, v.node(), "switch", own);
+  }
+  if (!has_switch) {
+    pctx.fail("switch", YAML::Mark::null_mark(),
+              "missing required section: a switch profile sets its keys under 'switch:'");
+  }
+
+  // On its own first: a wrong or self-contradicting value is the profile's fault, even where
+  // the scenario overrides it.
+  Scenario alone;
+  parse_fields(pctx, own, alone, false, "this profile's");
+  check_switch(pctx, own, alone);
+  for (const auto& [path, value] : own) found.emplace(path, value);  // the scenario's win
 }
 
 Scenario build(const Context& ctx, const YAML::Node& root) {
@@ -707,8 +999,8 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
              "expected a map with the sections " + sections + ", got " + describe(root));
   }
 
+  Context profile_context;  // declared first: `found` holds values that point to it
   std::map<std::string, Value> found;
-  std::vector<std::pair<std::string, KeyOrigin>> s_origins_pending;
   collect(ctx, root, "", found);
   for (const Section& section : kSections) {
     const auto it = found.find(section.name);
@@ -728,35 +1020,19 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
     collect(ctx, node, section.name, found);
   }
-  for (const Section& section : kSections) {
-    if (const auto it = found.find(section.name); it != found.end()) {
-      s_origins_pending.emplace_back(section.name, it->second.origin());
-    }
-  }
 
   Scenario s;
-  for (auto& [name, origin] : s_origins_pending) s.origins[name] = origin;
-  s.path = ctx.file;
-  s.name = std::filesystem::path(ctx.file).stem().string();
-  for (const Field& f : kFields) {
-    const std::string path = path_of(f);
-    const bool applies = applies_to(f, s.topology.kind);  // topology.kind is parsed first
-    if (const auto it = found.find(path); it != found.end()) {
-      if (!applies) {
-        it->second.fail("applies to topology kind " + std::string(f.kinds) +
-                        ", not to this scenario's kind " + s.topology.kind);
-      }
-      f.parse(it->second, s);
-      s.origins[path] = it->second.origin();
-    } else if (required_for(f, s.topology.kind)) {
-      // Point at the section's key ("topology:"); a top-level key has no better place.
-      const auto parent = found.find(f.section);
-      ctx.fail(path, parent == found.end() ? YAML::Mark::null_mark() : parent->second.key_mark(),
-               "missing required key; " + std::string(f.section) +
-                   (f.kinds ? " of kind " + s.topology.kind : std::string()) + " needs " +
-                   join_words(keys_of(f.section, true, s.topology.kind), ", "));
+  for (const Section& section : kSections) {
+    if (const auto it = found.find(section.name); it != found.end()) {
+      s.origins[section.name] = it->second.origin();
     }
   }
+  if (const auto it = found.find("switch.profile"); it != found.end()) {
+    merge_profile(ctx, it->second, profile_context, found);
+  }
+  s.path = ctx.file;
+  s.name = std::filesystem::path(ctx.file).stem().string();
+  parse_fields(ctx, found, s, true, "this scenario's");
 
   // Cross-field rules.
   if (!found.count("link.fabric_rate")) s.link.fabric_rate_bps = s.link.host_rate_bps;
@@ -769,6 +1045,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
     max.fail("maxbytes (" + max_text + ") is less than minbytes (" + min_text + ")");
   }
+  check_switch(ctx, found, s);
   return s;
 }
 

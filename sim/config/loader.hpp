@@ -32,7 +32,8 @@ class ConfigError : public std::runtime_error {
 /// Loads and validates the scenario at `path`, after applying `overrides` ("a.b.c=value", the
 /// CLI's --set; the value is read as a YAML scalar) in order. Throws ConfigError for a missing
 /// or unreadable file, a YAML syntax error, an unknown key (with a suggestion), a wrong type,
-/// a missing or wrong unit, or a value out of range.
+/// a missing or wrong unit, or a value out of range. A switch profile (`switch.profile`) is
+/// read too; its errors point into the profile file, and `origins` records its keys there.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// A ConfigError about `key_path` of a loaded scenario, positioned where the key (or, failing
@@ -41,8 +42,10 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 ConfigError key_error(const Scenario& scenario, const std::string& key_path,
                       const std::string& message);
 
-/// The closest candidate to `word` by edit distance, or "" when none is close enough
-/// (distance > max(2, word.size() / 3)). Used for every "did you mean".
+/// The closest candidate to `word` by edit distance, when it is close enough (distance at most
+/// max(2, word.size() / 3)); failing that, the closest candidate that `word` abbreviates (its
+/// letters in order, the same first letter, at least half as long: "cut_thru" -> "cut_through");
+/// else "". Used for every "did you mean".
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace fabricsim

@@ -116,7 +116,9 @@ struct SwitchConfig {
   /// dwrr: weight per traffic class 0..7 (quantum = weight x one MTU frame); 8 integers 1..255.
   std::vector<int> dwrr_weights = std::vector<int>(8, 1);
   /// `switch.profile:` path of a switch profile (configs/switches/*.yaml) whose `switch:` keys
-  /// are defaults for this section, resolved against the scenario's folder; "" = none.
+  /// are defaults for this section, resolved against the scenario's folder; "" = none. Keys
+  /// the scenario sets (or --set sets) win; a profile key for a buffer_model or scheduler other
+  /// than the one the scenario itself chose is not used (configs/switches/README.md).
   std::string profile;
 };
 
