@@ -72,7 +72,11 @@ TEST_CASE("same scenario and seed give byte-identical results.json; a new seed i
   const std::string ja = slurp(a / "results.json");
   REQUIRE(!ja.empty());
   CHECK(ja == slurp(b / "results.json"));
-  CHECK(slurp(a / "ports.csv") == slurp(b / "ports.csv"));
+  for (const char* f : {"ports.csv", "queues.csv", "flows.csv", "trace.json"}) {
+    INFO(f);
+    CHECK(!slurp(a / f).empty());
+    CHECK(slurp(a / f) == slurp(b / f));
+  }
   CHECK(nlohmann::json::parse(slurp(c / "results.json"))["seed"] == 7);
 }
 
@@ -268,13 +272,14 @@ TEST_CASE("inputs a fresh user found to end in internal errors are bad input (ex
       {"run scenarios/quickstart.yaml --set topology.leaves=1 --set topology.hosts_per_leaf=1 "
        "--set topology.spines=1",
        "needs at least 2 GPUs; this fabric has 1"},
-      {"run scenarios/quickstart.yaml --set switch.buffer_per_port=4096B",
+      {"run scenarios/quickstart.yaml --set switch.buffer_model=static "
+       "--set switch.buffer_per_port=4096B",
        "switch.buffer_per_port: smaller than one full frame (4178 B at MTU 4096B)"},
       {"run scenarios/quickstart.yaml --seed -1", "--seed -1: expected a non-negative integer"},
       {"run scenarios/quickstart.yaml --out /proc/fabricsim", "--out /proc/fabricsim"},
       {"run scenarios/quickstart.yaml --out ''", "expected a directory name"},
       {"validate /dev/zero", "larger than 16 MiB"},
-      {"validate scenarios/quickstart.yaml --set topology.leaves=100000", "routing tables"},
+      {"validate scenarios/fat_tree_k8.yaml --set topology.k=120", "routing tables"},
   };
   for (const Case& c : cases) {
     INFO(c.args);
@@ -360,4 +365,64 @@ TEST_CASE("validate also checks the cost_model file the scenario names") {
       "validate scenarios/quickstart.yaml --set cost_model=../configs/no_such_prices.yaml");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("no_such_prices.yaml") != std::string::npos);
+}
+
+TEST_CASE("trace.json is Chrome trace JSON: message spans and queue counters, capped with a note") {
+  const fs::path d = scratch("trace"), small = scratch("trace_cap");
+  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + d.string()).exit_code ==
+          0);
+  const auto t = nlohmann::json::parse(slurp(d / "trace.json"));
+  REQUIRE(t.is_array());
+  int begins = 0, ends = 0, counters = 0;
+  for (const auto& e : t) {
+    begins += e["ph"] == "b";
+    ends += e["ph"] == "e";
+    counters += e["ph"] == "C";
+  }
+  // One span per message: 6 sizes x 2 (16 - 1) ring steps x 16 ranks.
+  CHECK(begins == 6 * 30 * 16);
+  CHECK(ends == begins);
+  CHECK(counters > 0);
+  const Result r = fabricsim("run scenarios/quickstart.yaml" + kSmall +
+                             " --trace-events 100 --out " + small.string());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("stopped at the cap of 100") != std::string::npos);
+  const auto capped = nlohmann::json::parse(slurp(small / "trace.json"));
+  int events = 0;
+  bool note = false;
+  for (const auto& e : capped) {
+    if (e["ph"] != "M") ++events;
+    if (e["name"].get<std::string>().find("trace truncated") != std::string::npos) note = true;
+  }
+  CHECK(events == 101);  // the cap plus the note
+  CHECK(note);
+  CHECK(fabricsim("run scenarios/quickstart.yaml --trace-events -5").exit_code == 2);
+}
+
+TEST_CASE("a lossy run recovers by go-back-N and its byte balance holds in results.json") {
+  // Every link corrupts about 1 frame in 300 (BER 1e-6 x 33,424 bits): the run completes with
+  // retransmissions, and sent = delivered + dropped + in flight.
+  const fs::path d = scratch("lossy");
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.maxbytes=1MiB"
+      " --set link.bit_error_rate=1e-7 --set nic.rto=20us --out " +
+      d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK(j["counters"]["corrupt_drops"].get<int64_t>() > 0);
+  CHECK(j["counters"]["retransmits"].get<int64_t>() > 0);
+  const auto& c = j["conservation"];
+  CHECK(c["sent_bytes"].get<int64_t>() == c["delivered_bytes"].get<int64_t>() +
+                                              c["dropped_bytes"].get<int64_t>() +
+                                              c["in_flight_bytes"].get<int64_t>());
+}
+
+TEST_CASE("shared buffers whose reservations leave no pool are bad input") {
+  // quickstart's leaves have 8 ports: 8 x 8 queues x 9216 B reserved = 589,824 B > 500 KB.
+  const Result r =
+      fabricsim("run scenarios/quickstart.yaml --set switch.shared_buffer=500KB" + kSmall);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("switch.shared_buffer") != std::string::npos);
+  CHECK(r.err.find("reserve 589824 B") != std::string::npos);
 }
