@@ -154,9 +154,15 @@ TEST_CASE("quickstart.yaml loads with the values written in it", "[config]") {
   CHECK(s.link.host_rate_bps == 400'000'000'000);    // 400Gbps
   CHECK(s.link.fabric_rate_bps == 400'000'000'000);  // 400Gbps
   CHECK(s.link.propagation_delay_ps == 250'000);     // 250ns
-  CHECK(s.sw.latency_ps == 500'000);                 // 500ns
-  CHECK(s.sw.buffer_per_port_bytes == 2'000'000);    // 2MB (SI)
-  CHECK(s.nic.mtu_bytes == 4096);                    // 4096B
+  // switch: from configs/switches/broadcom_tomahawk3.yaml, the profile it names
+  CHECK(s.sw.latency_ps == 500'000);              // 500ns
+  CHECK(s.sw.buffer_model == "shared");           // shared
+  CHECK(s.sw.shared_buffer_bytes == 64'000'000);  // 64MB (SI)
+  CHECK(s.sw.reserved_per_queue_bytes == 9216);   // 9216B
+  CHECK(s.sw.alpha == 1.0);
+  CHECK(s.sw.cut_through);
+  CHECK(s.sw.radix == 32);
+  CHECK(s.nic.mtu_bytes == 4096);  // 4096B
   CHECK(s.workload.collective == "all_reduce");
   CHECK(s.workload.algorithm == "ring");
   CHECK(s.workload.protocol == "simple");
