@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../tests/support.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
 #include "sim/config/scenario.hpp"
@@ -47,39 +48,14 @@ constexpr int64_t kGbps = 1'000'000'000;
 constexpr int64_t kNs = 1'000;  // picoseconds
 constexpr int64_t kUs = 1'000'000;
 
-/// A 1:1 spine-leaf with every link at `rate_bps`, a RoCEv2 transport and a static buffer.
+using fabricsim::testing::Bed;
+
+/// The tests' 1:1 spine-leaf (every link at `rate_bps`, RoCEv2, static buffers).
 Scenario spine_leaf(int leaves, int spines, int hosts_per_leaf, int64_t rate_bps, int64_t prop_ps,
                     int64_t switch_latency_ps, int64_t buffer_per_port_bytes, int64_t mtu_bytes) {
-  Scenario sc;
-  sc.name = "bench";
-  sc.path = "bench_packet_hops";
-  sc.transport = "roce";
-  sc.topology.kind = "spine-leaf";
-  sc.topology.leaves = leaves;
-  sc.topology.spines = spines;
-  sc.topology.hosts_per_leaf = hosts_per_leaf;
-  sc.topology.oversubscription = 1.0;
-  sc.link.host_rate_bps = rate_bps;
-  sc.link.fabric_rate_bps = rate_bps;
-  sc.link.propagation_delay_ps = prop_ps;
-  sc.sw.latency_ps = switch_latency_ps;
-  sc.sw.buffer_model = "static";
-  sc.sw.buffer_per_port_bytes = buffer_per_port_bytes;
-  sc.nic.mtu_bytes = mtu_bytes;
-  return sc;
+  return fabricsim::testing::spine_leaf(leaves, spines, hosts_per_leaf, rate_bps, prop_ps,
+                                        switch_latency_ps, buffer_per_port_bytes, mtu_bytes);
 }
-
-/// A fabric, its routes, a simulator and a network, wired as `fabricsim run` wires them.
-struct Bed {
-  explicit Bed(const Scenario& sc)
-      : fabric(fabricsim::build_fabric(sc)), routes(fabricsim::build_routes(sc, fabric)) {
-    net = std::make_unique<Network>(sim, fabric, routes, fabricsim::net_config_for(sc));
-  }
-  fabricsim::Fabric fabric;
-  fabricsim::RoutingTable routes;
-  Simulator sim;
-  std::unique_ptr<Network> net;
-};
 
 /// Stops the simulator when `expected` messages have completed, so the simulated time is the
 /// workload's (idle RTO timers left in the queue would otherwise run on).

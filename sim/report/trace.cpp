@@ -118,16 +118,17 @@ void ChromeTrace::thread_name(int pid, int tid, const std::string& name) {
   flush_line();
 }
 
-void ChromeTrace::async_begin(const std::string& cat, const std::string& name, uint64_t id, int pid,
-                              int tid, int64_t t_ps, const std::string& args_json) {
-  check_args(args_json);
+void ChromeTrace::async_event(char ph, const std::string& cat, const std::string& name, uint64_t id,
+                              int pid, int tid, int64_t t_ps, const std::string& args_json) {
   if (!admit(t_ps)) return;
   begin_line();
   line_ += "{\"name\":";
   append_json_string(line_, name);
   line_ += ",\"cat\":";
   append_json_string(line_, cat);
-  line_ += ",\"ph\":\"b\",\"ts\":";
+  line_ += ",\"ph\":\"";
+  line_ += ph;
+  line_ += "\",\"ts\":";
   line_ += format_ps_as_us(t_ps);
   line_ += ",\"pid\":";
   append_int(line_, pid);
@@ -142,25 +143,15 @@ void ChromeTrace::async_begin(const std::string& cat, const std::string& name, u
   flush_line();
 }
 
+void ChromeTrace::async_begin(const std::string& cat, const std::string& name, uint64_t id, int pid,
+                              int tid, int64_t t_ps, const std::string& args_json) {
+  check_args(args_json);
+  async_event('b', cat, name, id, pid, tid, t_ps, args_json);
+}
+
 void ChromeTrace::async_end(const std::string& cat, const std::string& name, uint64_t id, int pid,
                             int tid, int64_t t_ps) {
-  if (!admit(t_ps)) return;
-  begin_line();
-  line_ += "{\"name\":";
-  append_json_string(line_, name);
-  line_ += ",\"cat\":";
-  append_json_string(line_, cat);
-  line_ += ",\"ph\":\"e\",\"ts\":";
-  line_ += format_ps_as_us(t_ps);
-  line_ += ",\"pid\":";
-  append_int(line_, pid);
-  line_ += ",\"tid\":";
-  append_int(line_, tid);
-  line_ += ",\"id\":\"0x";
-  char buf[20];
-  line_.append(buf, std::to_chars(buf, buf + sizeof buf, id, 16).ptr);
-  line_ += "\"}";
-  flush_line();
+  async_event('e', cat, name, id, pid, tid, t_ps, "");
 }
 
 void ChromeTrace::counter(int pid, const std::string& name, int64_t t_ps, int64_t value) {

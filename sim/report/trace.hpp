@@ -65,6 +65,9 @@ class ChromeTrace {
  private:
   /// Counts an event against the cap; false if it must not be written.
   bool admit(int64_t t_ps);
+  /// One async event ("ph" b or e) with its id; args_json already checked.
+  void async_event(char ph, const std::string& cat, const std::string& name, uint64_t id, int pid,
+                   int tid, int64_t t_ps, const std::string& args_json);
   /// Starts a new array element in line_ ("," and newline after the first).
   void begin_line();
   /// Writes line_ to the file.
