@@ -25,12 +25,12 @@ extern "C" void on_signal(int) {
 constexpr const char* kUsage =
     "usage: fabricsim COMMAND SCENARIO.yaml [options]\n"
     "commands:\n"
-    "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N]\n"
+    "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N] [--trace-events N]\n"
     "      simulate the scenario's workload; print the nccl-tests table and a summary;\n"
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
-    "  topo SCENARIO.yaml [--dot FILE] [--json]       describe the fabric\n"
+    "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json]   describe the fabric\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
     "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written)\n";
 

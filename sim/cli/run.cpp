@@ -41,7 +41,21 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
                     sc.workload.collective + " needs at least 2 GPUs; this fabric has " +
                         std::to_string(fabric.hosts.size()));
   }
-  const int64_t frame = wire_format_for(sc.transport).wire_bytes(sc.nic.mtu_bytes);
+  const WireFormat wire = wire_format_for(sc.transport);
+  const int64_t frame = wire.wire_bytes(sc.nic.mtu_bytes);
+  // The idle round trip of one frame and its ACK between two hosts on one cut-through switch
+  // is a lower bound on any RTT in the fabric: an RTO below it times out every packet.
+  const int64_t min_rtt_ps = serialization_ps(frame, sc.link.host_rate_bps) +
+                             serialization_ps(wire.ack_wire_bytes(), sc.link.host_rate_bps) +
+                             4 * sc.link.propagation_delay_ps + 2 * sc.sw.latency_ps;
+  if (sc.nic.rto_ps < min_rtt_ps) {
+    throw key_error(sc, "nic.rto",
+                    format_time(sc.nic.rto_ps) +
+                        " is shorter than the fastest possible round trip (" +
+                        format_time(min_rtt_ps) +
+                        ": one frame and its ACK over host-switch-host): every packet would "
+                        "time out before its ACK could return");
+  }
   const std::string frame_text =
       std::to_string(frame) + " B at MTU " + std::to_string(sc.nic.mtu_bytes) + "B";
   if (sc.sw.buffer_model == "static") {
@@ -62,8 +76,17 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
   const int64_t reserved = static_cast<int64_t>(max_ports) * 8 * sc.sw.reserved_per_queue_bytes;
   const bool reserve_fits = sc.sw.reserved_per_queue_bytes >= frame;
   if (sc.sw.shared_buffer_bytes - reserved < (reserve_fits ? 1 : frame)) {
-    throw key_error(sc, "switch.shared_buffer",
-                    std::to_string(sc.sw.shared_buffer_bytes) + " B cannot serve a switch of " +
+    // Blame the value the user gave most directly: a --set, then the scenario, then a profile.
+    auto directness = [&](const std::string& key) {
+      const auto o = sc.origins.find(key);
+      if (o == sc.origins.end()) return 0;
+      return o->second.line == 0 ? 2 : o->second.where == sc.path ? 1 : 0;
+    };
+    const bool blame_reserve =
+        directness("switch.reserved_per_queue") > directness("switch.shared_buffer");
+    throw key_error(sc, blame_reserve ? "switch.reserved_per_queue" : "switch.shared_buffer",
+                    std::to_string(sc.sw.shared_buffer_bytes) +
+                        " B of shared_buffer cannot serve a switch of " +
                         std::to_string(max_ports) + " ports: their " +
                         std::to_string(max_ports * 8) + " egress queues reserve " +
                         std::to_string(reserved) + " B (switch.reserved_per_queue " +
@@ -180,12 +203,18 @@ void fill_counters(const Network& net, RunReport& rep) {
 
 }  // namespace
 
-RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool progress,
-                   ChromeTrace* trace) {
-  const auto wall_start = std::chrono::steady_clock::now();
-  const Fabric fabric = build_fabric(sc);
+Prepared prepare(const Scenario& sc) {
+  Fabric fabric = build_fabric(sc);
   check_runnable(sc, fabric);
-  const RoutingTable routes = build_routes(sc, fabric);
+  RoutingTable routes = build_routes(sc, fabric);
+  return Prepared{std::move(fabric), std::move(routes)};
+}
+
+RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
+                   bool progress, ChromeTrace* trace) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Fabric& fabric = prepared.fabric;
+  const RoutingTable& routes = prepared.routes;
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
   Network net(sim, fabric, routes, net_config_for(sc));
@@ -287,6 +316,7 @@ RunReport simulate(const Scenario& sc, const std::atomic<bool>* interrupt, bool 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   const Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
+  const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
   std::cout << "# fabricsim " << sc.name << ": " << sc.workload.collective << ", algorithm "
             << sc.workload.algorithm << ", protocol " << sc.workload.protocol << ", seed "
             << sc.seed << "\n";
@@ -295,8 +325,11 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   const std::filesystem::path dir(opts.out_dir);
   if (opts.out_given && opts.trace_max_events > 0) {
     trace.emplace((dir / "trace.json").string(), opts.trace_max_events);
+  } else if (opts.out_given) {
+    std::error_code ec;  // no trace asked: leave no trace.json of an earlier run beside these
+    std::filesystem::remove(dir / "trace.json", ec);
   }
-  const RunReport rep = simulate(sc, interrupt, progress, trace ? &*trace : nullptr);
+  const RunReport rep = simulate(sc, prepared, interrupt, progress, trace ? &*trace : nullptr);
   if (trace) trace->close();
   print_table_header(std::cout);
   for (const auto& row : rep.rows) print_table_row(std::cout, row);
@@ -328,9 +361,8 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
 
 int cmd_validate(const RunOptions& opts) {
   const Scenario sc = load(opts);
-  const Fabric fabric = build_fabric(sc);  // also checks the topology can be built,
-  check_runnable(sc, fabric);              // run,
-  build_routes(sc, fabric);                // and routed;
+  const Prepared prepared = prepare(sc);  // the topology can be built, run and routed;
+  const Fabric& fabric = prepared.fabric;
   if (!sc.cost_model.empty()) load_cost_model(cost_model_path(sc));  // its prices file reads
   std::cout << opts.scenario_path << ": ok (" << fabric.kind << ", " << fabric.hosts.size()
             << " GPUs, " << fabric.switches << " switches, " << fabric.links << " links)\n";

@@ -10,6 +10,8 @@
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
+#include "topologies/fabric_graph.hpp"
+#include "topologies/routing.hpp"
 
 namespace fabricsim {
 
@@ -34,11 +36,20 @@ struct RunOptions {
   int64_t trace_max_events = 200'000;
 };
 
+/// A scenario's fabric and routes, checked runnable: what `validate` checks and `run` simulates.
+struct Prepared {
+  Fabric fabric;
+  RoutingTable routes;
+};
+/// Builds and checks everything a run needs before anything is printed or written. Throws
+/// ConfigError (exit 2) for a fabric that cannot be built, routed or run.
+Prepared prepare(const Scenario& scenario);
+
 /// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
 /// `interrupt` becomes true or the network stalls; the rows finished so far are kept.
 /// With `trace` set, network events go to it (trace.json).
-RunReport simulate(const Scenario& scenario, const std::atomic<bool>* interrupt, bool progress,
-                   ChromeTrace* trace = nullptr);
+RunReport simulate(const Scenario& scenario, const Prepared& prepared,
+                   const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr);
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
 int cmd_validate(const RunOptions& opts);

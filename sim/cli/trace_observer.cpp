@@ -41,11 +41,11 @@ void TraceObserver::packet_dropped(uint32_t port, int tc, bool corrupt, int64_t 
                  kQueuesPid, 0, t_ps, "{\"tc\":" + std::to_string(tc) + "}");
 }
 
-void TraceObserver::went_back(uint32_t qp, uint32_t from, uint32_t to, bool timeout, int64_t t_ps) {
+void TraceObserver::went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
+                              int64_t t_ps) {
   if (!trace_.recording()) return trace_.skip(t_ps);
-  (void)from;
   trace_.instant("go-back-N", timeout ? "retransmission timeout" : "NAK (PSN sequence error)",
-                 kMessagesPid, 0, t_ps,
+                 kMessagesPid, src, t_ps,
                  "{\"qp\":" + std::to_string(qp) + ",\"from_psn\":" + std::to_string(from) +
                      ",\"to_psn\":" + std::to_string(to) + "}");
 }

@@ -23,7 +23,8 @@ class TraceObserver final : public NetObserver {
   void message_delivered(uint64_t seq, int src, int dst, uint32_t qp, int64_t t_ps) override;
   void queue_changed(uint32_t port, int tc, int64_t bytes, int64_t t_ps) override;
   void packet_dropped(uint32_t port, int tc, bool corrupt, int64_t t_ps) override;
-  void went_back(uint32_t qp, uint32_t from, uint32_t to, bool timeout, int64_t t_ps) override;
+  void went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
+                 int64_t t_ps) override;
 
  private:
   static constexpr int kMessagesPid = 1, kQueuesPid = 2;

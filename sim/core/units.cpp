@@ -316,6 +316,22 @@ std::string format_rate(int64_t rate_bps) {
   return "0 b/s";
 }
 
+std::string format_time(int64_t ps) {
+  struct Prefix {
+    uint64_t scale;
+    const char* unit;
+  };
+  static constexpr Prefix kPrefixes[] = {
+      {1'000'000'000'000, "s"}, {1'000'000'000, "ms"}, {1'000'000, "us"}, {1'000, "ns"}, {1, "ps"},
+  };
+  const uint64_t mag = magnitude(ps);
+  const std::string sign = ps < 0 ? "-" : "";
+  for (const Prefix& p : kPrefixes) {
+    if (mag >= p.scale) return sign + exact_decimal(mag, p.scale) + " " + p.unit;
+  }
+  return "0 ps";
+}
+
 std::string format_size(int64_t bytes) {
   struct Binary {
     int64_t scale;

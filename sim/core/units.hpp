@@ -39,6 +39,8 @@ int64_t parse_size_bytes(std::string_view text);
 
 /// Formats bits per second for humans ("400 Gb/s"), for reports only.
 std::string format_rate(int64_t rate_bps);
+/// Formats picoseconds for humans, exactly ("67.108864 ms", "1 ps"), for reports only.
+std::string format_time(int64_t ps);
 /// Formats bytes for humans ("64 MiB" when exact in binary units, else "1500 B").
 std::string format_size(int64_t bytes);
 

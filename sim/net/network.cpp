@@ -1,5 +1,7 @@
 #include "sim/net/network.hpp"
 
+#include "sim/core/units.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -276,6 +278,7 @@ void Network::drop(Packet* p, uint32_t port_id, bool corrupt) {
     q.drop_bytes += p->wire_bytes;
   }
   dropped_bytes_ += p->wire_bytes;
+  ++dropped_packets_;
   if (observer_ != nullptr) observer_->packet_dropped(port_id, p->tc, corrupt, sim_.now().ps());
   pool_.put(p);
 }
@@ -466,6 +469,9 @@ void Network::start_tx(uint32_t port_id) {
   }
   p->next = nullptr;
   port.in_tx = p;
+  // Kept here: under cut-through the next switch may queue the packet (and overwrite its
+  // enqueue time) before this port has finished serializing it.
+  port.in_tx_enqueue_ps = p->enqueue_ps;
   port.counters.tx_packets += 1;
   port.counters.tx_bytes += p->wire_bytes;
   const int64_t now = sim_.now().ps();
@@ -503,7 +509,7 @@ void Network::on_tx_done(uint64_t port_id) {
   QueueCounters& q = queues_[port_id * kTrafficClasses + tc];
   q.tx_packets += 1;
   q.tx_bytes += p->wire_bytes;
-  q.sojourn_ps += sim_.now().ps() - p->enqueue_ps;
+  q.sojourn_ps += sim_.now().ps() - port.in_tx_enqueue_ps;
   if (is_switch_[port.node]) {
     mmus_[port.node].on_dequeue(q.occupancy.bytes, p->wire_bytes);
   }
@@ -533,7 +539,7 @@ void Network::on_arrival(uint64_t packet_addr) {
     ports_[from_pid].counters.corrupt_drops += 1;
     p->flags |= Packet::kStomped;
   }
-  if (!(p->flags & Packet::kStored)) {  // a stored re-arrival was counted when its head came
+  if (!(p->flags & (Packet::kStored | Packet::kCorrupt))) {  // intact frames, counted once
     ports_[from_pid].counters.rx_packets += 1;
     ports_[from_pid].counters.rx_bytes += p->wire_bytes;
   }
@@ -635,6 +641,8 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn) {
 void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
   if (p->psn > qp.snd_una) {  // cumulative progress
     qp.snd_una = p->psn;
+    // An ACK can overtake a go-back (reordered paths): never resend what is acknowledged.
+    if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;
     qp.retries = 0;
     while (!qp.msgs.empty()) {
       const Message& m = messages_[qp.msgs.front()];
@@ -649,17 +657,21 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
       arm_timer(qp_id);  // restart the timer from this progress
     }
   }
-  if (p->kind == PacketKind::kNak && p->psn < qp.snd_nxt) go_back(qp_id, p->psn, false);
+  // A NAK below snd_una is stale (later packets were acknowledged since): ignored.
+  if (p->kind == PacketKind::kNak && p->psn >= qp.snd_una && p->psn < qp.snd_nxt) {
+    go_back(qp_id, p->psn, false);
+  }
 }
 
 void Network::go_back(uint32_t qp_id, uint32_t psn, bool timeout) {
   Qp& qp = qps_[qp_id];
-  if (observer_ != nullptr) observer_->went_back(qp_id, qp.snd_nxt, psn, timeout, sim_.now().ps());
+  if (observer_ != nullptr)
+    observer_->went_back(qp_id, qp.src_host, qp.snd_nxt, psn, timeout, sim_.now().ps());
   qp.snd_nxt = psn;
   qp.snd_msg = qp.msg_base;
   while (psn >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
     ++qp.snd_msg;
-  arm_timer(qp_id);
+  qp.rto_deadline_ps = -1;  // the timer restarts when the resent packet leaves the NIC
   activate(qp_id);
 }
 
@@ -691,8 +703,8 @@ void Network::on_rto(uint64_t qp_id) {
     failure_ = "queue pair " + std::to_string(qp_id) + " (host " + std::to_string(qp.src_host) +
                " -> host " + std::to_string(qp.dst_host) +
                ") failed: transport retry counter exceeded (" + std::to_string(cfg_.retry_count) +
-               " timeouts of " + std::to_string(cfg_.rto_ps / 1'000'000) +
-               " us without progress, PSN " + std::to_string(qp.snd_una) + ")";
+               " retries after timeouts of " + format_time(cfg_.rto_ps) +
+               " without progress, PSN " + std::to_string(qp.snd_una) + ")";
     qp.rto_deadline_ps = -1;
     sim_.request_stop();
     return;
@@ -711,7 +723,7 @@ NetTotals Network::totals() const {
     if (is_switch_[ports_[i / kTrafficClasses].node])
       t.max_queue_bytes = std::max(t.max_queue_bytes, queues_[i].occupancy.max_bytes);
   }
-  t.drops = t.tail_drops + t.corrupt_drops;
+  t.drops = dropped_packets_;  // a corrupt frame later tail-dropped is one lost packet
   t.packets_delivered = delivered_packets_;
   t.retransmits = retransmits_;
   t.nak_tx = nak_tx_;

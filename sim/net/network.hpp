@@ -180,8 +180,9 @@ struct Port {
   double bit_error_rate = 0.0;
   uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
   uint32_t drop_countdown = 0;
-  Packet* in_tx = nullptr;  ///< packet being serialized, if any
-  uint8_t nonempty = 0;     ///< bit tc set: queue tc has packets waiting
+  Packet* in_tx = nullptr;       ///< packet being serialized, if any
+  int64_t in_tx_enqueue_ps = 0;  ///< when in_tx joined this port's queue
+  uint8_t nonempty = 0;          ///< bit tc set: queue tc has packets waiting
   uint8_t dwrr_cursor = 0;
   bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
   std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
@@ -210,8 +211,9 @@ class NetObserver {
   virtual void queue_changed(uint32_t port, int tc, int64_t bytes, int64_t t_ps) = 0;
   /// A frame was dropped: tail drop at egress `port`, or corrupted on the link of `port`.
   virtual void packet_dropped(uint32_t port, int tc, bool corrupt, int64_t t_ps) = 0;
-  /// QP `qp` went back from PSN `from` to `to` on a NAK or a timeout.
-  virtual void went_back(uint32_t qp, uint32_t from, uint32_t to, bool timeout, int64_t t_ps) = 0;
+  /// QP `qp` of host `src` went back from PSN `from` to `to` on a NAK or a timeout.
+  virtual void went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
+                         int64_t t_ps) = 0;
 };
 
 /// Parameters of the devices, from the scenario's `switch:`, `nic:` and `link:` sections.
@@ -242,7 +244,7 @@ NetConfig net_config_for(const Scenario& scenario);
 
 /// Network-wide totals.
 struct NetTotals {
-  int64_t drops = 0;  ///< tail drops + corrupt drops
+  int64_t drops = 0;  ///< packets lost (tail drops + corrupt drops, a frame counted once)
   int64_t tail_drops = 0;
   int64_t corrupt_drops = 0;
   int64_t packet_hops = 0;        ///< frames serialized on any link
@@ -416,6 +418,7 @@ class Network {
   uint32_t ecmp_salt_ = 0;
   size_t in_flight_ = 0;
   int64_t delivered_packets_ = 0;
+  int64_t dropped_packets_ = 0;
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0;
   std::string failure_;

@@ -426,3 +426,45 @@ TEST_CASE("shared buffers whose reservations leave no pool are bad input") {
   CHECK(r.err.find("switch.shared_buffer") != std::string::npos);
   CHECK(r.err.find("reserve 589824 B") != std::string::npos);
 }
+
+TEST_CASE("fresh-user findings on the packet model: RTO floor, stale trace, refused runs") {
+  SECTION("an RTO shorter than any round trip is bad input, not 7 instant timeouts") {
+    // quickstart: 4178 B at 400G (83.56 ns) + 86 B ACK (1.72 ns) + 4 x 250 ns + 2 x 500 ns.
+    const Result r = fabricsim("run scenarios/quickstart.yaml --set nic.rto=1ns" + kSmall);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("nic.rto: 1 ns is shorter than the fastest possible round trip (2.08528 us") !=
+          std::string::npos);
+  }
+  SECTION("--trace-events 0 leaves no trace.json of an earlier run") {
+    const fs::path d = scratch("stale_trace");
+    REQUIRE(
+        fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + d.string()).exit_code ==
+        0);
+    REQUIRE(fs::exists(d / "trace.json"));
+    REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --trace-events 0 --out " +
+                      d.string())
+                .exit_code == 0);
+    CHECK(!fs::exists(d / "trace.json"));
+  }
+  SECTION("a run refused as bad input writes and prints nothing") {
+    const fs::path d = scratch("refused");
+    REQUIRE(
+        fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + d.string()).exit_code ==
+        0);
+    const std::string trace = slurp(d / "trace.json"), results = slurp(d / "results.json");
+    const Result r = fabricsim("run scenarios/quickstart.yaml --set switch.shared_buffer=500KB" +
+                               kSmall + " --out " + d.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(slurp(d / "trace.json") == trace);
+    CHECK(slurp(d / "results.json") == results);
+  }
+  SECTION("reordering by per-packet spraying over a degraded uplink completes") {
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set routing.load_balancing=per_packet"
+        " --set 'topology.degraded_links={leaf3-spine0: 10Gbps}' --set workload.minbytes=128KiB"
+        " --set workload.maxbytes=128KiB");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+  }
+}
