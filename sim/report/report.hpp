@@ -98,7 +98,7 @@ struct FlowRow {
   int64_t start_ps = 0;  ///< posted to the NIC
   int64_t end_ps = 0;    ///< last byte received in order at the destination; < start_ps
                          ///< (e.g. -1) if the message had not finished when the run stopped
-  int64_t retransmitted_packets = 0;  ///< of this message's packets, sent more than once
+  int64_t retransmitted_packets = 0;  ///< packets of this message sent again (each resend counts)
 };
 
 struct RunReport {
