@@ -162,9 +162,10 @@ void fill_counters(const Network& net, RunReport& rep) {
     row.max_queue_bytes = p.counters.max_queue_bytes;
     row.avg_queue_bytes = net.port_occupancy(pid).average(now);
     const OccupancyHistogram& h = net.port_histogram(pid);
-    row.p50_queue_bytes = h.percentile(0.5);
-    row.p99_queue_bytes = h.percentile(0.99);
-    row.p999_queue_bytes = h.percentile(0.999);
+    // A bucket's upper edge can exceed the peak the port reached: quote at most the peak.
+    row.p50_queue_bytes = std::min(h.percentile(0.5), row.max_queue_bytes);
+    row.p99_queue_bytes = std::min(h.percentile(0.99), row.max_queue_bytes);
+    row.p999_queue_bytes = std::min(h.percentile(0.999), row.max_queue_bytes);
     rep.ports.push_back(row);
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       const QueueCounters& q = net.queue(pid, tc);

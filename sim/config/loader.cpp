@@ -860,8 +860,15 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
                           : " (set in " + o.where + ":" + std::to_string(o.line) + ":" +
                                 std::to_string(o.column) + ")";
       }
+      std::string hint;
+      if (chooser != found.end() && !chosen_here) {
+        // Chosen by a profile: say how to keep this key, or how to take the profile's choice.
+        hint = std::string("; to keep it, set ") + f.when->path + " to " + f.when->values +
+               " in the scenario (or --set " + f.when->path + "=" + f.when->values +
+               "), or delete it to use the profile's " + leaf(f.when->path);
+      }
       v.fail("applies to " + leaf(f.when->path) + " " + f.when->values + ", not to " + whose + " " +
-             leaf(f.when->path) + " " + f.when->value(s) + why);
+             leaf(f.when->path) + " " + f.when->value(s) + why + hint);
     }
     f.parse(v, s);
     s.origins[it->first] = v.origin();

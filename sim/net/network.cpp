@@ -472,8 +472,6 @@ void Network::start_tx(uint32_t port_id) {
   // Kept here: under cut-through the next switch may queue the packet (and overwrite its
   // enqueue time) before this port has finished serializing it.
   port.in_tx_enqueue_ps = p->enqueue_ps;
-  port.counters.tx_packets += 1;
-  port.counters.tx_bytes += p->wire_bytes;
   const int64_t now = sim_.now().ps();
   const int64_t ser_ps = serialization_ps(p->wire_bytes, port.rate_bps);
   p->node = port.peer_node;
@@ -507,8 +505,10 @@ void Network::on_tx_done(uint64_t port_id) {
   Packet* p = port.in_tx;
   const int tc = p->tc;
   QueueCounters& q = queues_[port_id * kTrafficClasses + tc];
-  q.tx_packets += 1;
+  q.tx_packets += 1;  // port and queue count a frame once it is fully serialized
   q.tx_bytes += p->wire_bytes;
+  port.counters.tx_packets += 1;
+  port.counters.tx_bytes += p->wire_bytes;
   q.sojourn_ps += sim_.now().ps() - port.in_tx_enqueue_ps;
   if (is_switch_[port.node]) {
     mmus_[port.node].on_dequeue(q.occupancy.bytes, p->wire_bytes);

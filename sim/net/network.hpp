@@ -154,7 +154,8 @@ struct QueueCounters {
   Occupancy occupancy;
 };
 
-/// Per-port counters, cumulative over the run. tx and queue figures at this egress; rx at the
+/// Per-port counters, cumulative over the run. A frame counts as sent once it is fully
+/// serialized (as its queue counts it). tx and queue figures at this egress; rx at the
 /// peer's ingress (frames that arrived over this direction).
 struct PortCounters {
   int64_t tx_packets = 0;
@@ -247,7 +248,7 @@ struct NetTotals {
   int64_t drops = 0;  ///< packets lost (tail drops + corrupt drops, a frame counted once)
   int64_t tail_drops = 0;
   int64_t corrupt_drops = 0;
-  int64_t packet_hops = 0;        ///< frames serialized on any link
+  int64_t packet_hops = 0;        ///< frames fully serialized on any link
   int64_t packets_delivered = 0;  ///< frames consumed by their destination NIC
   int64_t max_queue_bytes = 0;    ///< peak occupancy of any switch egress queue
   int64_t retransmits = 0;        ///< data packets sent more than once

@@ -73,7 +73,7 @@ struct PortRow {
   double avg_queue_bytes = 0;            ///< time-averaged occupancy over the run
   /// Time-weighted occupancy percentiles: the occupancy the port was at or below for 50 / 99 /
   /// 99.9 % of the run, quoted as the upper edge of a log histogram bucket (4 per octave, so at
-  /// most 19 % above the true value).
+  /// most 25 % above the true value), capped at the peak.
   int64_t p50_queue_bytes = 0, p99_queue_bytes = 0, p999_queue_bytes = 0;
 };
 
@@ -98,7 +98,9 @@ struct FlowRow {
   int64_t start_ps = 0;  ///< posted to the NIC
   int64_t end_ps = 0;    ///< last byte received in order at the destination; < start_ps
                          ///< (e.g. -1) if the message had not finished when the run stopped
-  int64_t retransmitted_packets = 0;  ///< packets of this message sent again (each resend counts)
+  /// Packets of this message sent again (each resend counts) up to its delivery; resends after
+  /// it (before the sender saw the ACK) count only in counters.retransmits.
+  int64_t retransmitted_packets = 0;
 };
 
 struct RunReport {
