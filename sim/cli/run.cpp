@@ -187,6 +187,7 @@ void fill_counters(const Network& net, RunReport& rep) {
       rep.queues.push_back(qr);
     }
   }
+  rep.flows_unrecorded = net.flows_unrecorded();
   for (const FlowRecord& f : net.flows()) {
     FlowRow fr;
     fr.id = static_cast<int64_t>(f.seq);
@@ -343,6 +344,10 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     write_flows_csv((dir / "flows.csv").string(), rep);
     std::cout << "# wrote      : " << (dir / "results.json").string()
               << ", perf.json, ports.csv, queues.csv, flows.csv";
+    if (rep.flows_unrecorded > 0) {
+      std::cout << " (the first " << rep.flows.size() << " of "
+                << rep.flows.size() + rep.flows_unrecorded << " messages)";
+    }
     if (trace) {
       std::cout << ", trace.json (" << trace->events_written() << " events";
       if (trace->truncated()) {

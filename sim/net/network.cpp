@@ -613,8 +613,12 @@ void Network::receive_data(Packet* p, Qp& qp) {
     ++qp.rcv_msg;
     --in_flight_;
     const int64_t now = sim_.now().ps();
-    flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes, m.start_ps,
-                                now, m.retransmitted});
+    if (flows_.size() < cfg_.max_flow_records) {
+      flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes,
+                                  m.start_ps, now, m.retransmitted});
+    } else {
+      ++flows_unrecorded_;
+    }
     if (observer_ != nullptr) {
       observer_->message_delivered(m.seq, qp.src_host, qp.dst_host, qp_id, now);
     }

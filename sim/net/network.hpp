@@ -237,6 +237,9 @@ struct NetConfig {
   int retry_count = 7;            ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
   uint64_t seed = 1;              ///< ECMP salts and bit errors come from streams of this seed
   bool per_packet_spraying = false;
+  /// flows.csv bound: delivered messages beyond this many are counted, not recorded (a
+  /// 1024-GPU ring makes millions per size; a record is 56 B).
+  size_t max_flow_records = 1'000'000;
 };
 
 /// The device parameters of a scenario. Throws std::invalid_argument for an unknown transport
@@ -308,7 +311,10 @@ class Network {
   /// Messages posted but not yet received in full.
   size_t messages_in_flight() const { return in_flight_; }
   const NetConfig& config() const { return cfg_; }
+  /// Delivered messages, in delivery order, up to NetConfig::max_flow_records.
   const std::vector<FlowRecord>& flows() const { return flows_; }
+  /// Delivered messages not recorded because the bound was reached.
+  int64_t flows_unrecorded() const { return flows_unrecorded_; }
   /// Closes the occupancy integrals at the current time (call before reading averages).
   void settle_statistics();
 
@@ -415,6 +421,7 @@ class Network {
   std::vector<Message> messages_;  ///< slots, recycled through free_messages_
   std::vector<uint32_t> free_messages_;
   std::vector<FlowRecord> flows_;
+  int64_t flows_unrecorded_ = 0;
   uint64_t next_seq_ = 0;
   uint32_t ecmp_salt_ = 0;
   size_t in_flight_ = 0;

@@ -122,6 +122,7 @@ struct RunReport {
   std::vector<PortRow> ports;
   std::vector<QueueRow> queues;
   std::vector<FlowRow> flows;
+  int64_t flows_unrecorded = 0;  ///< delivered messages beyond the flow-record bound
 };
 
 /// The nccl-tests header line block ("#  size  count  type  redop  root  time  algbw  busbw

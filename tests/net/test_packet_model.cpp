@@ -511,3 +511,16 @@ TEST_CASE(
         OccupancyHistogram::upper_bytes(OccupancyHistogram::bucket(100'000)));
   CHECK(OccupancyHistogram().percentile(0.5) == 0);
 }
+
+TEST_CASE("flow records are bounded: beyond the bound messages are counted, not kept") {
+  auto sc = one_leaf(2, 100 * kGbps, 200'000, 300'000, 64 << 20, 1000);
+  Bed bed(sc);
+  NetConfig cfg = net_config_for(sc);
+  cfg.max_flow_records = 10;
+  Network net(bed.sim, bed.fabric, bed.routes, cfg);
+  for (uint32_t m = 0; m < 25; ++m) net.send(0, 1, 3000, m % 4, m);
+  bed.sim.run();
+  CHECK(net.flows().size() == 10);
+  CHECK(net.flows_unrecorded() == 15);
+  CHECK(net.messages_in_flight() == 0);
+}

@@ -290,8 +290,10 @@ TEST_CASE("results.json flow completion times are nearest-rank percentiles") {
     r.flows = {
         flow(0, 100, 100 + 1'234'567, 1), flow(1, 0, 7'000'001), flow(2, 5, 5 + 2'500'000, 2),
         flow(3, 0, 10'000'000),           flow(4, 1, 3'000'001), flow(5, 50, -1, 4)};
+    r.flows_unrecorded = 4;  // delivered beyond the record bound: counted, not in percentiles
     const auto j = results_of(d.path, r);
-    CHECK(j["flows"]["count"] == 6);
+    CHECK(j["flows"]["count"] == 10);
+    CHECK(j["flows"]["recorded"] == 6);
     CHECK(j["flows"]["completed"] == 5);
     // p50: rank ceil(0.5 x 5) = 3 -> 3 us; p99: rank ceil(0.99 x 5) = 5 -> 10 us.
     CHECK(j["flows"]["fct_ps"]["p50"] == 3'000'000);
