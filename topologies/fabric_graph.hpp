@@ -44,11 +44,11 @@ struct NodeProps {
 };
 
 struct EdgeProps {
-  int64_t rate_bps = 0;  ///< line rate of each direction, bits per second (as negotiated)
-  int64_t delay_ps = 0;  ///< one-way propagation delay, picoseconds
-  bool failed = false;   ///< down: no route uses it (it is still counted and costed)
-  bool nvlink = false;   ///< an NVLink (GPU <-> NVSwitch), not a network cable
-  int dim = -1;          ///< torus: the dimension the link runs along
+  int64_t rate_bps = 0;         ///< line rate of each direction, bits per second (as negotiated)
+  int64_t delay_ps = 0;         ///< one-way propagation delay, picoseconds
+  bool failed = false;          ///< down: no route uses it (it is still counted and costed)
+  bool nvlink = false;          ///< an NVLink (GPU <-> NVSwitch), not a network cable
+  int dim = -1;                 ///< torus: the dimension the link runs along
   double bit_error_rate = 0.0;  ///< per bit, both directions (link.bit_error_rate or per link)
 };
 

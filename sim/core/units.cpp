@@ -296,11 +296,27 @@ int64_t parse_size_bytes(std::string_view text) {
   return parse_quantity(text, kSize);
 }
 
+namespace {
+
+struct Prefix {
+  uint64_t scale;
+  const char* unit;
+};
+
+/// `value` in the largest unit of `prefixes` (largest first, the last of scale 1) it reaches,
+/// as an exact decimal.
+std::string format_scaled(int64_t value, std::span<const Prefix> prefixes) {
+  const uint64_t mag = magnitude(value);
+  const std::string sign = value < 0 ? "-" : "";
+  for (const Prefix& p : prefixes) {
+    if (mag >= p.scale) return sign + exact_decimal(mag, p.scale) + " " + p.unit;
+  }
+  return std::string("0 ") + prefixes.back().unit;
+}
+
+}  // namespace
+
 std::string format_rate(int64_t rate_bps) {
-  struct Prefix {
-    uint64_t scale;
-    const char* unit;
-  };
   static constexpr Prefix kPrefixes[] = {
       {1'000'000'000'000, "Tb/s"},
       {1'000'000'000, "Gb/s"},
@@ -308,28 +324,14 @@ std::string format_rate(int64_t rate_bps) {
       {1'000, "Kb/s"},
       {1, "b/s"},
   };
-  const uint64_t mag = magnitude(rate_bps);
-  const std::string sign = rate_bps < 0 ? "-" : "";
-  for (const Prefix& p : kPrefixes) {
-    if (mag >= p.scale) return sign + exact_decimal(mag, p.scale) + " " + p.unit;
-  }
-  return "0 b/s";
+  return format_scaled(rate_bps, kPrefixes);
 }
 
 std::string format_time(int64_t ps) {
-  struct Prefix {
-    uint64_t scale;
-    const char* unit;
-  };
   static constexpr Prefix kPrefixes[] = {
       {1'000'000'000'000, "s"}, {1'000'000'000, "ms"}, {1'000'000, "us"}, {1'000, "ns"}, {1, "ps"},
   };
-  const uint64_t mag = magnitude(ps);
-  const std::string sign = ps < 0 ? "-" : "";
-  for (const Prefix& p : kPrefixes) {
-    if (mag >= p.scale) return sign + exact_decimal(mag, p.scale) + " " + p.unit;
-  }
-  return "0 ps";
+  return format_scaled(ps, kPrefixes);
 }
 
 std::string format_size(int64_t bytes) {

@@ -219,6 +219,16 @@ TEST_CASE("format_rate", "[units]") {
   CHECK(format_rate(1'000'000'001) == "1.000000001 Gb/s");
 }
 
+TEST_CASE("format_time", "[units]") {
+  CHECK(format_time(67'108'864'000) == "67.108864 ms");  // 4.096 us x 2^14, the default RTO
+  CHECK(format_time(2'085'280) == "2.08528 us");
+  CHECK(format_time(1) == "1 ps");
+  CHECK(format_time(1'000) == "1 ns");
+  CHECK(format_time(1'000'000'000'000) == "1 s");
+  CHECK(format_time(0) == "0 ps");
+  CHECK(format_time(-1'500) == "-1.5 ns");
+}
+
 TEST_CASE("format_size", "[units]") {
   CHECK(format_size(67'108'864) == "64 MiB");  // 64 × 2²⁰
   CHECK(format_size(1'500) == "1500 B");
