@@ -263,7 +263,7 @@ void Network::enqueue(uint32_t port_id, Packet* p) {
   }
   port.nonempty |= static_cast<uint8_t>(1u << tc);
   occupancy_change(port_id, tc, p->wire_bytes);
-  if (port.in_tx == nullptr) start_tx(port_id);
+  if (!port.transmitting) start_tx(port_id);
 }
 
 void Network::drop(Packet* p, uint32_t port_id, bool corrupt) {
@@ -361,7 +361,7 @@ void Network::activate(uint32_t qp_id) {
     nics_[qp.nic].active.push_back(qp_id);
   }
   const Port& port = ports_[nics_[qp.nic].port];
-  if (port.in_tx == nullptr && port.nonempty == 0) nic_fill(qp.nic);
+  if (!port.transmitting && port.nonempty == 0) nic_fill(qp.nic);
 }
 
 void Network::nic_fill(uint32_t nic_id) {
@@ -427,7 +427,7 @@ void Network::on_nic_wake(uint64_t nic_id) {
   if (nic.wake_ps != sim_.now().ps()) return;  // superseded by an earlier wake-up
   nic.wake_ps = -1;
   const Port& port = ports_[nic.port];
-  if (port.in_tx == nullptr && port.nonempty == 0) nic_fill(static_cast<uint32_t>(nic_id));
+  if (!port.transmitting && port.nonempty == 0) nic_fill(static_cast<uint32_t>(nic_id));
 }
 
 int Network::select_queue(Port& port) {
@@ -466,11 +466,12 @@ void Network::start_tx(uint32_t port_id) {
   if (port.head[tc] == nullptr) {
     port.tail[tc] = nullptr;
     port.nonempty &= static_cast<uint8_t>(~(1u << tc));
+    port.deficit[tc] = 0;  // DRR: a class that empties keeps no credit
   }
   p->next = nullptr;
-  port.in_tx = p;
-  // Kept here: under cut-through the next switch may queue the packet (and overwrite its
-  // enqueue time) before this port has finished serializing it.
+  port.transmitting = true;
+  port.in_tx_tc = p->tc;
+  port.in_tx_wire_bytes = p->wire_bytes;
   port.in_tx_enqueue_ps = p->enqueue_ps;
   const int64_t now = sim_.now().ps();
   const int64_t ser_ps = serialization_ps(p->wire_bytes, port.rate_bps);
@@ -502,19 +503,17 @@ void Network::start_tx(uint32_t port_id) {
 
 void Network::on_tx_done(uint64_t port_id) {
   Port& port = ports_[port_id];
-  Packet* p = port.in_tx;
-  const int tc = p->tc;
+  const int tc = port.in_tx_tc;
+  const int64_t bytes = port.in_tx_wire_bytes;
   QueueCounters& q = queues_[port_id * kTrafficClasses + tc];
   q.tx_packets += 1;  // port and queue count a frame once it is fully serialized
-  q.tx_bytes += p->wire_bytes;
+  q.tx_bytes += bytes;
   port.counters.tx_packets += 1;
-  port.counters.tx_bytes += p->wire_bytes;
+  port.counters.tx_bytes += bytes;
   q.sojourn_ps += sim_.now().ps() - port.in_tx_enqueue_ps;
-  if (is_switch_[port.node]) {
-    mmus_[port.node].on_dequeue(q.occupancy.bytes, p->wire_bytes);
-  }
-  occupancy_change(static_cast<uint32_t>(port_id), tc, -p->wire_bytes);
-  port.in_tx = nullptr;
+  if (is_switch_[port.node]) mmus_[port.node].on_dequeue(q.occupancy.bytes, bytes);
+  occupancy_change(static_cast<uint32_t>(port_id), tc, -bytes);
+  port.transmitting = false;
   if (port.nonempty != 0) {
     start_tx(static_cast<uint32_t>(port_id));
   } else if (nic_of_port_[port_id] >= 0) {
@@ -622,6 +621,7 @@ void Network::receive_data(Packet* p, Qp& qp) {
     if (observer_ != nullptr) {
       observer_->message_delivered(m.seq, qp.src_host, qp.dst_host, qp_id, now);
     }
+    // Last: the sink may post messages, reallocating qps_ and messages_ (qp and m dangle).
     if (sink_ != nullptr) sink_->on_message_complete(m.tag);
   }
 }

@@ -155,8 +155,9 @@ struct QueueCounters {
 };
 
 /// Per-port counters, cumulative over the run. A frame counts as sent once it is fully
-/// serialized (as its queue counts it). tx and queue figures at this egress; rx at the
-/// peer's ingress (frames that arrived over this direction).
+/// serialized (as its queue counts it); under cut-through the peer counts it received when its
+/// head arrives, so mid-run rx can run one frame ahead of tx. tx and queue figures at this egress;
+/// rx at the peer's ingress (frames that arrived over this direction).
 struct PortCounters {
   int64_t tx_packets = 0;
   int64_t tx_bytes = 0;  ///< wire bytes serialized
@@ -181,15 +182,19 @@ struct Port {
   double bit_error_rate = 0.0;
   uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
   uint32_t drop_countdown = 0;
-  Packet* in_tx = nullptr;       ///< packet being serialized, if any
-  int64_t in_tx_enqueue_ps = 0;  ///< when in_tx joined this port's queue
+  // The frame being serialized, by copy: under cut-through the next switch may already have
+  // queued, delivered or dropped (and recycled) the Packet itself before this port finishes.
+  bool transmitting = false;
+  uint8_t in_tx_tc = 0;
+  int32_t in_tx_wire_bytes = 0;
+  int64_t in_tx_enqueue_ps = 0;  ///< when the frame joined this port's queue
   uint8_t nonempty = 0;          ///< bit tc set: queue tc has packets waiting
   uint8_t dwrr_cursor = 0;
   bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
   std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
   std::array<Packet*, kTrafficClasses> tail{};
   std::array<int64_t, kTrafficClasses> deficit{};
-  int64_t occupancy_bytes = 0;  ///< queued + in_tx wire bytes, all classes
+  int64_t occupancy_bytes = 0;  ///< queued + in-transmission wire bytes, all classes
   PortCounters counters;
 };
 
@@ -254,7 +259,7 @@ struct NetTotals {
   int64_t packet_hops = 0;        ///< frames fully serialized on any link
   int64_t packets_delivered = 0;  ///< frames consumed by their destination NIC
   int64_t max_queue_bytes = 0;    ///< peak occupancy of any switch egress queue
-  int64_t retransmits = 0;        ///< data packets sent more than once
+  int64_t retransmits = 0;        ///< data packets sent again (every resend counts)
   int64_t nak_tx = 0;
   int64_t rto_timeouts = 0;
 };

@@ -524,3 +524,24 @@ TEST_CASE("flow records are bounded: beyond the bound messages are counted, not 
   CHECK(net.flows_unrecorded() == 15);
   CHECK(net.messages_in_flight() == 0);
 }
+
+TEST_CASE("cut-through: a frame dropped at its head leaves the sending port's accounting intact") {
+  // Regression (code review): with latency + propagation (30 ns) shorter than a frame (86.56 ns
+  // at 100G), a cut-through switch refused a frame and recycled the Packet while the upstream
+  // port was still serializing it; the upstream's end of transmission then read another
+  // packet's size and class. After the network drains, every queue must be empty again.
+  auto sc = one_leaf(4, 100 * kGbps, 10'000, 20'000, 8 * (1000 + kRoceOverhead), 1000);
+  sc.sw.cut_through = true;
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int h = 0; h < 3; ++h) bed.net->send(h, 3, 200'000 + 123 * h, 0, static_cast<uint64_t>(h));
+  bed.sim.run();
+  for (int h = 0; h < 3; ++h) CHECK(rec.done.at(h) > 0);
+  REQUIRE(bed.net->totals().tail_drops > 0);
+  for (uint32_t pid = 0; pid < bed.net->ports().size(); ++pid) {
+    INFO("port " << pid);
+    CHECK(bed.net->port_occupancy(pid).bytes == 0);
+  }
+  bed.net->check_conservation();
+}
