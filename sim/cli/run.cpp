@@ -56,6 +56,12 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
                         ": one frame and its ACK over host-switch-host): every packet would "
                         "time out before its ACK could return");
   }
+  if (sc.ecn.kmin_bytes >= sc.ecn.kmax_bytes) {
+    throw key_error(sc, sc.origins.count("ecn.kmax") ? "ecn.kmax" : "ecn.kmin",
+                    "ecn.kmin (" + std::to_string(sc.ecn.kmin_bytes) +
+                        " B) must be below ecn.kmax (" + std::to_string(sc.ecn.kmax_bytes) +
+                        " B): marking rises from 0 at kmin to pmax at kmax");
+  }
   const std::string frame_text =
       std::to_string(frame) + " B at MTU " + std::to_string(sc.nic.mtu_bytes) + "B";
   if (sc.sw.buffer_model == "static") {
@@ -138,6 +144,7 @@ void fill_counters(const Network& net, RunReport& rep) {
   rep.counters.corrupt_drops = t.corrupt_drops;
   rep.counters.nak_tx = t.nak_tx;
   rep.counters.rto_timeouts = t.rto_timeouts;
+  rep.counters.ecn_marked = t.ecn_marked;
   rep.packet_hops = t.packet_hops;
   const ByteBalance b = net.byte_balance();
   rep.conservation =
@@ -169,7 +176,7 @@ void fill_counters(const Network& net, RunReport& rep) {
     rep.ports.push_back(row);
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       const QueueCounters& q = net.queue(pid, tc);
-      if (q.tx_packets == 0 && q.drops == 0) continue;
+      if (q.tx_packets == 0 && q.drops == 0 && q.ecn_marked == 0) continue;
       QueueRow qr;
       qr.node = row.node;
       qr.peer = row.peer;
@@ -184,6 +191,7 @@ void fill_counters(const Network& net, RunReport& rep) {
       qr.mean_sojourn_ps =
           q.tx_packets > 0 ? static_cast<double>(q.sojourn_ps) / static_cast<double>(q.tx_packets)
                            : 0.0;
+      qr.ecn_marked = q.ecn_marked;
       rep.queues.push_back(qr);
     }
   }

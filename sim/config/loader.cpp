@@ -405,6 +405,7 @@ const Choices kDatatypes{
 const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 const Choices kBufferModels{"buffer model", {"static", "shared"}, {}, {}};
 const Choices kSchedulers{"scheduler", {"strict", "dwrr"}, {}, {}};
+const Choices kEcnMarkAt{"marking point", {"enqueue", "dequeue"}, {}, {}};
 
 /// Bit error rates: 0 (error-free) to 1e-3.
 double bit_error_rate(const Value& v) {
@@ -619,6 +620,18 @@ const Field kFields[] = {
   {"nic", "qp_rate_limit", false,  // absent = line rate
    [](const Value& v, Scenario& s) { s.nic.qp_rate_limit_bps = v.quantity(kRateLimit); }},
 
+  {"ecn", "enabled", false, [](const Value& v, Scenario& s) { s.ecn.enabled = v.boolean(); }},
+  {"ecn", "kmin", false,
+   [](const Value& v, Scenario& s) { s.ecn.kmin_bytes = v.quantity(kNonNegativeSize); }},
+  {"ecn", "kmax", false,
+   [](const Value& v, Scenario& s) { s.ecn.kmax_bytes = v.quantity(kPositiveSize); }},
+  {"ecn", "pmax", false,
+   [](const Value& v, Scenario& s) {
+     s.ecn.pmax = v.fraction(1e-6, 1, "a probability above 0 and at most 1, e.g. 0.01 or 1/100");
+   }},
+  {"ecn", "mark_at", false,
+   [](const Value& v, Scenario& s) { s.ecn.mark_at = v.choice(kEcnMarkAt); }},
+
   {"workload", "collective", false,
    [](const Value& v, Scenario& s) { s.workload.collective = v.choice(kCollectives); }},
   {"workload", "algorithm", false,
@@ -642,8 +655,8 @@ struct Section {
   const char* name;
   bool required;
 };
-const Section kSections[] = {{"topology", true}, {"link", true},     {"switch", true},
-                             {"nic", false},     {"routing", false}, {"workload", true}};
+const Section kSections[] = {{"topology", true}, {"link", true}, {"switch", true},  {"nic", false},
+                             {"routing", false}, {"ecn", false}, {"workload", true}};
 
 std::string path_of(const Field& f) {
   return *f.section ? std::string(f.section) + "." + f.key : std::string(f.key);

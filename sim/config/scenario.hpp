@@ -16,6 +16,7 @@
 //   switch:   {latency, radix, buffer_model, buffer_per_port | shared_buffer, reserved_per_queue,
 //              alpha, cut_through, scheduler, dwrr_weights, profile}
 //   nic:      {mtu, traffic_class, ack_interval, rto, qp_rate_limit}
+//   ecn:      {enabled, kmin, kmax, pmax, mark_at}   # optional
 //   workload: {collective, algorithm, protocol, datatype, redop, minbytes, maxbytes, stepfactor}
 #pragma once
 
@@ -141,6 +142,18 @@ struct NicConfig {
   int64_t qp_rate_limit_bps = 0;
 };
 
+/// `ecn:` section (optional): RED-style ECN marking on every switch egress queue, after
+/// DCQCN (Zhu et al., SIGCOMM 2015, §3.1 and §5): a data packet is marked CE with probability 0
+/// while the queue holds at most kmin bytes, pmax x (q - kmin) / (kmax - kmin) between, and 1 at
+/// kmax or more, q being the instantaneous queue (bytes of the packets ahead of it).
+struct EcnConfig {
+  bool enabled = false;
+  int64_t kmin_bytes = 5'000;       ///< DCQCN paper: Kmin = 5 KB
+  int64_t kmax_bytes = 200'000;     ///< DCQCN paper: Kmax = 200 KB
+  double pmax = 0.01;               ///< DCQCN paper: Pmax = 1 %
+  std::string mark_at = "enqueue";  ///< enqueue (on arrival) | dequeue (when it starts to leave)
+};
+
 /// `workload:` section: an nccl-tests style size sweep of one collective.
 struct WorkloadConfig {
   std::string collective = "all_reduce";  ///< nccl-tests name; all_reduce so far
@@ -171,6 +184,7 @@ struct Scenario {
   NicConfig nic;
   WorkloadConfig workload;
   RoutingConfig routing;
+  EcnConfig ecn;
   /// `cost_model:` path of a unit-price file (configs/cost_*.yaml), resolved against the
   /// scenario's folder; "" = no cost proxy.
   std::string cost_model;

@@ -47,6 +47,9 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.qp_rate_limit_bps = sc.nic.qp_rate_limit_bps;
   nc.seed = sc.seed;
   nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
+  nc.ecn = sc.ecn.enabled;
+  nc.red = RedEcn{sc.ecn.kmin_bytes, sc.ecn.kmax_bytes, sc.ecn.pmax};
+  nc.ecn_at_dequeue = sc.ecn.mark_at == "dequeue";
   return nc;
 }
 
@@ -188,6 +191,16 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       ber_rng_[pid] = RngStream(cfg.seed, "ber:" + g[p.node].name + ":" + std::to_string(p.index));
     }
   }
+  ecn_rng_.assign(n, RngStream(cfg.seed, "ecn"));
+  if (cfg.ecn) {
+    if (cfg.red.kmin_bytes < 0 || cfg.red.kmax_bytes <= cfg.red.kmin_bytes ||
+        !(cfg.red.pmax > 0 && cfg.red.pmax <= 1)) {
+      throw std::invalid_argument("Network: ECN needs 0 <= kmin < kmax and 0 < pmax <= 1");
+    }
+    for (VertexId v = 0; v < n; ++v) {
+      if (is_switch_[v]) ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
+    }
+  }
   nic_of_port_.assign(ports_.size(), -1);
   for (VertexId v : fabric.hosts) {
     for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
@@ -264,6 +277,13 @@ void Network::enqueue(uint32_t port_id, Packet* p) {
   port.nonempty |= static_cast<uint8_t>(1u << tc);
   occupancy_change(port_id, tc, p->wire_bytes);
   if (!port.transmitting) start_tx(port_id);
+}
+
+void Network::ecn_mark(Packet* p, uint32_t port_id, int64_t queue_bytes) {
+  if (p->flags & Packet::kEcnCe) return;  // already marked upstream
+  if (!cfg_.red.mark(queue_bytes, ecn_rng_[ports_[port_id].node])) return;
+  p->flags |= Packet::kEcnCe;
+  queues_[static_cast<size_t>(port_id) * kTrafficClasses + p->tc].ecn_marked += 1;
 }
 
 void Network::drop(Packet* p, uint32_t port_id, bool corrupt) {
@@ -469,6 +489,12 @@ void Network::start_tx(uint32_t port_id) {
     port.deficit[tc] = 0;  // DRR: a class that empties keeps no credit
   }
   p->next = nullptr;
+  if (cfg_.ecn && cfg_.ecn_at_dequeue && is_switch_[port.node] && p->kind == PacketKind::kData) {
+    // The bytes behind it: the queue's occupancy still counts this packet.
+    ecn_mark(p, port_id,
+             queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].occupancy.bytes -
+                 p->wire_bytes);
+  }
   port.transmitting = true;
   port.in_tx_tc = p->tc;
   port.in_tx_wire_bytes = p->wire_bytes;
@@ -570,6 +596,9 @@ void Network::forward(Packet* p) {
       return;
     }
     mmu.on_enqueue(q.occupancy.bytes, p->wire_bytes);
+    if (cfg_.ecn && !cfg_.ecn_at_dequeue && p->kind == PacketKind::kData) {
+      ecn_mark(p, out_pid, q.occupancy.bytes);  // the bytes ahead of it
+    }
   }
   enqueue(out_pid, p);
 }
@@ -602,6 +631,7 @@ void Network::receive_data(Packet* p, Qp& qp) {
   }
   ++qp.rcv_nxt;
   qp.nak_outstanding = false;
+  if (p->flags & Packet::kEcnCe) ++ce_received_;  // what a DCQCN receiver turns into CNPs
   Message& m = message_at(qp, qp.rcv_msg);
   const bool last = qp.rcv_nxt == m.first_psn + m.packets;
   if (++qp.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
@@ -732,6 +762,8 @@ NetTotals Network::totals() const {
   t.retransmits = retransmits_;
   t.nak_tx = nak_tx_;
   t.rto_timeouts = rto_timeouts_;
+  t.ce_received = ce_received_;
+  for (const QueueCounters& q : queues_) t.ecn_marked += q.ecn_marked;
   return t;
 }
 

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "congestion/buffer_mmu.hpp"
+#include "congestion/ecn.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -86,6 +87,7 @@ struct Packet {
   /// Forwarded corrupt by a cut-through switch, which counted the error on the link it came
   /// in on; dropped later without counting it again.
   static constexpr uint8_t kStomped = 16;
+  static constexpr uint8_t kEcnCe = 32;  ///< ECN congestion experienced (marked by a switch)
 };
 
 /// Free-list pool of packets, grown in chunks; get() and put() never touch the heap once warm.
@@ -150,6 +152,7 @@ struct OccupancyHistogram {
 /// Counters of one egress queue (port x traffic class).
 struct QueueCounters {
   int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0;
+  int64_t ecn_marked = 0;  ///< data packets this queue marked CE
   int64_t sojourn_ps = 0;  ///< sum over sent packets of (end of serialization - enqueue)
   Occupancy occupancy;
 };
@@ -242,6 +245,9 @@ struct NetConfig {
   int retry_count = 7;            ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
   uint64_t seed = 1;              ///< ECMP salts and bit errors come from streams of this seed
   bool per_packet_spraying = false;
+  bool ecn = false;             ///< RED ECN marking at switch egress queues
+  RedEcn red;                   ///< its thresholds
+  bool ecn_at_dequeue = false;  ///< mark when a packet starts to leave (else on arrival)
   /// flows.csv bound: delivered messages beyond this many are counted, not recorded (a
   /// 1024-GPU ring makes millions per size; a record is 56 B).
   size_t max_flow_records = 1'000'000;
@@ -262,6 +268,8 @@ struct NetTotals {
   int64_t retransmits = 0;        ///< data packets sent again (every resend counts)
   int64_t nak_tx = 0;
   int64_t rto_timeouts = 0;
+  int64_t ecn_marked = 0;   ///< data packets marked CE by switches
+  int64_t ce_received = 0;  ///< CE-marked data packets received in sequence by NICs
 };
 
 /// Wire-byte conservation: sent = delivered + dropped + in flight.
@@ -387,6 +395,8 @@ class Network {
   void activate(uint32_t qp_id);
   void enqueue(uint32_t port_id, Packet* p);
   void drop(Packet* p, uint32_t port_id, bool corrupt);
+  /// RED ECN at switch egress `port_id` for a data packet seeing `queue_bytes` (ecn.hpp).
+  void ecn_mark(Packet* p, uint32_t port_id, int64_t queue_bytes);
   void occupancy_change(uint32_t port_id, int tc, int64_t delta);
   /// Message number `abs` of a QP; throws std::logic_error if it was released or not posted.
   Message& message_at(Qp& qp, uint64_t abs) {
@@ -414,6 +424,7 @@ class Network {
   std::vector<Occupancy> port_occ_;
   std::vector<OccupancyHistogram> port_hist_;
   std::vector<RngStream> ber_rng_;     ///< per port (seeded only where BER > 0)
+  std::vector<RngStream> ecn_rng_;     ///< per node (seeded for switches when ECN is on)
   std::vector<uint32_t> first_port_;   ///< per node: global id of its port 0
   std::vector<uint8_t> is_switch_;     ///< per node
   std::vector<int32_t> host_of_node_;  ///< per node: host id, or -1 for a switch
@@ -433,7 +444,7 @@ class Network {
   int64_t delivered_packets_ = 0;
   int64_t dropped_packets_ = 0;
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
-  int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0;
+  int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
   std::string failure_;
   CompletionSink* sink_ = nullptr;
   NetObserver* observer_ = nullptr;

@@ -276,12 +276,12 @@ void write_ports_csv(const std::string& path, const RunReport& r) {
 void write_queues_csv(const std::string& path, const RunReport& r) {
   auto out = open_for_write(path);
   out << "node,port,peer,traffic_class,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes,"
-         "avg_queue_bytes,mean_sojourn_ns\n";
+         "avg_queue_bytes,mean_sojourn_ns,ecn_marked\n";
   for (const auto& q : r.queues) {
     out << csv_field(q.node) << ',' << q.port << ',' << csv_field(q.peer) << ',' << q.traffic_class
         << ',' << q.tx_packets << ',' << q.tx_bytes << ',' << q.drops << ',' << q.drop_bytes << ','
         << q.max_queue_bytes << ',' << fixed(q.avg_queue_bytes, 1) << ','
-        << fixed(q.mean_sojourn_ps / 1e3, 3) << '\n';
+        << fixed(q.mean_sojourn_ps / 1e3, 3) << ',' << q.ecn_marked << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);
 }

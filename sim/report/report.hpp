@@ -86,6 +86,7 @@ struct QueueRow {
   int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0, max_queue_bytes = 0;
   double avg_queue_bytes = 0;  ///< time-averaged occupancy over the run
   double mean_sojourn_ps = 0;  ///< enqueue to end of serialization, mean over sent packets
+  int64_t ecn_marked = 0;      ///< data packets this queue marked CE (ecn.enabled)
 };
 
 /// One row of flows.csv: one message (an RDMA write on a queue pair).
@@ -150,7 +151,7 @@ void write_perf_json(const std::string& path, const RunReport& report);
 /// when they hold a comma, quote or line break. Throws std::runtime_error if it cannot be written.
 void write_ports_csv(const std::string& path, const RunReport& report);
 /// queues.csv: one line per QueueRow, columns node,port,peer,traffic_class,tx_packets,tx_bytes,
-/// drops,drop_bytes,max_queue_bytes,avg_queue_bytes (%.1f),mean_sojourn_ns (%.3f).
+/// drops,drop_bytes,max_queue_bytes,avg_queue_bytes (%.1f),mean_sojourn_ns (%.3f),ecn_marked.
 void write_queues_csv(const std::string& path, const RunReport& report);
 /// flows.csv: one line per FlowRow, columns id,src,dst,qp,traffic_class,bytes,start_us,end_us,
 /// fct_us,retransmitted_packets; times exact from picoseconds (format_ps_as_us), fct = end - start.

@@ -508,3 +508,26 @@ TEST_CASE("fresh-user findings on the packet model: RTO floor, stale trace, refu
     CHECK(r.exit_code == 0);
   }
 }
+
+TEST_CASE("ecn: marks are counted in results.json and per queue; kmin must be below kmax") {
+  // The quickstart's ring queues a frame or two at leaf egresses: with kmin 0 and kmax 4 KB
+  // (less than one 4178-byte frame), every data packet that finds a frame ahead is marked.
+  const fs::path d = scratch("ecn");
+  const Result r = fabricsim("run scenarios/quickstart.yaml" + kSmall +
+                             " --set ecn.enabled=true --set ecn.kmin=0B --set ecn.kmax=4KB"
+                             " --out " +
+                             d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  const int64_t marked = j["counters"]["ecn_marked"].get<int64_t>();
+  CHECK(marked > 0);
+  int64_t per_queue = 0;
+  for (const auto& row : csv_rows(d / "queues.csv")) per_queue += std::stoll(row.at(11));
+  CHECK(per_queue == marked);
+  const Result bad = fabricsim("validate scenarios/quickstart.yaml --set ecn.kmin=300KB");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("ecn.kmin (300000 B) must be below ecn.kmax (200000 B)") != std::string::npos);
+  CHECK(fabricsim("validate scenarios/quickstart.yaml --set ecn.pmax=2").exit_code == 2);
+  CHECK(fabricsim("validate scenarios/quickstart.yaml --set ecn.mark_at=egress").exit_code == 2);
+}

@@ -302,16 +302,16 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing and workload");
+          "nic, routing, ecn and workload");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
     CHECK(e.line() == 1);
     CHECK(e.column() == 1);
-    CHECK(
-        e.message() ==
-        "expected a map with the sections topology, link, switch, nic, routing and workload, got a "
-        "list");
+    CHECK(e.message() ==
+          "expected a map with the sections topology, link, switch, nic, routing, ecn and "
+          "workload, got a "
+          "list");
   }
 }
 

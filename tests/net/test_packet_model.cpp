@@ -545,3 +545,55 @@ TEST_CASE("cut-through: a frame dropped at its head leaves the sending port's ac
   }
   bed.net->check_conservation();
 }
+
+TEST_CASE("ECN: RED marking probability is DCQCN's, 0 to pmax from kmin to kmax, 1 above") {
+  // Zhu et al., SIGCOMM 2015, §3.1 and §5: Kmin = 5 KB, Kmax = 200 KB, Pmax = 1 %.
+  const RedEcn red{5'000, 200'000, 0.01};
+  CHECK(red.probability(0) == 0.0);
+  CHECK(red.probability(5'000) == 0.0);
+  CHECK(red.probability(102'500) == Approx(0.005).epsilon(1e-12));  // half way: pmax / 2
+  CHECK(red.probability(199'999) == Approx(0.01 * 194'999 / 195'000.0).epsilon(1e-12));
+  CHECK(red.probability(200'000) == 1.0);
+  // The draw: a binomial fraction within 4 sigma of p.
+  RngStream rng(7, "red-test");
+  const int n = 200'000;
+  int marked = 0;
+  for (int i = 0; i < n; ++i) marked += red.mark(102'500, rng);
+  const double sd = std::sqrt(n * 0.005 * 0.995);
+  CHECK(std::abs(marked - n * 0.005) <= 4 * sd);
+}
+
+TEST_CASE("ECN: a 2:1 incast marks the packets that find the queue above the threshold") {
+  // Two senders at line rate into one egress: the queue grows one frame per slot, so the
+  // frames arriving in slot j find about j and j + 1 frames ahead. With pmax = 1 and the step
+  // between 10 and 11 frames (kmin = 10.5 frames - 1 B, kmax = 10.5 frames), every frame that
+  // finds 11 or more ahead is marked: about 2K - 21 of the 2K (within a frame or two of the
+  // slot alignment). Marked packets arrive in sequence, so receivers see each mark once.
+  const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead, k = 300;
+  for (const char* at : {"enqueue", "dequeue"}) {
+    auto sc = one_leaf(3, rate, 100'000, 300'000, 64 << 20, mtu);
+    sc.ecn.enabled = true;
+    sc.ecn.kmax_bytes = 10 * w + w / 2;
+    sc.ecn.kmin_bytes = sc.ecn.kmax_bytes - 1;
+    sc.ecn.pmax = 1.0;
+    sc.ecn.mark_at = at;
+    Bed bed(sc);
+    bed.net->send(0, 2, k * mtu, 0, 0);
+    bed.net->send(1, 2, k * mtu, 0, 1);
+    bed.sim.run();
+    const NetTotals t = bed.net->totals();
+    INFO("mark at " << at << ": " << t.ecn_marked << " marked");
+    // On dequeue the queue behind a departing frame rises to K and drains back: the frames
+    // leaving with 11 or more behind are again about 2K - 21.
+    CHECK(std::abs(t.ecn_marked - (2 * k - 21)) <= 3);
+    CHECK(t.ce_received == t.ecn_marked);
+    CHECK(bed.net->queue(port_between(bed, "leaf0", "host2"), 3).ecn_marked == t.ecn_marked);
+  }
+  SECTION("off by default: nothing is marked") {
+    Bed bed(one_leaf(3, rate, 100'000, 300'000, 64 << 20, mtu));
+    bed.net->send(0, 2, k * mtu, 0, 0);
+    bed.net->send(1, 2, k * mtu, 0, 1);
+    bed.sim.run();
+    CHECK(bed.net->totals().ecn_marked == 0);
+  }
+}

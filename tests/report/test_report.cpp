@@ -449,8 +449,8 @@ TEST_CASE("ports.csv, queues.csv and flows.csv: headers and exact rows") {
         "65536\n");
   CHECK(slurp(d.path / "queues.csv") ==
         "node,port,peer,traffic_class,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes,"
-        "avg_queue_bytes,mean_sojourn_ns\n"
-        "leaf0,3,\"spine\"\"1\",3,10,41780,2,8356,65536,99.9,1234.567\n");
+        "avg_queue_bytes,mean_sojourn_ns,ecn_marked\n"
+        "leaf0,3,\"spine\"\"1\",3,10,41780,2,8356,65536,99.9,1234.567,0\n");
   CHECK(slurp(d.path / "flows.csv") ==
         "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets\n"
         "7,1,2,3,0,4096,0.000001,2.000001,2.000000,4\n"
