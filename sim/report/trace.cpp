@@ -118,22 +118,31 @@ void ChromeTrace::thread_name(int pid, int tid, const std::string& name) {
   flush_line();
 }
 
-void ChromeTrace::async_event(char ph, const std::string& cat, const std::string& name, uint64_t id,
-                              int pid, int tid, int64_t t_ps, const std::string& args_json) {
-  if (!admit(t_ps)) return;
+void ChromeTrace::begin_event(const std::string& name, const std::string* cat, const char* ph,
+                              int64_t t_ps, int pid, const int* tid) {
   begin_line();
   line_ += "{\"name\":";
   append_json_string(line_, name);
-  line_ += ",\"cat\":";
-  append_json_string(line_, cat);
-  line_ += ",\"ph\":\"";
+  if (cat != nullptr) {
+    line_ += ",\"cat\":";
+    append_json_string(line_, *cat);
+  }
+  line_ += ",\"ph\":";
   line_ += ph;
-  line_ += "\",\"ts\":";
+  line_ += ",\"ts\":";
   line_ += format_ps_as_us(t_ps);
   line_ += ",\"pid\":";
   append_int(line_, pid);
-  line_ += ",\"tid\":";
-  append_int(line_, tid);
+  if (tid != nullptr) {
+    line_ += ",\"tid\":";
+    append_int(line_, *tid);
+  }
+}
+
+void ChromeTrace::async_event(char ph, const std::string& cat, const std::string& name, uint64_t id,
+                              int pid, int tid, int64_t t_ps, const std::string& args_json) {
+  if (!admit(t_ps)) return;
+  begin_event(name, &cat, ph == 'b' ? "\"b\"" : "\"e\"", t_ps, pid, &tid);
   line_ += ",\"id\":\"0x";
   char buf[20];
   line_.append(buf, std::to_chars(buf, buf + sizeof buf, id, 16).ptr);
@@ -156,13 +165,7 @@ void ChromeTrace::async_end(const std::string& cat, const std::string& name, uin
 
 void ChromeTrace::counter(int pid, const std::string& name, int64_t t_ps, int64_t value) {
   if (!admit(t_ps)) return;
-  begin_line();
-  line_ += "{\"name\":";
-  append_json_string(line_, name);
-  line_ += ",\"ph\":\"C\",\"ts\":";
-  line_ += format_ps_as_us(t_ps);
-  line_ += ",\"pid\":";
-  append_int(line_, pid);
+  begin_event(name, nullptr, "\"C\"", t_ps, pid, nullptr);
   line_ += ",\"args\":{\"bytes\":";
   append_int(line_, value);
   line_ += "}}";
@@ -173,17 +176,7 @@ void ChromeTrace::instant(const std::string& cat, const std::string& name, int p
                           int64_t t_ps, const std::string& args_json) {
   check_args(args_json);
   if (!admit(t_ps)) return;
-  begin_line();
-  line_ += "{\"name\":";
-  append_json_string(line_, name);
-  line_ += ",\"cat\":";
-  append_json_string(line_, cat);
-  line_ += ",\"ph\":\"i\",\"s\":\"t\",\"ts\":";
-  line_ += format_ps_as_us(t_ps);
-  line_ += ",\"pid\":";
-  append_int(line_, pid);
-  line_ += ",\"tid\":";
-  append_int(line_, tid);
+  begin_event(name, &cat, "\"i\",\"s\":\"t\"", t_ps, pid, &tid);
   append_args(line_, args_json);
   line_ += '}';
   flush_line();

@@ -65,6 +65,10 @@ class ChromeTrace {
  private:
   /// Counts an event against the cap; false if it must not be written.
   bool admit(int64_t t_ps);
+  /// Starts an event line: name, cat (if given), ph (JSON text, e.g. "\"C\""), ts, pid, tid (if
+  /// given); the caller adds the rest and the closing brace.
+  void begin_event(const std::string& name, const std::string* cat, const char* ph, int64_t t_ps,
+                   int pid, const int* tid);
   /// One async event ("ph" b or e) with its id; args_json already checked.
   void async_event(char ph, const std::string& cat, const std::string& name, uint64_t id, int pid,
                    int tid, int64_t t_ps, const std::string& args_json);
