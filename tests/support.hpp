@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "sim/config/scenario.hpp"
 #include "sim/net/network.hpp"
@@ -41,6 +43,30 @@ struct Bed {
   Simulator sim;
   std::unique_ptr<Network> net;
 };
+
+/// Global id of the port of node `from` facing node `to` (names as the builders give them);
+/// fails the test if there is none.
+inline uint32_t port_between(const Bed& bed, const std::string& from, const std::string& to) {
+  const auto& g = bed.fabric.graph;
+  const auto& ports = bed.net->ports();
+  for (uint32_t pid = 0; pid < ports.size(); ++pid) {
+    if (g[ports[pid].node].name == from && g[ports[pid].peer_node].name == to) return pid;
+  }
+  throw std::logic_error("no port " + from + " -> " + to);
+}
+
+/// One leaf with `hosts` hosts: hostI -> leaf0 -> hostJ is 2 links and 1 switch.
+inline Scenario one_leaf(int hosts, int64_t rate_bps, int64_t prop_ps, int64_t lat_ps,
+                         int64_t buffer_bytes, int64_t mtu) {
+  return spine_leaf(1, 1, hosts, rate_bps, prop_ps, lat_ps, buffer_bytes, mtu);
+}
+
+/// Serialization time of `bytes` at `rate_bps`, ps, rounded up (written out here, not taken
+/// from sim/core).
+inline int64_t ser(int64_t bytes, int64_t rate_bps) {
+  return static_cast<int64_t>(
+      (static_cast<__int128>(bytes) * 8 * 1'000'000'000'000 + rate_bps - 1) / rate_bps);
+}
 
 /// Records the completion time of every message tag.
 struct Recorder : CompletionSink {

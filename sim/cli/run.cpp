@@ -145,6 +145,17 @@ void fill_counters(const Network& net, RunReport& rep) {
   rep.counters.nak_tx = t.nak_tx;
   rep.counters.rto_timeouts = t.rto_timeouts;
   rep.counters.ecn_marked = t.ecn_marked;
+  rep.counters.pfc_pause_tx = t.pfc_tx;
+  rep.counters.pfc_pause_rx = t.pfc_rx;
+  rep.counters.cnp_tx = t.cnp_tx;
+  rep.counters.cnp_rx = t.cnp_rx;
+  rep.counters.ce_received = t.ce_received;
+  rep.counters.headroom_drops = t.headroom_drops;
+  rep.counters.watchdog_drops = t.watchdog_drops;
+  rep.counters.pfc_storms = t.watchdog_storms;
+  rep.counters.paused_ps = t.paused_ps;
+  const DeadlockReport& d = net.deadlock();
+  rep.deadlock = DeadlockRow{d.detected_at_ps, d.cycle, d.flows, d.broken_by_watchdog};
   rep.packet_hops = t.packet_hops;
   const ByteBalance b = net.byte_balance();
   rep.conservation =
@@ -166,6 +177,9 @@ void fill_counters(const Network& net, RunReport& rep) {
     row.drops = p.counters.drops;
     row.drop_bytes = p.counters.drop_bytes;
     row.corrupt_drops = p.counters.corrupt_drops;
+    row.pfc_tx = p.counters.pfc_tx;
+    row.pfc_rx = p.counters.pfc_rx;
+    row.headroom_drops = p.counters.headroom_drops;
     row.max_queue_bytes = p.counters.max_queue_bytes;
     row.avg_queue_bytes = net.port_occupancy(pid).average(now);
     const OccupancyHistogram& h = net.port_histogram(pid);
@@ -176,7 +190,10 @@ void fill_counters(const Network& net, RunReport& rep) {
     rep.ports.push_back(row);
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       const QueueCounters& q = net.queue(pid, tc);
-      if (q.tx_packets == 0 && q.drops == 0 && q.ecn_marked == 0) continue;
+      if (q.tx_packets == 0 && q.drops == 0 && q.ecn_marked == 0 && q.paused_ps == 0 &&
+          q.watchdog_drops == 0) {
+        continue;
+      }
       QueueRow qr;
       qr.node = row.node;
       qr.peer = row.peer;
@@ -192,6 +209,8 @@ void fill_counters(const Network& net, RunReport& rep) {
           q.tx_packets > 0 ? static_cast<double>(q.sojourn_ps) / static_cast<double>(q.tx_packets)
                            : 0.0;
       qr.ecn_marked = q.ecn_marked;
+      qr.paused_ps = q.paused_ps;
+      qr.watchdog_drops = q.watchdog_drops;
       rep.queues.push_back(qr);
     }
   }
@@ -291,7 +310,20 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
       }
       if (why == StopReason::kWorkloadDone && net.failure().empty()) break;
       rep.complete = false;
-      if (!net.failure().empty()) {
+      if (net.deadlock().detected_at_ps >= 0) {
+        rep.deadlocked = true;
+        rep.stop_reason = "PFC deadlock during size " + std::to_string(sizes[i]) +
+                          " B: no packet in a cycle of " +
+                          std::to_string(net.deadlock().cycle.size()) +
+                          " paused queues can move (see deadlock in results.json)";
+        if (net.config().credits) {
+          rep.stop_reason = "credit deadlock during size " + std::to_string(sizes[i]) +
+                            " B: no packet in a cycle of " +
+                            std::to_string(net.deadlock().cycle.size()) +
+                            " queues without InfiniBand credits can move (see deadlock in "
+                            "results.json)";
+        }
+      } else if (!net.failure().empty()) {
         rep.stop_reason =
             "stopped during size " + std::to_string(sizes[i]) + " B: " + net.failure();
       } else if (why == StopReason::kInterrupted) {
@@ -368,7 +400,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   if (!rep.complete) {
     std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
-    return rep.interrupted ? kExitInterrupted : kExitInternal;
+    return rep.interrupted ? kExitInterrupted : rep.deadlocked ? kExitDeadlock : kExitInternal;
   }
   return kExitOk;
 }

@@ -23,6 +23,7 @@
 #include <memory>
 #include <regex>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "sim/core/units.hpp"
@@ -379,6 +380,37 @@ const QuantitySpec kRateLimit{"rate",
 const QuantitySpec kMtu{"size", "4096B", parse_size_bytes, 64, 65536, "an MTU from 64B to 65536B"};
 const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
                               1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
+// PFC: a threshold, offset or headroom written is a size; 0 (the derived value) by leaving it out.
+const QuantitySpec kXoff{"size",
+                         "200KB",
+                         parse_size_bytes,
+                         1,
+                         kInt64Max,
+                         "a positive size",
+                         "leave xoff out to derive it from the buffer"};
+const QuantitySpec kXonOffset{"size",
+                              "8KiB",
+                              parse_size_bytes,
+                              1,
+                              kInt64Max,
+                              "a positive size",
+                              "leave xon_offset out for two MTU frames"};
+const QuantitySpec kHeadroom{"size",
+                             "100KB",
+                             parse_size_bytes,
+                             1,
+                             kInt64Max,
+                             "a positive size",
+                             "leave headroom out to size it by the formula"};
+/// SONiC's pfcwd accepts detection times to 5 s and restoration times to 60 s.
+const QuantitySpec kWatchdogTime{
+    "time", "200ms", parse_time_ps, 1, 60'000'000'000'000, "a positive time up to 60s"};
+const QuantitySpec kDcqcnRate{"rate",
+                              "40Mbps",
+                              parse_rate_bps,
+                              1'000'000,
+                              100'000'000'000'000,
+                              "a rate from 1Mbps to 100Tbps"};
 
 const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
 const Choices kTopologyKinds{
@@ -406,6 +438,9 @@ const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 const Choices kBufferModels{"buffer model", {"static", "shared"}, {}, {}};
 const Choices kSchedulers{"scheduler", {"strict", "dwrr"}, {}, {}};
 const Choices kEcnMarkAt{"marking point", {"enqueue", "dequeue"}, {}, {}};
+const Choices kPfcThresholds{"threshold model", {"static", "dynamic"}, {}, {}};
+const Choices kWatchdogActions{"watchdog action", {"drop", "forward"}, {}, {}};
+const Choices kDcqcnPresets{"DCQCN preset", {"paper", "connectx"}, {}, {}};
 
 /// Bit error rates: 0 (error-free) to 1e-3.
 double bit_error_rate(const Value& v) {
@@ -420,12 +455,55 @@ struct Condition {
   const char* path;                       ///< the choice key; its row comes earlier in kFields
   const char* values;                     ///< space-separated values under which the key applies
   std::string (*value)(const Scenario&);  ///< that key's value as parsed (or its default)
+  const char* note = nullptr;             ///< why, added to the message; nullptr = none
 };
 const Condition kStaticBuffer{"switch.buffer_model", "static",
                               [](const Scenario& s) { return s.sw.buffer_model; }};
 const Condition kSharedBuffer{"switch.buffer_model", "shared",
                               [](const Scenario& s) { return s.sw.buffer_model; }};
 const Condition kDwrr{"switch.scheduler", "dwrr", [](const Scenario& s) { return s.sw.scheduler; }};
+const Condition kStaticThreshold{"pfc.threshold", "static",
+                                 [](const Scenario& s) { return s.pfc.threshold; }};
+const Condition kDynamicThreshold{"pfc.threshold", "dynamic",
+                                  [](const Scenario& s) { return s.pfc.threshold; }};
+const Condition kRocePfc{"transport", "roce", [](const Scenario& s) { return s.transport; },
+                         "InfiniBand uses credit-based flow control per virtual lane, not PFC "
+                         "(set it in the infiniband section)"};
+const Condition kRoceDcqcn{"transport", "roce", [](const Scenario& s) { return s.transport; },
+                           "DCQCN is congestion control for RoCE"};
+const Condition kInfiniband{"transport", "infiniband",
+                            [](const Scenario& s) { return s.transport; },
+                            "RoCE's flow control is PFC (the pfc section)"};
+
+/// A section of the scenario. `when` applies to every key in it, like Field::when.
+struct Section {
+  const char* name;
+  bool required;
+  const Condition* when = nullptr;
+};
+const Section kSections[] = {{"topology", true},
+                             {"link", true},
+                             {"switch", true},
+                             {"nic", false},
+                             {"routing", false},
+                             {"ecn", false},
+                             {"pfc", false, &kRocePfc},
+                             {"dcqcn", false, &kRoceDcqcn},
+                             {"infiniband", false, &kInfiniband},
+                             {"switches", false},
+                             {"workload", true}};
+/// `switches:` maps switch names to these sections, whose keys (the same rows of kFields) they
+/// override for that switch.
+constexpr const char* kSwitchesSection = "switches";
+const std::vector<std::string> kPerSwitchSections = {"pfc", "ecn"};
+
+/// The condition of the section `name` (nullptr for none or for a top-level key).
+const Condition* section_condition(const std::string& name) {
+  for (const Section& x : kSections) {
+    if (name == x.name) return x.when;
+  }
+  return nullptr;
+}
 
 struct Field {
   const char* section;  ///< "" for a top-level key
@@ -456,7 +534,8 @@ bool holds(const Condition* c, const Scenario& s) {
 }
 
 bool applies_to(const Field& f, const Scenario& s) {
-  return (f.kinds == nullptr || in_list(f.kinds, s.topology.kind)) && holds(f.when, s);
+  return (f.kinds == nullptr || in_list(f.kinds, s.topology.kind)) &&
+         holds(section_condition(f.section), s) && holds(f.when, s);
 }
 
 bool required_for(const Field& f, const Scenario& s) {
@@ -479,6 +558,30 @@ std::vector<int> int_list(const Value& v, size_t min_len, size_t max_len, int64_
   }
   return out;
 }
+
+/// pfc.priorities: 1 to 8 distinct priorities 0..7, in the order written.
+std::vector<int> priority_list(const Value& v) {
+  std::vector<int> out;
+  for (const Value& item :
+       v.items("a list of 1 to 8 distinct priorities from 0 to 7, e.g. [3]", 1, 8)) {
+    const int p = int(item.integer(0, 7));
+    if (std::find(out.begin(), out.end(), p) != out.end()) {
+      item.fail("priority " + std::to_string(p) + " is listed twice; expected distinct priorities");
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+/// Sets every DCQCN parameter to preset `name`'s; `enabled` is the scenario's to say.
+void apply_dcqcn_preset(const std::string& name, Scenario& s) {
+  const bool enabled = s.dcqcn.enabled;
+  s.dcqcn = dcqcn_preset(name);
+  s.dcqcn.enabled = enabled;
+  s.dcqcn.preset = name;
+}
+
+const std::string kAlphaExpected = "a number from 1/128 to 64, e.g. 1, 0.5 or 1/8";
 
 // clang-format off
 const Field kFields[] = {
@@ -594,7 +697,7 @@ const Field kFields[] = {
    nullptr, nullptr, &kSharedBuffer},
   {"switch", "alpha", false,
    [](const Value& v, Scenario& s) {
-     s.sw.alpha = v.fraction(1.0 / 128, 64, "a number from 1/128 to 64, e.g. 1, 0.5 or 1/8");
+     s.sw.alpha = v.fraction(1.0 / 128, 64, kAlphaExpected);
    }, nullptr, nullptr, &kSharedBuffer},
   {"switch", "cut_through", false,
    [](const Value& v, Scenario& s) { s.sw.cut_through = v.boolean(); }},
@@ -632,6 +735,82 @@ const Field kFields[] = {
   {"ecn", "mark_at", false,
    [](const Value& v, Scenario& s) { s.ecn.mark_at = v.choice(kEcnMarkAt); }},
 
+  // Every pfc, dcqcn and infiniband key also has its section's transport condition (kSections).
+  {"pfc", "enabled", false, [](const Value& v, Scenario& s) { s.pfc.enabled = v.boolean(); }},
+  {"pfc", "priorities", false,  // absent = nic.traffic_class
+   [](const Value& v, Scenario& s) { s.pfc.priorities = priority_list(v); }},
+  {"pfc", "threshold", false,  // before xoff and alpha; dynamic needs a shared buffer (check_pfc)
+   [](const Value& v, Scenario& s) { s.pfc.threshold = v.choice(kPfcThresholds); }},
+  {"pfc", "xoff", false,  // absent = derived from the buffer; xon_offset < xoff (check_pfc)
+   [](const Value& v, Scenario& s) { s.pfc.xoff_bytes = v.quantity(kXoff); },
+   nullptr, nullptr, &kStaticThreshold},
+  {"pfc", "alpha", false,
+   [](const Value& v, Scenario& s) { s.pfc.alpha = v.fraction(1.0 / 128, 64, kAlphaExpected); },
+   nullptr, nullptr, &kDynamicThreshold},
+  {"pfc", "xon_offset", false,  // absent = two MTU frames
+   [](const Value& v, Scenario& s) { s.pfc.xon_offset_bytes = v.quantity(kXonOffset); }},
+  {"pfc", "headroom", false,  // absent = the formula of congestion/pfc.hpp
+   [](const Value& v, Scenario& s) { s.pfc.headroom_bytes = v.quantity(kHeadroom); }},
+  {"pfc", "response_time", false,
+   [](const Value& v, Scenario& s) { s.pfc.response_time_ps = v.quantity(kNonNegativeTime); }},
+  {"pfc", "pause_quanta", false,
+   [](const Value& v, Scenario& s) { s.pfc.pause_quanta = int(v.integer(1, 65535)); }},
+  {"pfc", "watchdog", false, [](const Value& v, Scenario& s) { s.pfc.watchdog = v.boolean(); }},
+  {"pfc", "watchdog_detection_time", false,
+   [](const Value& v, Scenario& s) { s.pfc.watchdog_detection_time_ps = v.quantity(kWatchdogTime); }},
+  {"pfc", "watchdog_restoration_time", false,
+   [](const Value& v, Scenario& s) { s.pfc.watchdog_restoration_time_ps = v.quantity(kWatchdogTime); }},
+  {"pfc", "watchdog_action", false,
+   [](const Value& v, Scenario& s) { s.pfc.watchdog_action = v.choice(kWatchdogActions); }},
+  {"pfc", "deadlock_check_interval", false,
+   [](const Value& v, Scenario& s) { s.pfc.deadlock_check_interval_ps = v.quantity(kTimeout); }},
+
+  // A dcqcn section starts from dcqcn_preset("paper") (build); preset comes first, so that the
+  // keys below override the preset it names. enabled needs ECN marking (check_dcqcn).
+  {"dcqcn", "preset", false,
+   [](const Value& v, Scenario& s) {
+     const std::string name = v.choice(kDcqcnPresets);
+     try {
+       apply_dcqcn_preset(name, s);
+     } catch (const std::invalid_argument& e) {
+       v.fail(e.what());
+     }
+   }},
+  {"dcqcn", "enabled", false, [](const Value& v, Scenario& s) { s.dcqcn.enabled = v.boolean(); }},
+  {"dcqcn", "g", false,
+   [](const Value& v, Scenario& s) {
+     s.dcqcn.g = v.fraction(1e-6, 1, "a number above 0 and at most 1, e.g. 1/256");
+   }},
+  {"dcqcn", "initial_alpha", false,
+   [](const Value& v, Scenario& s) {
+     s.dcqcn.initial_alpha = v.fraction(0, 1, "a number from 0 to 1, e.g. 1");
+   }},
+  {"dcqcn", "alpha_timer", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.alpha_timer_ps = v.quantity(kTimeout); }},
+  {"dcqcn", "rate_timer", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.rate_timer_ps = v.quantity(kTimeout); }},
+  {"dcqcn", "byte_counter", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.byte_counter_bytes = v.quantity(kPositiveSize); }},
+  {"dcqcn", "fast_recovery_steps", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.fast_recovery_steps = int(v.integer(1, 255)); }},
+  {"dcqcn", "rai", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.rai_bps = v.quantity(kDcqcnRate); }},
+  {"dcqcn", "rhai", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.rhai_bps = v.quantity(kDcqcnRate); }},
+  {"dcqcn", "min_rate", false,  // below the line rate: checked where the line rate is known
+   [](const Value& v, Scenario& s) { s.dcqcn.min_rate_bps = v.quantity(kDcqcnRate); }},
+  {"dcqcn", "max_decrease", false,
+   [](const Value& v, Scenario& s) {
+     s.dcqcn.max_decrease = v.fraction(1e-6, 1, "a number above 0 and at most 1, e.g. 0.5 or 1/2");
+   }},
+  {"dcqcn", "cnp_interval", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.cnp_interval_ps = v.quantity(kNonNegativeTime); }},
+  {"dcqcn", "cnp_traffic_class", false,
+   [](const Value& v, Scenario& s) { s.dcqcn.cnp_traffic_class = int(v.integer(0, 7)); }},
+
+  {"infiniband", "vl_buffer", false,  // absent = the switch's buffer per port
+   [](const Value& v, Scenario& s) { s.infiniband.vl_buffer_bytes = v.quantity(kPositiveSize); }},
+
   {"workload", "collective", false,
    [](const Value& v, Scenario& s) { s.workload.collective = v.choice(kCollectives); }},
   {"workload", "algorithm", false,
@@ -650,13 +829,6 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.workload.stepfactor = v.integer(2, kInt64Max); }},
 };
 // clang-format on
-
-struct Section {
-  const char* name;
-  bool required;
-};
-const Section kSections[] = {{"topology", true}, {"link", true}, {"switch", true},  {"nic", false},
-                             {"routing", false}, {"ecn", false}, {"workload", true}};
 
 std::string path_of(const Field& f) {
   return *f.section ? std::string(f.section) + "." + f.key : std::string(f.key);
@@ -746,10 +918,45 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
     throw ConfigError(where, 0, 0, path, message);
   };
 
-  // The path must be a leaf of the schema.
+  // The path must be a leaf of the schema, or a switch's override of one: the YAML keys it
+  // names, in order.
   const std::vector<std::string> paths = all_paths();
   if (path.empty()) fail("expected a key before '=', e.g. topology.oversubscription=3");
-  if (std::find(paths.begin(), paths.end(), path) == paths.end()) {
+  std::vector<std::string> keys;
+  const std::string switches = std::string(kSwitchesSection) + ".";
+  if (path.rfind(switches, 0) == 0) {
+    // switches.NAME.SECTION.KEY (NAME may hold dots: SECTION and KEY are the last two parts)
+    const std::string expected = "expected switches.SWITCH." +
+                                 join_words(kPerSwitchSections, ".KEY or switches.SWITCH.") +
+                                 ".KEY, e.g. switches.leaf0.pfc.xoff=100KB";
+    const size_t key_dot = path.rfind('.');
+    const size_t section_dot = path.rfind('.', key_dot - 1);
+    if (section_dot == std::string::npos || section_dot < switches.size() + 1) fail(expected);
+    const std::string name = path.substr(switches.size(), section_dot - switches.size());
+    const std::string leaf_path = path.substr(section_dot + 1);
+    std::vector<std::string> switch_paths;
+    for (const Field& f : kFields) {
+      if (std::find(kPerSwitchSections.begin(), kPerSwitchSections.end(), f.section) !=
+          kPerSwitchSections.end()) {
+        switch_paths.push_back(path_of(f));
+      }
+    }
+    if (std::find(switch_paths.begin(), switch_paths.end(), leaf_path) == switch_paths.end()) {
+      const std::string guess = closest_match(leaf_path, switch_paths);
+      fail(guess.empty() ? "unknown key; " + expected
+                         : "unknown key; did you mean '" + switches + name + "." + guess + "'?");
+    }
+    keys = {kSwitchesSection, name, path.substr(section_dot + 1, key_dot - section_dot - 1),
+            path.substr(key_dot + 1)};
+  } else if (std::find(paths.begin(), paths.end(), path) != paths.end()) {
+    for (size_t start = 0, dot = 0; dot != std::string::npos; start = dot + 1) {
+      dot = path.find('.', start);
+      keys.push_back(path.substr(start, dot - start));
+    }
+  } else {
+    if (path == kSwitchesSection) {
+      fail("'" + path + "' is a section; set a switch's key, e.g. switches.leaf0.pfc.xoff");
+    }
     if (is_section(path)) {
       fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." +
            keys_of(path).front());
@@ -774,69 +981,75 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
   if (value.IsNull()) fail("expected a value after '='");
   // Any YAML value: the key's own parser says whether a list or a map fits it.
 
-  // Place it, creating the section if the file has none.
+  // Place it, creating the sections (and a switch's maps) the file does not have.
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
-  const size_t dot = path.find('.');
-  if (dot == std::string::npos) {
-    root[path] = value;
-  } else {
-    const std::string section = path.substr(0, dot);
-    const YAML::Node existing = static_cast<const YAML::Node&>(root)[section];
+  YAML::Node node = root;  // shares root's node: what is set in it is set in root
+  std::string above;       // the dotted path of `node`
+  for (size_t i = 0; i + 1 < keys.size(); ++i) {
+    above += (i > 0 ? "." : "") + keys[i];
+    const YAML::Node existing = static_cast<const YAML::Node&>(node)[keys[i]];
     if (!existing.IsDefined() || existing.IsNull()) {
-      root[section] = YAML::Node(YAML::NodeType::Map);
+      node[keys[i]] = YAML::Node(YAML::NodeType::Map);
     } else if (!existing.IsMap()) {
       const YAML::Mark m = existing.Mark();
-      fail("cannot set a key under '" + section + "': in " + ctx.file +
+      fail("cannot set a key under '" + above + "': in " + ctx.file +
            (m.is_null() ? "" : ":" + std::to_string(m.line + 1)) + " it is " + describe(existing) +
            ", not a map");
     }
-    YAML::Node section_node = root[section];
-    section_node[path.substr(dot + 1)] = value;
+    node.reset(node[keys[i]]);
   }
+  node[keys.back()] = value;
   ctx.overrides[path] = where;
 }
 
 // ---- validation --------------------------------------------------------------------------
 
 /// Checks the keys of one map (unknown, duplicate, not a name) and adds its values to `found`,
-/// keyed by dotted path.
+/// keyed by dotted path. With a `base` ("switches.leaf0."), the map is one switch's override of
+/// `section` (pfc or ecn): errors and values carry the full path, `found` the section's path.
 void collect(const Context& ctx, const YAML::Node& map, const std::string& section,
-             std::map<std::string, Value>& found) {
+             std::map<std::string, Value>& found, const std::string& base = "") {
   const std::vector<std::string> valid = keys_of(section);
   const std::string prefix = section.empty() ? "" : section + ".";
   std::map<std::string, int> first_line;
   for (const auto& entry : map) {  // yaml-cpp's iterator yields pairs by value
     const YAML::Node key = entry.first;
     if (!key.IsScalar()) {
-      ctx.fail(section, key.Mark(), "expected a key name, got " + describe(key));
+      ctx.fail(base + section, key.Mark(), "expected a key name, got " + describe(key));
     }
     const std::string name = key.Scalar();
     const std::string path = prefix + name;
     if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
       // A key of another section, spelt right, says more than a near miss in this one.
+      std::vector<std::string> sections, paths;
+      for (const Field& f : kFields) {
+        if (name != f.key || section == f.section) continue;
+        if (!base.empty() && std::find(kPerSwitchSections.begin(), kPerSwitchSections.end(),
+                                       f.section) == kPerSwitchSections.end()) {
+          continue;  // a switch overrides only these
+        }
+        sections.emplace_back(*f.section ? "the " + std::string(f.section) + " section"
+                                         : std::string("the top level"));
+        paths.push_back(base + path_of(f));
+      }
       std::string message = "unknown key '" + name + "'";
-      if (const auto home =
-              std::find_if(std::begin(kFields), std::end(kFields),
-                           [&](const Field& f) { return name == f.key && section != f.section; });
-          home != std::end(kFields)) {
-        message += "; it belongs in " +
-                   (*home->section ? "the " + std::string(home->section) + " section"
-                                   : std::string("the top level")) +
-                   " (" + path_of(*home) + ")";
+      if (!sections.empty()) {
+        message += "; it belongs in " + join_words(sections, " or ") + " (" +
+                   join_words(paths, " or ") + ")";
       } else if (const std::string guess = closest_match(name, valid); !guess.empty()) {
         message += "; did you mean '" + guess + "'?";
       } else {
         message += "; valid keys are: " + join_words(valid, ", ");
       }
-      ctx.fail(path, key.Mark(), message);
+      ctx.fail(base + path, key.Mark(), message);
     }
     if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
-      ctx.fail(path, key.Mark(),
+      ctx.fail(base + path, key.Mark(),
                "duplicate key '" + name + "' (first given at line " + std::to_string(seen->second) +
                    ")");
     }
-    found.emplace(path, Value(&ctx, path, entry.second, key.Mark()));
+    found.emplace(path, Value(&ctx, base + path, entry.second, key.Mark()));
   }
 }
 
@@ -846,14 +1059,25 @@ int directness(const Context& main, const Value& v) {
   return v.overridden() ? 2 : &v.context() == &main ? 1 : 0;
 }
 
+/// "FILE:LINE:COL", or the --set (or the file alone) when there is no position.
+std::string place(const KeyOrigin& o) {
+  return o.line > 0 ? o.where + ":" + std::to_string(o.line) + ":" + std::to_string(o.column)
+                    : o.where;
+}
+
 /// Parses the values in `found` into `s` row by row of kFields (so a choice key such as
 /// topology.kind or switch.buffer_model is read before the keys that depend on it) and, with
 /// `require`, fails on a missing required key. `main` is the file being loaded: the scenario,
 /// or a switch profile checked on its own (`whose` says which in messages). A profile's value
 /// that applies only to a buffer_model or scheduler other than the one the scenario itself
 /// chose is a default made moot by that choice, and is left out.
+///
+/// For one switch's overrides (switches.NAME), `found` holds its pfc and ecn values, `s` starts
+/// as the scenario with its top-level sections parsed, and `inherited` is the scenario's
+/// `found`: a choice the switch does not make itself (pfc.threshold) is the top-level one.
 void parse_fields(const Context& main, const std::map<std::string, Value>& found, Scenario& s,
-                  bool require, const std::string& whose) {
+                  bool require, const std::string& whose,
+                  const std::map<std::string, Value>* inherited = nullptr) {
   for (const Field& f : kFields) {
     const auto it = found.find(path_of(f));
     if (it == found.end()) continue;
@@ -862,29 +1086,52 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
       v.fail("applies to topology kind " + std::string(f.kinds) + ", not to " + whose + " kind " +
              s.topology.kind);
     }
-    if (!holds(f.when, s)) {
-      const auto chooser = found.find(f.when->path);
-      const bool chosen_here = chooser != found.end() && &chooser->second.context() == &main;
-      if (&v.context() != &main && chosen_here) continue;
-      std::string why = " (the default)";
-      if (chooser != found.end()) {
-        const KeyOrigin o = chooser->second.origin();
-        why = chosen_here ? ""
-                          : " (set in " + o.where + ":" + std::to_string(o.line) + ":" +
-                                std::to_string(o.column) + ")";
+    bool moot = false;  // a profile's key for another choice than the scenario's
+    for (const Condition* when : {section_condition(f.section), f.when}) {
+      if (holds(when, s)) continue;
+      const std::string when_path = when->path;
+      const std::string choice_section = when_path.substr(0, when_path.find('.'));
+      const bool per_switch =
+          inherited && std::find(kPerSwitchSections.begin(), kPerSwitchSections.end(),
+                                 choice_section) != kPerSwitchSections.end();
+      // The value that made the choice: given here, or (for a switch) at the top level.
+      const Value* chooser = nullptr;
+      bool from_top_level = false;
+      if (const auto c = found.find(when_path); c != found.end()) {
+        chooser = &c->second;
+      } else if (inherited) {
+        if (const auto t = inherited->find(when_path); t != inherited->end()) {
+          chooser = &t->second;
+          from_top_level = true;
+        }
+      }
+      const bool given = chooser != nullptr;
+      const bool chosen_here = given && &chooser->context() == &main;
+      if (&v.context() != &main && chosen_here) {
+        moot = true;
+        break;
+      }
+      std::string why = given ? "" : " (the default)";
+      if (given && !chosen_here) why = " (set in " + place(chooser->origin()) + ")";
+      if (from_top_level && per_switch) {
+        why = " (from the top-level " + when_path + " at " + place(chooser->origin()) + ")";
       }
       std::string hint;
-      if (chooser != found.end() && !chosen_here) {
+      if (given && !chosen_here) {
         // Chosen by a profile: say how to keep this key, or how to take the profile's choice.
-        hint = std::string("; to keep it, set ") + f.when->path + " to " + f.when->values +
-               " in the scenario (or --set " + f.when->path + "=" + f.when->values +
-               "), or delete it to use the profile's " + leaf(f.when->path);
+        hint = std::string("; to keep it, set ") + when->path + " to " + when->values +
+               " in the scenario (or --set " + when->path + "=" + when->values +
+               "), or delete it to use the profile's " + leaf(when->path);
       }
-      v.fail("applies to " + leaf(f.when->path) + " " + f.when->values + ", not to " + whose + " " +
-             leaf(f.when->path) + " " + f.when->value(s) + why + hint);
+      if (when->note) hint += std::string("; ") + when->note;
+      // A switch's own choice is the switch's; transport and buffer_model are the scenario's.
+      const std::string owner = inherited && !per_switch ? "this scenario's" : whose;
+      v.fail("applies to " + leaf(when->path) + " " + when->values + ", not to " + owner + " " +
+             leaf(when->path) + " " + when->value(s) + why + hint);
     }
+    if (moot) continue;
     f.parse(v, s);
-    s.origins[it->first] = v.origin();
+    s.origins[v.path()] = v.origin();
   }
   if (!require) return;
   // Once every choice is known (a profile's buffer_model decides what its scenario needs).
@@ -1006,6 +1253,159 @@ void merge_profile(const Context& ctx, const Value& profile, Context& pctx,
   for (const auto& [path, value] : own) found.emplace(path, value);  // the scenario's win
 }
 
+/// A pfc value that applies to one switch: its own (`own`), else the scenario's (`top`), else
+/// nullptr. `is_own` says which.
+const Value* pfc_value(const std::string& key, const std::map<std::string, Value>& own,
+                       const std::map<std::string, Value>* top, bool& is_own) {
+  const std::string path = "pfc." + key;
+  is_own = true;
+  if (const auto it = own.find(path); it != own.end()) return &it->second;
+  is_own = false;
+  if (top == nullptr) return nullptr;
+  const auto it = top->find(path);
+  return it == top->end() ? nullptr : &it->second;
+}
+
+/// Cross-field rules of pfc, for the scenario's (`own` = its values, `sc` its parse) or, with
+/// `top` (the scenario's values), for one switch's (`own` = the switch's pfc and ecn values, `sc`
+/// the scenario with them applied). A rule broken by values that the switch inherits has
+/// already failed for the scenario's section.
+void check_pfc(const Context& main, const Scenario& sc, const std::map<std::string, Value>& own,
+               const std::map<std::string, Value>* top = nullptr) {
+  const PfcConfig& pfc = sc.pfc;
+  bool own_threshold = false, own_xoff = false, own_xon = false;
+  if (pfc.threshold == "dynamic" && sc.sw.buffer_model != "shared") {
+    const Value* threshold = pfc_value("threshold", own, top, own_threshold);
+    const auto model = sc.origins.find("switch.buffer_model");
+    threshold->fail(
+        "threshold dynamic needs switch.buffer_model shared (XOFF at alpha x the free shared "
+        "buffer), not " +
+        sc.sw.buffer_model +
+        (model == sc.origins.end() ? " (the default)" : " (set in " + place(model->second) + ")"));
+  }
+  if (pfc.threshold != "static" || pfc.xoff_bytes == 0 || pfc.xon_offset_bytes == 0 ||
+      pfc.xon_offset_bytes < pfc.xoff_bytes) {
+    return;
+  }
+  const Value* xoff = pfc_value("xoff", own, top, own_xoff);
+  const Value* xon = pfc_value("xon_offset", own, top, own_xon);
+  const std::string xoff_text = xoff->node().Scalar(), xon_text = xon->node().Scalar();
+  const std::string why = ": XON = xoff - xon_offset must be above 0";
+  // Blame the switch's own value over an inherited one, then the more direct of the two.
+  if (own_xoff != own_xon ? own_xoff : directness(main, *xoff) > directness(main, *xon)) {
+    xoff->fail("xoff (" + xoff_text + ") must be more than xon_offset (" + xon_text + ")" + why);
+  }
+  xon->fail("xon_offset (" + xon_text + ") must be less than xoff (" + xoff_text + ")" + why);
+}
+
+/// DCQCN cuts rates on the CNPs that ECN marks cause: with none, it would never act.
+void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s) {
+  if (!s.dcqcn.enabled || s.ecn.enabled) return;
+  // A fabric with ECN marking on some switches only (switches.NAME.ecn.enabled) is a fabric
+  // configured inconsistently, which is what the switches section is for.
+  for (const auto& [name, o] : s.switches) {
+    if (o.ecn.enabled) return;
+  }
+  found.at("dcqcn.enabled").fail("DCQCN reacts to ECN marks: set ecn.enabled: true");
+}
+
+/// Where a switch's name was written in `switches:`, or the --set that created it.
+KeyOrigin name_origin(const Context& ctx, const std::string& path, const YAML::Mark& mark) {
+  if (!mark.is_null()) return KeyOrigin{ctx.file, mark.line + 1, mark.column + 1};
+  for (const auto& [key, where] : ctx.overrides) {
+    if (key.rfind(path + ".", 0) == 0) return KeyOrigin{where, 0, 0};
+  }
+  return KeyOrigin{ctx.file, 0, 0};
+}
+
+/// `switches:` (the section's value): per switch, the top-level pfc and ecn sections (already
+/// in `s`) with that switch's keys applied over them, into s.switches; origins recorded as
+/// "switches.NAME" (the name) and "switches.NAME.pfc.xoff" (a key). The names are checked
+/// against the fabric later (check_switch_overrides).
+void parse_switches(const Context& ctx, const Value& section,
+                    const std::map<std::string, Value>& found, Scenario& s) {
+  const std::string example = "e.g. {leaf0: {pfc: {xoff: 100KB}, ecn: {kmin: 10KB}}}";
+  if (section.node().IsNull()) return;
+  if (!section.node().IsMap()) {
+    section.fail("expected a map of switch names to their pfc and ecn keys, " + example + ", got " +
+                 describe(section.node()));
+  }
+  Scenario start = s;  // every switch starts from the top-level sections
+  start.switches.clear();
+  std::map<std::string, int> first_line;
+  for (const auto& entry : section.node()) {
+    const YAML::Node key = entry.first;
+    if (!key.IsScalar()) {
+      ctx.fail(kSwitchesSection, key.Mark(), "expected a switch name, got " + describe(key));
+    }
+    const std::string name = key.Scalar();
+    const std::string path = std::string(kSwitchesSection) + "." + name;
+    if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
+      ctx.fail(path, key.Mark(),
+               "duplicate switch '" + name + "' (first given at line " +
+                   std::to_string(seen->second) + ")");
+    }
+    const Value v(&ctx, path, entry.second, key.Mark());
+    const std::vector<std::string>& subsections = kPerSwitchSections;
+    std::map<std::string, Value> own;  // "pfc.xoff" -> the switch's value
+    if (!v.node().IsNull()) {
+      if (!v.node().IsMap()) {
+        v.fail("expected a map with the sections a switch overrides (" +
+               join_words(subsections, " and ") + "), e.g. {pfc: {xoff: 100KB}}, got " +
+               describe(v.node()));
+      }
+      std::map<std::string, int> sub_line;
+      for (const auto& sub : v.node()) {
+        const YAML::Node sub_key = sub.first;
+        if (!sub_key.IsScalar()) {
+          ctx.fail(path, sub_key.Mark(), "expected a section name, got " + describe(sub_key));
+        }
+        const std::string sub_name = sub_key.Scalar();
+        const std::string sub_path = path + "." + sub_name;
+        if (std::find(subsections.begin(), subsections.end(), sub_name) == subsections.end()) {
+          std::string message = "unknown key '" + sub_name + "'";
+          std::vector<std::string> homes;
+          for (const std::string& x : subsections) {
+            const std::vector<std::string> keys = keys_of(x);
+            if (std::find(keys.begin(), keys.end(), sub_name) != keys.end()) {
+              homes.push_back(path + "." + x + "." + sub_name);
+            }
+          }
+          if (!homes.empty()) {
+            message +=
+                "; it belongs in a section under " + name + " (" + join_words(homes, " or ") + ")";
+          } else if (const std::string guess = closest_match(sub_name, subsections);
+                     !guess.empty()) {
+            message += "; did you mean '" + guess + "'?";
+          } else {
+            message += "; a switch overrides only " + join_words(subsections, " and ") + " keys";
+          }
+          ctx.fail(sub_path, sub_key.Mark(), message);
+        }
+        if (auto [seen, inserted] = sub_line.emplace(sub_name, sub_key.Mark().line + 1);
+            !inserted) {
+          ctx.fail(sub_path, sub_key.Mark(),
+                   "duplicate key '" + sub_name + "' (first given at line " +
+                       std::to_string(seen->second) + ")");
+        }
+        const Value sv(&ctx, sub_path, sub.second, sub_key.Mark());
+        if (sv.node().IsNull()) continue;
+        if (!sv.node().IsMap()) {
+          sv.fail("expected a map of " + sub_name + " keys (" +
+                  join_words(keys_of(sub_name), ", ") + "), got " + describe(sv.node()));
+        }
+        collect(ctx, sv.node(), sub_name, own, path + ".");
+      }
+    }
+    Scenario t = start;
+    parse_fields(ctx, own, t, false, "switch " + name + "'s", &found);
+    check_pfc(ctx, t, own, &found);
+    s.switches[name] = SwitchOverride{t.pfc, t.ecn};
+    s.origins[path] = name_origin(ctx, path, key.Mark());
+    for (const auto& [relative, value] : own) s.origins[value.path()] = value.origin();
+  }
+}
+
 Scenario build(const Context& ctx, const YAML::Node& root) {
   std::vector<std::string> section_names;
   for (const Section& x : kSections) section_names.emplace_back(x.name);
@@ -1034,6 +1434,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
     const YAML::Node& node = it->second.node();
     if (node.IsNull()) continue;  // "nic:" with every key left to its default
+    if (section.name == std::string(kSwitchesSection)) continue;  // parse_switches
     if (!node.IsMap()) {
       it->second.fail("expected a map of " + std::string(section.name) + " keys (" +
                       join_words(keys_of(section.name), ", ") + "), got " + describe(node));
@@ -1052,6 +1453,14 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   s.path = ctx.file;
   s.name = std::filesystem::path(ctx.file).stem().string();
+  if (const auto it = found.find("dcqcn"); it != found.end()) {
+    // The section's keys override a preset; dcqcn.preset (parsed first) may name another.
+    try {
+      apply_dcqcn_preset(s.dcqcn.preset, s);
+    } catch (const std::invalid_argument& e) {
+      it->second.fail(e.what());
+    }
+  }
   parse_fields(ctx, found, s, true, "this scenario's");
 
   // Cross-field rules.
@@ -1066,6 +1475,11 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     max.fail("maxbytes (" + max_text + ") is less than minbytes (" + min_text + ")");
   }
   check_switch(ctx, found, s);
+  check_pfc(ctx, s, found);
+  if (const auto it = found.find(kSwitchesSection); it != found.end()) {
+    parse_switches(ctx, it->second, found, s);  // after the top-level pfc and ecn
+  }
+  check_dcqcn(found, s);
   return s;
 }
 
@@ -1081,6 +1495,27 @@ ConfigError key_error(const Scenario& sc, const std::string& key_path, const std
     key.resize(dot);  // fall back to the section
   }
   return ConfigError(sc.path, 0, 0, key_path, message);
+}
+
+void check_switch_overrides(const Scenario& sc, const std::vector<std::string>& switch_names) {
+  std::vector<std::pair<KeyOrigin, std::string>> unknown;  // in the order written
+  for (const auto& [name, settings] : sc.switches) {
+    if (std::find(switch_names.begin(), switch_names.end(), name) != switch_names.end()) continue;
+    const auto it = sc.origins.find(std::string(kSwitchesSection) + "." + name);
+    unknown.emplace_back(it == sc.origins.end() ? KeyOrigin{sc.path, 0, 0} : it->second, name);
+  }
+  if (unknown.empty()) return;
+  const std::string& name =
+      std::min_element(unknown.begin(), unknown.end(), [](const auto& a, const auto& b) {
+        // The file's names by position, then those only a --set gave.
+        return std::make_tuple(a.first.line == 0, a.first.line, a.first.column, a.second) <
+               std::make_tuple(b.first.line == 0, b.first.line, b.first.column, b.second);
+      })->second;
+  const std::string guess = closest_match(name, switch_names);
+  throw key_error(sc, std::string(kSwitchesSection) + "." + name,
+                  "no switch named '" + name + "'" +
+                      (guess.empty() ? " (fabricsim topo --dot shows the names)"
+                                     : "; did you mean '" + guess + "'?"));
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

@@ -42,6 +42,12 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 ConfigError key_error(const Scenario& scenario, const std::string& key_path,
                       const std::string& message);
 
+/// Checks that every switch named in the scenario's `switches:` section is one of
+/// `switch_names` (the fabric's switches, as `fabricsim topo --dot` names them), which the
+/// loader cannot know. Throws ConfigError at the name as written (or the --set that gave it),
+/// with a "did you mean" among `switch_names`; names are checked in the order written.
+void check_switch_overrides(const Scenario& sc, const std::vector<std::string>& switch_names);
+
 /// The closest candidate to `word` by edit distance, when it is close enough (distance at most
 /// max(2, word.size() / 3)); failing that, the closest candidate that `word` abbreviates (its
 /// letters in order, the same first letter, at least half as long: "cut_thru" -> "cut_through");

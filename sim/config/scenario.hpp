@@ -7,7 +7,8 @@
 // YAML layout (scenarios/quickstart.yaml is the worked example):
 //   name: quickstart            # optional, defaults to the file's stem
 //   seed: 1                     # uint64; drives every RNG stream
-//   transport: roce             # roce | infiniband (selects header overhead; flow control later)
+//   transport: roce             # roce | infiniband (header overhead and flow control: pfc or
+//                               # infiniband below)
 //   topology: {kind, oversubscription, <keys of the kind>, failed_links, degraded_links,
 //              link_bit_error_rates}
 //   link:     {host_rate, fabric_rate, propagation_delay, nvlink_rate, bit_error_rate}
@@ -17,7 +18,24 @@
 //              alpha, cut_through, scheduler, dwrr_weights, profile}
 //   nic:      {mtu, traffic_class, ack_interval, rto, qp_rate_limit}
 //   ecn:      {enabled, kmin, kmax, pmax, mark_at}   # optional
+//   pfc:      {enabled, priorities, threshold, xoff | alpha, xon_offset, headroom, response_time,
+//              pause_quanta, watchdog, watchdog_detection_time, watchdog_restoration_time,
+//              watchdog_action, deadlock_check_interval}
+//             # optional, transport roce; xoff with threshold static, alpha with dynamic
+//   dcqcn:    {preset, enabled, g, initial_alpha, alpha_timer, rate_timer, byte_counter,
+//              fast_recovery_steps, rai, rhai, min_rate, max_decrease, cnp_interval,
+//              cnp_traffic_class}
+//             # optional, transport roce; the preset's values (paper | connectx, default
+//             # paper), then the keys given over them; enabled needs ecn.enabled
+//   infiniband: {vl_buffer}                  # optional, transport infiniband
+//   switches: {NAME: {pfc: {<pfc keys>}, ecn: {<ecn keys>}}, ...}
+//             # optional: one switch's pfc and ecn keys over the top-level sections; NAME as
+//             # `fabricsim topo --dot` shows it (check_switch_overrides); --set takes
+//             # switches.NAME.pfc.KEY=VALUE
 //   workload: {collective, algorithm, protocol, datatype, redop, minbytes, maxbytes, stepfactor}
+//
+// Sizes, times and rates are written with their unit and without one in the key's name
+// (pfc.xoff: 200KB, pfc.response_time: 1us, dcqcn.rai: 40Mbps).
 #pragma once
 
 #include <cstdint>
@@ -79,6 +97,10 @@ struct RoutingConfig {
   /// fat-tree, rail-optimized), dimension_order on tori.
   std::string algorithm = "auto";
   std::string load_balancing = "per_flow";  ///< per_flow (ECMP hash) | per_packet (spraying)
+  /// Torus with wraparound: traffic class a packet moves to when it crosses a dimension's
+  /// wraparound link (a dateline, Dally & Seitz 1987), back to its own class when it turns
+  /// into the next dimension; it must be a PFC lossless priority too. -1 = no dateline.
+  int dateline_class = -1;
 };
 
 /// `link:` section.
@@ -154,6 +176,89 @@ struct EcnConfig {
   std::string mark_at = "enqueue";  ///< enqueue (on arrival) | dequeue (when it starts to leave)
 };
 
+/// `pfc:` section (optional; RoCE only): IEEE 802.1Qbb priority flow control at every switch
+/// ingress port for the lossless priorities. A switch counts the bytes each ingress port has in
+/// its buffer per priority; when they reach XOFF it sends the upstream port a PAUSE frame for
+/// that priority, when they fall to XON a resume (quanta 0). Frames still arriving after XOFF
+/// land in the port's headroom; lossless packets are never refused by egress limits, only when
+/// the headroom itself overflows (counted as headroom drops).
+struct PfcConfig {
+  bool enabled = false;
+  /// Lossless priorities (0..7); empty = {nic.traffic_class}.
+  std::vector<int> priorities;
+  /// XOFF threshold model: static (xoff bytes per ingress port and priority) | dynamic (XOFF
+  /// when the ingress bytes exceed alpha x the free shared buffer, as shared-buffer ASICs do;
+  /// needs switch.buffer_model shared).
+  std::string threshold = "static";
+  /// static: XOFF threshold per ingress port and priority, bytes. 0 = derived: the port's
+  /// share of the buffer (static: buffer_per_port; shared: the pool / ports) minus headroom.
+  int64_t xoff_bytes = 0;
+  double alpha = 1.0;  ///< dynamic: XOFF at alpha x free shared buffer, 1/128 … 64
+  /// XON = XOFF - xon_offset (hysteresis); 0 = two MTU frames.
+  int64_t xon_offset_bytes = 0;
+  /// Headroom per ingress port and priority, bytes; 0 = sized by the formula (pfc.hpp).
+  int64_t headroom_bytes = 0;
+  /// Time from a PFC frame's arrival to the sender stopping (after the frame it is sending);
+  /// also a term of the headroom formula. -1 = the IEEE 802.3 Annex 31D upper bound for the
+  /// link's rate (congestion/pfc.hpp: 905 quanta at 400 Gb/s = 1.16 us).
+  int64_t response_time_ps = -1;
+  /// Quanta (512 bit times each) carried by an XOFF frame, 1 … 65535.
+  int pause_quanta = 65535;
+  /// PFC watchdog: a queue paused continuously for detection_time is declared stormed; action
+  /// drop (its packets and new arrivals are dropped, PAUSE ignored) or forward (PAUSE ignored);
+  /// it is restored after restoration_time without a PAUSE frame received.
+  bool watchdog = false;
+  int64_t watchdog_detection_time_ps = 200'000'000'000;    ///< 200 ms (SONiC pfcwd default)
+  int64_t watchdog_restoration_time_ps = 200'000'000'000;  ///< 200 ms
+  std::string watchdog_action = "drop";                    ///< drop | forward
+  /// How often the deadlock detector examines the paused queues while any is paused.
+  int64_t deadlock_check_interval_ps = 100'000'000;  ///< 100 us
+};
+
+/// `dcqcn:` section (optional): DCQCN congestion control (Zhu et al., "Congestion Control for
+/// Large-Scale RDMA Deployments", SIGCOMM 2015) on every RoCE queue pair; needs ecn.enabled.
+/// `preset` (paper | connectx) fills every parameter (dcqcn_preset(), each value cited there);
+/// keys given in the section override the preset's. Names follow the paper (symbol in brackets)
+/// and, where they differ, NVIDIA ConnectX firmware's (rpg_*).
+struct DcqcnConfig {
+  bool enabled = false;
+  std::string preset = "paper";
+  double g = 1.0 / 256;                     ///< alpha gain [g]
+  double initial_alpha = 1.0;               ///< alpha of a new flow
+  int64_t alpha_timer_ps = 55'000'000;      ///< alpha decays every [K] without a CNP
+  int64_t rate_timer_ps = 55'000'000;       ///< rate increase timer [T] (rpg_time_reset)
+  int64_t byte_counter_bytes = 10'000'000;  ///< rate increase every [B] bytes sent (rpg_byte_reset)
+  int fast_recovery_steps = 5;              ///< [F] (rpg_threshold)
+  int64_t rai_bps = 40'000'000;             ///< additive increase step [R_AI] (rpg_ai_rate)
+  int64_t rhai_bps = 400'000'000;           ///< hyper increase step [R_HAI] (rpg_hai_rate)
+  int64_t min_rate_bps = 10'000'000;        ///< floor of the current rate (rpg_min_rate)
+  /// Largest cut per CNP: the rate never drops below (1 - max_decrease) x Rc at one CNP
+  /// (rpg_min_dec_fac); 0.5 = the paper's alpha <= 1.
+  double max_decrease = 0.5;
+  int64_t cnp_interval_ps = 50'000'000;  ///< receiver: at most one CNP per flow per [N]
+  int cnp_traffic_class = 6;             ///< priority of CNPs (cnp_802p_prio)
+};
+
+/// The DCQCN parameters of preset `name` (paper | connectx), each value's source in the
+/// implementation. Throws std::invalid_argument for another name.
+DcqcnConfig dcqcn_preset(const std::string& name);
+
+/// `infiniband:` section (optional; transport infiniband): credit-based link-level flow
+/// control per virtual lane (IBTA vol. 1 §7.9): the receiver advertises its input buffer per VL
+/// in 64-byte credits; a sender transmits only with credits for the whole packet.
+struct InfinibandConfig {
+  /// Input buffer per port and VL, bytes (rounded down to 64-byte credits); 0 = the switch's
+  /// per-port buffer (static) or the shared buffer / ports (shared).
+  int64_t vl_buffer_bytes = 0;
+};
+
+/// `switches:` section (optional): per-switch overrides of pfc and ecn keys, by switch name, to
+/// model a fabric whose switches are configured inconsistently.
+struct SwitchOverride {
+  PfcConfig pfc;
+  EcnConfig ecn;
+};
+
 /// `workload:` section: an nccl-tests style size sweep of one collective.
 struct WorkloadConfig {
   std::string collective = "all_reduce";  ///< nccl-tests name; all_reduce so far
@@ -185,6 +290,12 @@ struct Scenario {
   WorkloadConfig workload;
   RoutingConfig routing;
   EcnConfig ecn;
+  PfcConfig pfc;
+  DcqcnConfig dcqcn;
+  InfinibandConfig infiniband;
+  /// Switch name -> its pfc and ecn settings (the top-level sections with that switch's keys
+  /// applied over them); switches not listed use the top-level sections.
+  std::map<std::string, SwitchOverride> switches;
   /// `cost_model:` path of a unit-price file (configs/cost_*.yaml), resolved against the
   /// scenario's folder; "" = no cost proxy.
   std::string cost_model;

@@ -47,9 +47,40 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.qp_rate_limit_bps = sc.nic.qp_rate_limit_bps;
   nc.seed = sc.seed;
   nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
+  nc.dateline_class = sc.routing.dateline_class;
   nc.ecn = sc.ecn.enabled;
   nc.red = RedEcn{sc.ecn.kmin_bytes, sc.ecn.kmax_bytes, sc.ecn.pmax};
   nc.ecn_at_dequeue = sc.ecn.mark_at == "dequeue";
+  const auto pfc_settings = [&](const PfcConfig& c) {
+    PfcSwitchSettings s;
+    s.enabled = c.enabled && sc.transport == "roce";
+    for (int prio : c.priorities) s.lossless_mask |= static_cast<uint8_t>(1u << prio);
+    if (c.priorities.empty()) s.lossless_mask = static_cast<uint8_t>(1u << sc.nic.traffic_class);
+    s.dynamic = c.threshold == "dynamic";
+    s.xoff_bytes = c.xoff_bytes;
+    s.alpha = c.alpha;
+    s.xon_offset_bytes = c.xon_offset_bytes;
+    s.headroom_bytes = c.headroom_bytes;
+    s.response_ps = c.response_time_ps;
+    s.pause_quanta = c.pause_quanta;
+    return s;
+  };
+  nc.pfc = pfc_settings(sc.pfc);
+  for (const auto& [name, o] : sc.switches) {
+    nc.pfc_overrides[name] = pfc_settings(o.pfc);
+    nc.ecn_overrides[name] = NetConfig::EcnOverride{
+        o.ecn.enabled, RedEcn{o.ecn.kmin_bytes, o.ecn.kmax_bytes, o.ecn.pmax},
+        o.ecn.mark_at == "dequeue"};
+  }
+  nc.pfc_watchdog = sc.pfc.enabled && sc.pfc.watchdog;
+  nc.watchdog_drop = sc.pfc.watchdog_action == "drop";
+  nc.watchdog_detection_ps = sc.pfc.watchdog_detection_time_ps;
+  nc.watchdog_restoration_ps = sc.pfc.watchdog_restoration_time_ps;
+  nc.deadlock_check_ps = sc.pfc.deadlock_check_interval_ps;
+  nc.credits = sc.transport == "infiniband";
+  nc.vl_buffer_bytes = sc.infiniband.vl_buffer_bytes;
+  nc.dcqcn = sc.dcqcn.enabled && sc.transport == "roce";
+  nc.dcqcn_params = sc.dcqcn;
   return nc;
 }
 
@@ -151,6 +182,11 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       p.rate_bps = g[*e].rate_bps;
       p.delay_ps = g[*e].delay_ps;
       p.bit_error_rate = g[*e].bit_error_rate;
+      p.dim = static_cast<int8_t>(g[*e].dim);
+      if (p.dim >= 0) {
+        const int a = g[v].coord[p.dim], b = g[p.peer_node].coord[p.dim];
+        p.wrap = std::abs(a - b) > 1;
+      }
       ports_.push_back(p);
     }
   }
@@ -191,14 +227,101 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       ber_rng_[pid] = RngStream(cfg.seed, "ber:" + g[p.node].name + ":" + std::to_string(p.index));
     }
   }
+  // Per-switch ECN and PFC policy: the fabric-wide settings, or the switch's override.
   ecn_rng_.assign(n, RngStream(cfg.seed, "ecn"));
-  if (cfg.ecn) {
-    if (cfg.red.kmin_bytes < 0 || cfg.red.kmax_bytes <= cfg.red.kmin_bytes ||
-        !(cfg.red.pmax > 0 && cfg.red.pmax <= 1)) {
-      throw std::invalid_argument("Network: ECN needs 0 <= kmin < kmax and 0 < pmax <= 1");
+  policy_.resize(n);
+  size_t overrides_used = 0;
+  for (VertexId v = 0; v < n; ++v) {
+    if (!is_switch_[v]) continue;
+    SwitchPolicy& pol = policy_[v];
+    pol.ecn = cfg.ecn;
+    pol.red = cfg.red;
+    pol.ecn_at_dequeue = cfg.ecn_at_dequeue;
+    pol.pfc = cfg.pfc;
+    if (auto it = cfg.ecn_overrides.find(g[v].name); it != cfg.ecn_overrides.end()) {
+      pol.ecn = it->second.enabled;
+      pol.red = it->second.red;
+      pol.ecn_at_dequeue = it->second.at_dequeue;
+      ++overrides_used;
     }
-    for (VertexId v = 0; v < n; ++v) {
-      if (is_switch_[v]) ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
+    if (auto it = cfg.pfc_overrides.find(g[v].name); it != cfg.pfc_overrides.end()) {
+      pol.pfc = it->second;
+    }
+    if (pol.ecn) {
+      if (pol.red.kmin_bytes < 0 || pol.red.kmax_bytes <= pol.red.kmin_bytes ||
+          !(pol.red.pmax > 0 && pol.red.pmax <= 1)) {
+        throw std::invalid_argument("Network: ECN at " + g[v].name +
+                                    " needs 0 <= kmin < kmax and 0 < pmax <= 1");
+      }
+      ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
+    }
+    if (pol.pfc.enabled && pol.pfc.dynamic && cfg.buffer_model != BufferModel::kShared) {
+      throw std::invalid_argument("Network: dynamic PFC thresholds need a shared buffer");
+    }
+  }
+  if (overrides_used != cfg.ecn_overrides.size()) {
+    for (const auto& [name, o] : cfg.ecn_overrides) {
+      bool found = false;
+      for (VertexId v = 0; v < n && !found; ++v) found = is_switch_[v] && g[v].name == name;
+      if (!found) throw std::invalid_argument("Network: no switch named '" + name + "'");
+    }
+  }
+  // Lossless state: PFC thresholds and headroom per switch ingress port, the response delay
+  // of every egress, InfiniBand credits.
+  lq_.resize(ports_.size() * kTrafficClasses);
+  const auto response_of = [&](uint32_t pid) {
+    const Port& p = ports_[pid];
+    const int64_t r = is_switch_[p.node] ? policy_[p.node].pfc.response_ps : cfg.pfc.response_ps;
+    return r >= 0 ? r : pfc_response_bound_ps(p.rate_bps);
+  };
+  for (uint32_t pid = 0; pid < ports_.size(); ++pid) ports_[pid].response_ps = response_of(pid);
+  for (VertexId v = 0; v < n; ++v) {
+    if (!is_switch_[v] || !policy_[v].pfc.enabled) continue;
+    const PfcSwitchSettings& s = policy_[v].pfc;
+    const int64_t nports = first_port_[v + 1] - first_port_[v];
+    const int64_t share = cfg.buffer_model == BufferModel::kStatic
+                              ? cfg.buffer_per_port_bytes
+                              : cfg.shared_buffer_bytes / std::max<int64_t>(1, nports);
+    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
+      Port& p = ports_[pid];
+      HeadroomInputs in;
+      in.rate_bps = p.rate_bps;
+      in.propagation_ps = p.delay_ps;
+      in.mtu_frame_bytes = mtu_frame;
+      in.switch_latency_ps = cfg.switch_latency_ps;
+      in.response_ps = ports_[p.peer_port].response_ps;
+      in.cut_through = cfg.cut_through;
+      p.headroom_bytes = s.headroom_bytes > 0 ? s.headroom_bytes : pfc_headroom_bytes(in);
+      p.xoff_bytes = s.xoff_bytes > 0 ? s.xoff_bytes : share - p.headroom_bytes;
+      const int64_t xon_offset = s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * mtu_frame;
+      if (!s.dynamic && (p.xoff_bytes <= xon_offset)) {
+        throw std::invalid_argument(
+            "Network: PFC at " + g[v].name + " port " + std::to_string(p.index) + ": XOFF " +
+            std::to_string(p.xoff_bytes) + " B (port share " + std::to_string(share) +
+            " B - headroom " + std::to_string(p.headroom_bytes) +
+            " B) is not above the XON offset " + std::to_string(xon_offset) + " B");
+      }
+    }
+  }
+  if (cfg.credits) {
+    // Each sender holds credits for its peer's input buffer per VL; hosts (NICs) drain their
+    // input at line rate and never withhold credits.
+    for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
+      const Port& p = ports_[pid];
+      int64_t buffer = INT64_MAX / 4;
+      if (is_switch_[p.peer_node]) {
+        const int64_t nports = first_port_[p.peer_node + 1] - first_port_[p.peer_node];
+        buffer = cfg.vl_buffer_bytes > 0 ? cfg.vl_buffer_bytes
+                 : cfg.buffer_model == BufferModel::kStatic
+                     ? cfg.buffer_per_port_bytes
+                     : cfg.shared_buffer_bytes / std::max<int64_t>(1, nports);
+        if (buffer / kCreditBytes < credit_blocks(mtu_frame)) {
+          throw std::invalid_argument("Network: the InfiniBand VL buffer of " +
+                                      std::to_string(buffer) + " B holds less than one " +
+                                      std::to_string(mtu_frame) + "-byte frame");
+        }
+      }
+      for (int tc = 0; tc < kTrafficClasses; ++tc) lq(pid, tc).credits = buffer / kCreditBytes;
     }
   }
   nic_of_port_.assign(ports_.size(), -1);
@@ -258,7 +381,13 @@ void Network::settle_statistics() {
     port_hist_[pid].ps[OccupancyHistogram::bucket(po.bytes)] += now - po.since_ps;
     po.change(now, 0);
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
-      queues_[static_cast<size_t>(pid) * kTrafficClasses + tc].occupancy.change(now, 0);
+      QueueCounters& q = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
+      q.occupancy.change(now, 0);
+      LosslessQueue& l = lq(pid, tc);
+      if (l.paused_since_ps >= 0) {  // close the open pause interval (a new one starts now)
+        q.paused_ps += now - l.paused_since_ps;
+        l.paused_since_ps = now;
+      }
     }
   }
 }
@@ -276,26 +405,73 @@ void Network::enqueue(uint32_t port_id, Packet* p) {
   }
   port.nonempty |= static_cast<uint8_t>(1u << tc);
   occupancy_change(port_id, tc, p->wire_bytes);
-  if (!port.transmitting) start_tx(port_id);
+  if (!port.transmitting) kick(port_id);
+}
+
+uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
+  uint8_t ok = port.nonempty & static_cast<uint8_t>(~(port.paused & ~port.storm));
+  if (cfg_.credits) {
+    for (uint32_t m = ok; m != 0; m &= m - 1) {
+      const int tc = std::countr_zero(m);
+      if (credit_blocks(port.head[tc]->wire_bytes) >
+          lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].credits) {
+        ok &= static_cast<uint8_t>(~(1u << tc));
+      }
+    }
+  }
+  return ok;
+}
+
+void Network::kick(uint32_t port_id) {
+  Port& port = ports_[port_id];
+  if (port.transmitting) return;
+  if (port.pfc_pending != 0) {
+    send_pfc_frame(port_id);
+    return;
+  }
+  const uint8_t ok = eligible(port, port_id);
+  if (ok != 0) {
+    start_tx(port_id, ok);
+  } else if (port.nonempty != 0) {
+    schedule_check();  // blocked (paused or out of credits): watch for a deadlock
+  }
+}
+
+void Network::port_idle(uint32_t port_id) {
+  kick(port_id);
+  if (!ports_[port_id].transmitting && nic_of_port_[port_id] >= 0) {
+    nic_fill(static_cast<uint32_t>(nic_of_port_[port_id]));
+  }
 }
 
 void Network::ecn_mark(Packet* p, uint32_t port_id, int64_t queue_bytes) {
   if (p->flags & Packet::kEcnCe) return;  // already marked upstream
-  if (!cfg_.red.mark(queue_bytes, ecn_rng_[ports_[port_id].node])) return;
+  const uint32_t node = ports_[port_id].node;
+  if (!policy_[node].red.mark(queue_bytes, ecn_rng_[node])) return;
   p->flags |= Packet::kEcnCe;
   queues_[static_cast<size_t>(port_id) * kTrafficClasses + p->tc].ecn_marked += 1;
 }
 
-void Network::drop(Packet* p, uint32_t port_id, bool corrupt) {
+void Network::drop(Packet* p, uint32_t port_id, DropCause cause) {
   Port& port = ports_[port_id];
-  if (corrupt) {
-    if (!(p->flags & Packet::kStomped)) port.counters.corrupt_drops += 1;
-  } else {
-    port.counters.drops += 1;
-    port.counters.drop_bytes += p->wire_bytes;
-    QueueCounters& q = queues_[static_cast<size_t>(port_id) * kTrafficClasses + p->tc];
-    q.drops += 1;
-    q.drop_bytes += p->wire_bytes;
+  const bool corrupt = cause == DropCause::kCorrupt;
+  QueueCounters& q = queues_[static_cast<size_t>(port_id) * kTrafficClasses + p->tc];
+  switch (cause) {
+    case DropCause::kCorrupt:
+      if (!(p->flags & Packet::kStomped)) port.counters.corrupt_drops += 1;
+      break;
+    case DropCause::kTail:
+      port.counters.drops += 1;
+      port.counters.drop_bytes += p->wire_bytes;
+      q.drops += 1;
+      q.drop_bytes += p->wire_bytes;
+      break;
+    case DropCause::kHeadroom:
+      port.counters.headroom_drops += 1;
+      break;
+    case DropCause::kWatchdog:
+      q.watchdog_drops += 1;
+      break;
   }
   dropped_bytes_ += p->wire_bytes;
   ++dropped_packets_;
@@ -333,6 +509,9 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
     qp.nic = static_cast<uint32_t>(
         nic_of_port_[first_port_[src] +
                      pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0)]);
+    if (cfg_.dcqcn) {
+      qp.cc = DcqcnRp(&cfg_.dcqcn_params, ports_[nics_[qp.nic].port].rate_bps, sim_.now().ps());
+    }
     const uint32_t id = static_cast<uint32_t>(qps_.size());
     qps_.push_back(std::move(qp));
     if (it == qp_index_.end()) {
@@ -380,8 +559,9 @@ void Network::activate(uint32_t qp_id) {
     qp.active = true;
     nics_[qp.nic].active.push_back(qp_id);
   }
-  const Port& port = ports_[nics_[qp.nic].port];
-  if (!port.transmitting && port.nonempty == 0) nic_fill(qp.nic);
+  const uint32_t pid = nics_[qp.nic].port;
+  const Port& port = ports_[pid];
+  if (!port.transmitting && eligible(port, pid) == 0) nic_fill(qp.nic);
 }
 
 void Network::nic_fill(uint32_t nic_id) {
@@ -411,6 +591,17 @@ void Network::nic_fill(uint32_t nic_id) {
     Message& m = message_at(qp, qp.snd_msg);
     const int64_t offset = static_cast<int64_t>(qp.snd_nxt - m.first_psn) * cfg_.mtu_bytes;
     const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
+    // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
+    // the port calls back when it resumes.
+    const Port& port = ports_[nic.port];
+    if (((port.paused & ~port.storm) >> qp.tc & 1) ||
+        (cfg_.credits &&
+         credit_blocks(cfg_.wire.wire_bytes(payload)) >
+             lq_[static_cast<size_t>(nic.port) * kTrafficClasses + qp.tc].credits)) {
+      ++nic.cursor;
+      ++tried;
+      continue;
+    }
     Packet* p = pool_.get();
     p->qp = qp_id;
     p->psn = qp.snd_nxt;
@@ -426,9 +617,15 @@ void Network::nic_fill(uint32_t nic_id) {
     }
     ++qp.snd_nxt;
     qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
-    if (qp.rate_bps > 0) {
-      qp.next_send_ps =
-          std::max(qp.next_send_ps, now) + serialization_ps(p->wire_bytes, qp.rate_bps);
+    int64_t rate = qp.rate_bps;
+    if (cfg_.dcqcn && !qp.cc.at_line_rate()) {
+      // DCQCN paces the QP at its current rate Rc (timers applied up to now).
+      qp.cc.on_bytes_sent(p->wire_bytes, now);
+      if (!qp.cc.at_line_rate())
+        rate = rate > 0 ? std::min(rate, qp.cc.rate_bps()) : qp.cc.rate_bps();
+    }
+    if (rate > 0) {
+      qp.next_send_ps = std::max(qp.next_send_ps, now) + serialization_ps(p->wire_bytes, rate);
     }
     if (qp.rto_deadline_ps < 0) arm_timer(p->qp);
     ++nic.cursor;
@@ -447,19 +644,20 @@ void Network::on_nic_wake(uint64_t nic_id) {
   if (nic.wake_ps != sim_.now().ps()) return;  // superseded by an earlier wake-up
   nic.wake_ps = -1;
   const Port& port = ports_[nic.port];
-  if (!port.transmitting && port.nonempty == 0) nic_fill(static_cast<uint32_t>(nic_id));
+  if (!port.transmitting && eligible(port, nic.port) == 0) nic_fill(static_cast<uint32_t>(nic_id));
 }
 
-int Network::select_queue(Port& port) {
-  if (!cfg_.dwrr) return 31 - std::countl_zero(static_cast<uint32_t>(port.nonempty));
-  // Deficit round robin over the non-empty classes.
+int Network::select_queue(Port& port, uint8_t eligible) {
+  if (!cfg_.dwrr) return 31 - std::countl_zero(static_cast<uint32_t>(eligible));
+  // Deficit round robin over the classes that may send (non-empty, not paused); a class that
+  // is paused keeps its deficit, one that is empty loses it.
   for (;;) {
     const int tc = port.dwrr_cursor;
-    if (port.head[tc] == nullptr) {
-      port.deficit[tc] = 0;
+    if (!(eligible >> tc & 1)) {
+      if (port.head[tc] == nullptr) port.deficit[tc] = 0;
       port.dwrr_fresh = true;
-      // Next non-empty class after tc, cyclically.
-      const uint32_t mask = port.nonempty;
+      // Next eligible class after tc, cyclically.
+      const uint32_t mask = eligible;
       const uint32_t rotated = ((mask >> (tc + 1)) | (mask << (kTrafficClasses - tc - 1))) & 0xFF;
       port.dwrr_cursor =
           static_cast<uint8_t>((tc + 1 + std::countr_zero(rotated)) % kTrafficClasses);
@@ -478,9 +676,9 @@ int Network::select_queue(Port& port) {
   }
 }
 
-void Network::start_tx(uint32_t port_id) {
+void Network::start_tx(uint32_t port_id, uint8_t eligible) {
   Port& port = ports_[port_id];
-  const int tc = select_queue(port);
+  const int tc = select_queue(port, eligible);
   Packet* p = port.head[tc];
   port.head[tc] = p->next;
   if (port.head[tc] == nullptr) {
@@ -489,7 +687,8 @@ void Network::start_tx(uint32_t port_id) {
     port.deficit[tc] = 0;  // DRR: a class that empties keeps no credit
   }
   p->next = nullptr;
-  if (cfg_.ecn && cfg_.ecn_at_dequeue && is_switch_[port.node] && p->kind == PacketKind::kData) {
+  if (is_switch_[port.node] && policy_[port.node].ecn && policy_[port.node].ecn_at_dequeue &&
+      p->kind == PacketKind::kData) {
     // The bytes behind it: the queue's occupancy still counts this packet.
     ecn_mark(p, port_id,
              queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].occupancy.bytes -
@@ -499,6 +698,11 @@ void Network::start_tx(uint32_t port_id) {
   port.in_tx_tc = p->tc;
   port.in_tx_wire_bytes = p->wire_bytes;
   port.in_tx_enqueue_ps = p->enqueue_ps;
+  port.in_tx_ingress = is_switch_[port.node] ? first_port_[port.node] + p->in_port : UINT32_MAX;
+  port.in_tx_in_tc = p->in_tc;
+  if (cfg_.credits && (lq(port_id, tc).credits -= credit_blocks(p->wire_bytes)) < 0) {
+    throw std::logic_error("Network: a port sent without InfiniBand credits");
+  }
   const int64_t now = sim_.now().ps();
   const int64_t ser_ps = serialization_ps(p->wire_bytes, port.rate_bps);
   p->node = port.peer_node;
@@ -529,6 +733,12 @@ void Network::start_tx(uint32_t port_id) {
 
 void Network::on_tx_done(uint64_t port_id) {
   Port& port = ports_[port_id];
+  if (port.in_tx_control) {  // a PFC frame: no queue, no buffer
+    port.in_tx_control = false;
+    port.transmitting = false;
+    port_idle(static_cast<uint32_t>(port_id));
+    return;
+  }
   const int tc = port.in_tx_tc;
   const int64_t bytes = port.in_tx_wire_bytes;
   QueueCounters& q = queues_[port_id * kTrafficClasses + tc];
@@ -540,22 +750,29 @@ void Network::on_tx_done(uint64_t port_id) {
   if (is_switch_[port.node]) mmus_[port.node].on_dequeue(q.occupancy.bytes, bytes);
   occupancy_change(static_cast<uint32_t>(port_id), tc, -bytes);
   port.transmitting = false;
-  if (port.nonempty != 0) {
-    start_tx(static_cast<uint32_t>(port_id));
-  } else if (nic_of_port_[port_id] >= 0) {
-    nic_fill(static_cast<uint32_t>(nic_of_port_[port_id]));
+  if (port.in_tx_ingress != UINT32_MAX && lossless(port.node, port.in_tx_in_tc)) {
+    // The frame has left the switch: its ingress port's count falls (PFC XON), its credits go
+    // back upstream (InfiniBand).
+    ingress_change(port.in_tx_ingress, port.in_tx_in_tc, -bytes);
+    if (cfg_.credits) return_credits(port.in_tx_ingress, port.in_tx_in_tc, bytes);
   }
+  port_idle(static_cast<uint32_t>(port_id));
 }
 
 void Network::on_arrival(uint64_t packet_addr) {
   Packet* p = reinterpret_cast<Packet*>(packet_addr);
+  if (p->kind == PacketKind::kPfc) {
+    on_pfc_arrival(p);
+    return;
+  }
   const uint32_t in_pid = first_port_[p->node] + p->in_port;
   const uint32_t from_pid = ports_[in_pid].peer_port;  // the port that sent it
   const bool at_switch = is_switch_[p->node];
   const bool head_first = (p->flags & Packet::kHeadFirst) != 0;
   if ((p->flags & Packet::kCorrupt) && !head_first) {
     // FCS / ICRC check of a stored frame fails: dropped here, counted against the link.
-    drop(p, from_pid, true);
+    if (cfg_.credits && at_switch) return_credits(in_pid, p->tc, p->wire_bytes);
+    drop(p, from_pid, DropCause::kCorrupt);
     return;
   }
   if ((p->flags & Packet::kCorrupt) && !(p->flags & Packet::kStomped)) {
@@ -588,15 +805,41 @@ void Network::forward(Packet* p) {
     sim_.at<&Network::on_arrival>(SimTime(at), this, reinterpret_cast<uint64_t>(p));
     return;
   }
+  p->in_tc = p->tc;
+  if (cfg_.dateline_class >= 0 && out.dim >= 0) {
+    // Dateline: each dimension starts on the QP's class and moves to the dateline class when
+    // it crosses the wraparound link.
+    if (ports_[in_pid].dim != out.dim) p->tc = qps_[p->qp].tc;
+    if (out.wrap) p->tc = static_cast<uint8_t>(cfg_.dateline_class);
+  }
   if (is_switch_[p->node]) {
-    BufferMmu& mmu = mmus_[p->node];
-    const QueueCounters& q = queues_[static_cast<size_t>(out_pid) * kTrafficClasses + p->tc];
-    if (!mmu.admit(out.occupancy_bytes, q.occupancy.bytes, p->wire_bytes)) {
-      drop(p, out_pid, false);
+    if ((out.storm >> p->tc & 1) && cfg_.watchdog_drop) {  // PFC watchdog: stormed queue
+      drop(p, out_pid, DropCause::kWatchdog);
       return;
     }
-    mmu.on_enqueue(q.occupancy.bytes, p->wire_bytes);
-    if (cfg_.ecn && !cfg_.ecn_at_dequeue && p->kind == PacketKind::kData) {
+    BufferMmu& mmu = mmus_[p->node];
+    const QueueCounters& q = queues_[static_cast<size_t>(out_pid) * kTrafficClasses + p->tc];
+    if (lossless(p->node, p->in_tc)) {
+      // Lossless: egress limits do not apply; PFC refuses a frame only when the ingress port's
+      // headroom overflows; with credits the sender never overruns the input buffer.
+      const LosslessQueue& in = lq_[static_cast<size_t>(in_pid) * kTrafficClasses + p->in_tc];
+      const Port& in_port = ports_[in_pid];
+      if (!cfg_.credits && (in_port.xoff >> p->in_tc & 1) &&
+          in.ingress_bytes + p->wire_bytes > in.xoff_level_bytes + in_port.headroom_bytes) {
+        drop(p, in_pid, DropCause::kHeadroom);
+        return;
+      }
+      mmu.on_enqueue(q.occupancy.bytes, p->wire_bytes);
+      ingress_change(in_pid, p->in_tc, p->wire_bytes);
+    } else {
+      if (!mmu.admit(out.occupancy_bytes, q.occupancy.bytes, p->wire_bytes)) {
+        drop(p, out_pid, DropCause::kTail);
+        return;
+      }
+      mmu.on_enqueue(q.occupancy.bytes, p->wire_bytes);
+    }
+    const SwitchPolicy& pol = policy_[p->node];
+    if (pol.ecn && !pol.ecn_at_dequeue && p->kind == PacketKind::kData) {
       ecn_mark(p, out_pid, q.occupancy.bytes);  // the bytes ahead of it
     }
   }
@@ -609,6 +852,9 @@ void Network::deliver(Packet* p) {
   Qp& qp = qps_[p->qp];
   if (p->kind == PacketKind::kData) {
     receive_data(p, qp);
+  } else if (p->kind == PacketKind::kCnp) {
+    ++cnp_rx_;  // DCQCN reaction point: cut the rate
+    qp.cc.on_cnp(sim_.now().ps());
   } else {
     receive_ack(p, qp, p->qp);
   }
@@ -617,16 +863,21 @@ void Network::deliver(Packet* p) {
 
 void Network::receive_data(Packet* p, Qp& qp) {
   const uint32_t qp_id = p->qp;
+  if (cfg_.dcqcn && (p->flags & Packet::kEcnCe) &&
+      dcqcn_cnp_due(qp.last_cnp_ps, sim_.now().ps(), cfg_.dcqcn_params.cnp_interval_ps)) {
+    ++cnp_tx_;  // DCQCN notification point: at most one CNP per flow per interval
+    send_control(qp_id, PacketKind::kCnp, qp.rcv_nxt, cfg_.dcqcn_params.cnp_traffic_class);
+  }
   if (p->psn > qp.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
     if (!qp.nak_outstanding) {
       qp.nak_outstanding = true;
       ++nak_tx_;
-      send_control(qp_id, PacketKind::kNak, qp.rcv_nxt);
+      send_control(qp_id, PacketKind::kNak, qp.rcv_nxt, qp.tc);
     }
     return;
   }
   if (p->psn < qp.rcv_nxt) {  // duplicate (a retransmission of what arrived): re-ACK
-    send_control(qp_id, PacketKind::kAck, qp.rcv_nxt);
+    send_control(qp_id, PacketKind::kAck, qp.rcv_nxt, qp.tc);
     return;
   }
   ++qp.rcv_nxt;
@@ -636,7 +887,7 @@ void Network::receive_data(Packet* p, Qp& qp) {
   const bool last = qp.rcv_nxt == m.first_psn + m.packets;
   if (++qp.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
     qp.unacked = 0;
-    send_control(qp_id, PacketKind::kAck, qp.rcv_nxt);
+    send_control(qp_id, PacketKind::kAck, qp.rcv_nxt, qp.tc);
   }
   if (last) {
     ++qp.rcv_msg;
@@ -656,7 +907,7 @@ void Network::receive_data(Packet* p, Qp& qp) {
   }
 }
 
-void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn) {
+void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc) {
   const Qp& qp = qps_[qp_id];
   Packet* p = pool_.get();
   p->qp = qp_id;
@@ -665,7 +916,7 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn) {
   p->dst_host = qp.src_host;
   p->payload_bytes = 0;
   p->wire_bytes = static_cast<int32_t>(ack_wire_bytes_);
-  p->tc = qp.tc;
+  p->tc = static_cast<uint8_t>(tc);
   p->kind = kind;
   sent_bytes_ += p->wire_bytes;
   const uint32_t node = static_cast<uint32_t>(fabric_.hosts[qp.dst_host]);
@@ -746,6 +997,360 @@ void Network::on_rto(uint64_t qp_id) {
   go_back(static_cast<uint32_t>(qp_id), qp.snd_una, true);
 }
 
+// ---- lossless: PFC, credits, watchdog, deadlock detection --------------------------------
+
+int64_t Network::xoff_threshold(uint32_t in_pid) const {
+  const Port& port = ports_[in_pid];
+  const PfcSwitchSettings& s = policy_[port.node].pfc;
+  if (!s.dynamic) return port.xoff_bytes;
+  // Dynamic: alpha x the free shared buffer (lossless bytes use the pool too).
+  const BufferMmu& mmu = mmus_[port.node];
+  const int64_t free_bytes = std::max<int64_t>(0, mmu.limit_bytes() - mmu.shared_used_bytes());
+  return static_cast<int64_t>(s.alpha * static_cast<double>(free_bytes));
+}
+
+void Network::ingress_change(uint32_t in_pid, int tc, int64_t bytes) {
+  LosslessQueue& q = lq(in_pid, tc);
+  q.ingress_bytes += bytes;
+  if (cfg_.credits) return;
+  Port& port = ports_[in_pid];
+  const PfcSwitchSettings& s = policy_[port.node].pfc;
+  const uint8_t bit = static_cast<uint8_t>(1u << tc);
+  if (bytes > 0 && !(port.xoff & bit) && q.ingress_bytes >= xoff_threshold(in_pid)) {
+    port.xoff |= bit;  // XOFF: pause the upstream port for this priority
+    q.xoff_level_bytes = q.ingress_bytes;
+    port.pfc_pending |= bit;
+    if (observer_ != nullptr)
+      observer_->pfc_decided(in_pid, tc, true, q.ingress_bytes, sim_.now().ps());
+    kick(in_pid);
+  } else if (bytes < 0 && (port.xoff & bit)) {
+    const int64_t offset =
+        s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * cfg_.wire.wire_bytes(cfg_.mtu_bytes);
+    if (q.ingress_bytes <= std::max<int64_t>(0, xoff_threshold(in_pid) - offset)) {
+      port.xoff &= static_cast<uint8_t>(~bit);  // XON: resume it
+      port.pfc_pending |= bit;
+      if (observer_ != nullptr)
+        observer_->pfc_decided(in_pid, tc, false, q.ingress_bytes, sim_.now().ps());
+      kick(in_pid);
+    }
+  }
+}
+
+void Network::send_pfc_frame(uint32_t port_id) {
+  Port& port = ports_[port_id];
+  const uint8_t enable = port.pfc_pending;
+  const uint8_t xoff = port.xoff & enable;
+  const int quanta = policy_[port.node].pfc.pause_quanta;
+  port.pfc_pending = 0;
+  Packet* p = pool_.get();
+  p->kind = PacketKind::kPfc;
+  p->psn = enable | static_cast<uint32_t>(xoff) << 8 | static_cast<uint32_t>(quanta) << 16;
+  p->wire_bytes = static_cast<int32_t>(kPfcFrameWireBytes);
+  p->payload_bytes = 0;
+  p->tc = 7;
+  p->node = port.peer_node;
+  p->in_port = port.peer_index;
+  port.transmitting = true;
+  port.in_tx_control = true;
+  port.counters.pfc_tx += 1;
+  const int64_t ser_ps = serialization_ps(kPfcFrameWireBytes, port.rate_bps);
+  sim_.after<&Network::on_tx_done>(SimTime(ser_ps), this, port_id);
+  // It takes effect at the peer after its response delay.
+  sim_.after<&Network::on_arrival>(
+      SimTime(ser_ps + port.delay_ps + ports_[port.peer_port].response_ps), this,
+      reinterpret_cast<uint64_t>(p));
+  if (xoff != 0 && !port.refresh_timer) {
+    // Sent again at half the pause time while XOFF lasts, so the peer never resumes early.
+    port.refresh_timer = true;
+    sim_.after<&Network::on_xoff_refresh>(SimTime(pause_time_ps(quanta, port.rate_bps) / 2), this,
+                                          port_id);
+  }
+}
+
+void Network::on_xoff_refresh(uint64_t port_id) {
+  Port& port = ports_[port_id];
+  port.refresh_timer = false;
+  if (port.xoff == 0) return;
+  port.pfc_pending |= port.xoff;
+  kick(static_cast<uint32_t>(port_id));
+  if (port.transmitting && !port.refresh_timer && port.pfc_pending != 0) {
+    // Waiting behind a frame: the frame is sent (and the timer re-armed) when it ends.
+  }
+}
+
+void Network::on_pfc_arrival(Packet* p) {
+  const uint32_t egress = first_port_[p->node] + p->in_port;  // the port this frame pauses
+  Port& port = ports_[egress];
+  port.counters.pfc_rx += 1;
+  const uint32_t enable = p->psn & 0xFF, xoff = (p->psn >> 8) & 0xFF, quanta = p->psn >> 16;
+  const int64_t now = sim_.now().ps();
+  pool_.put(p);
+  for (uint32_t m = enable; m != 0; m &= m - 1) {
+    const int tc = std::countr_zero(m);
+    if (xoff >> tc & 1) {
+      lq(egress, tc).last_pfc_rx_ps = now;
+      pause_queue(egress, tc, now + pause_time_ps(quanta, port.rate_bps));
+    } else {
+      resume_queue(egress, tc);
+    }
+  }
+}
+
+void Network::pause_queue(uint32_t port_id, int tc, int64_t until_ps) {
+  Port& port = ports_[port_id];
+  LosslessQueue& q = lq(port_id, tc);
+  q.paused_until_ps = until_ps;
+  if (!(port.paused >> tc & 1)) {
+    port.paused |= static_cast<uint8_t>(1u << tc);
+    q.paused_since_ps = sim_.now().ps();
+    if (observer_ != nullptr) observer_->pause_changed(port_id, tc, true, q.paused_since_ps);
+  }
+  if (!port.pause_timer) {
+    port.pause_timer = true;
+    sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), this, port_id);
+  }
+  schedule_check();
+}
+
+void Network::resume_queue(uint32_t port_id, int tc) {
+  Port& port = ports_[port_id];
+  if (!(port.paused >> tc & 1)) return;
+  LosslessQueue& q = lq(port_id, tc);
+  port.paused &= static_cast<uint8_t>(~(1u << tc));
+  queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps +=
+      sim_.now().ps() - q.paused_since_ps;
+  q.paused_since_ps = -1;
+  if (observer_ != nullptr) observer_->pause_changed(port_id, tc, false, sim_.now().ps());
+  port_idle(port_id);
+}
+
+void Network::on_pause_expiry(uint64_t port_id) {
+  Port& port = ports_[port_id];
+  port.pause_timer = false;
+  const int64_t now = sim_.now().ps();
+  int64_t next = -1;
+  for (uint32_t m = port.paused; m != 0; m &= m - 1) {
+    const int tc = std::countr_zero(m);
+    const int64_t until = lq(static_cast<uint32_t>(port_id), tc).paused_until_ps;
+    if (until <= now) {
+      resume_queue(static_cast<uint32_t>(port_id), tc);
+    } else if (next < 0 || until < next) {
+      next = until;
+    }
+  }
+  if (next >= 0 && !port.pause_timer) {
+    port.pause_timer = true;
+    sim_.at<&Network::on_pause_expiry>(SimTime(next), this, port_id);
+  }
+}
+
+void Network::return_credits(uint32_t in_pid, int tc, int64_t wire_bytes) {
+  const Port& in = ports_[in_pid];
+  const uint64_t packed = static_cast<uint64_t>(in.peer_port) << 24 |
+                          static_cast<uint64_t>(tc) << 21 |
+                          static_cast<uint64_t>(credit_blocks(wire_bytes));
+  sim_.after<&Network::on_credit>(SimTime(in.delay_ps), this, packed);
+}
+
+void Network::on_credit(uint64_t packed) {
+  const uint32_t port_id = static_cast<uint32_t>(packed >> 24);
+  const int tc = static_cast<int>(packed >> 21 & 7);
+  lq(port_id, tc).credits += static_cast<int64_t>(packed & 0x1FFFFF);
+  if (!ports_[port_id].transmitting) port_idle(port_id);
+}
+
+void Network::schedule_check() {
+  if (check_pending_ || (deadlock_.detected_at_ps >= 0 && !cfg_.pfc_watchdog)) return;
+  check_pending_ = true;
+  sim_.after<&Network::on_lossless_check>(SimTime(cfg_.deadlock_check_ps), this, 0);
+}
+
+void Network::watchdog_scan(int64_t now) {
+  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
+    Port& port = ports_[pid];
+    if (!is_switch_[port.node] || (port.paused | port.storm) == 0) continue;
+    for (int tc = 0; tc < kTrafficClasses; ++tc) {
+      const uint8_t bit = static_cast<uint8_t>(1u << tc);
+      LosslessQueue& q = lq(pid, tc);
+      if ((port.storm & bit) && now - q.last_pfc_rx_ps >= cfg_.watchdog_restoration_ps) {
+        port.storm &= static_cast<uint8_t>(~bit);  // restored: PAUSE honoured again
+        if (q.paused_until_ps <= now) resume_queue(pid, tc);
+        if (port.paused & bit) {  // still paused: detection starts over from now
+          queues_[static_cast<size_t>(pid) * kTrafficClasses + tc].paused_ps +=
+              now - q.paused_since_ps;
+          q.paused_since_ps = now;
+        }
+        continue;
+      }
+      if (!(port.storm & bit) && (port.paused & bit) &&
+          now - q.paused_since_ps >= cfg_.watchdog_detection_ps) {
+        port.storm |= bit;  // stormed
+        QueueCounters& qc = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
+        qc.storms += 1;
+        if (deadlock_.detected_at_ps >= 0) deadlock_.broken_by_watchdog = true;
+        if (cfg_.watchdog_drop) {
+          // Flush the queue (the frame being sent, if any, finishes).
+          while (Packet* p = port.head[tc]) {
+            port.head[tc] = p->next;
+            const int64_t bytes = p->wire_bytes;
+            mmus_[port.node].on_dequeue(qc.occupancy.bytes, bytes);
+            occupancy_change(pid, tc, -bytes);
+            const uint32_t in_pid = first_port_[port.node] + p->in_port;
+            if (lossless(port.node, p->in_tc)) ingress_change(in_pid, p->in_tc, -bytes);
+            drop(p, pid, DropCause::kWatchdog);
+          }
+          port.tail[tc] = nullptr;
+          port.nonempty &= static_cast<uint8_t>(~bit);
+          port.deficit[tc] = 0;
+        }
+        port_idle(pid);
+      }
+    }
+  }
+}
+
+void Network::on_lossless_check(uint64_t) {
+  check_pending_ = false;
+  const int64_t now = sim_.now().ps();
+  if (cfg_.pfc_watchdog) watchdog_scan(now);
+  bool blocked = false;
+  for (uint32_t pid = 0; pid < ports_.size() && !blocked; ++pid) {
+    const Port& port = ports_[pid];
+    blocked = port.paused != 0 || port.storm != 0 ||
+              (!port.transmitting && port.nonempty != 0 && eligible(port, pid) == 0);
+  }
+  if (!blocked) {
+    last_cycle_.clear();
+    return;
+  }
+  if (deadlock_.detected_at_ps < 0) {
+    std::vector<uint64_t> cycle = find_deadlock();
+    // Proven when the same cycle is stuck at two checks in a row with nothing sent from it.
+    bool moved = cycle != last_cycle_;
+    for (uint64_t id : cycle) {
+      const QueueCounters& qc = queues_[id];
+      LosslessQueue& q = lq_[id];
+      if (q.tx_at_check != qc.tx_packets) moved = true;
+      q.tx_at_check = qc.tx_packets;
+    }
+    if (!cycle.empty() && !moved) {
+      deadlock_.detected_at_ps = now;
+      const FabricGraph& g = fabric_.graph;
+      std::map<uint32_t, std::string> flows;
+      for (uint64_t id : cycle) {
+        const uint32_t pid = static_cast<uint32_t>(id / kTrafficClasses);
+        const int tc = static_cast<int>(id % kTrafficClasses);
+        const Port& port = ports_[pid];
+        deadlock_.cycle.push_back(g[port.node].name + ":" + std::to_string(port.index) + ":" +
+                                  std::to_string(tc));
+        for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) {
+          const Qp& qp = qps_[p->qp];
+          flows.emplace(p->qp, "host " + std::to_string(qp.src_host) + " -> host " +
+                                   std::to_string(qp.dst_host) + " (qp " + std::to_string(p->qp) +
+                                   ")");
+        }
+      }
+      for (const auto& [qp, text] : flows) deadlock_.flows.push_back(text);
+      if (!cfg_.pfc_watchdog) {
+        sim_.request_stop();
+        return;
+      }
+    }
+    last_cycle_ = std::move(cycle);
+  }
+  schedule_check();
+}
+
+std::vector<uint64_t> Network::find_deadlock() {
+  // Candidates: blocked switch egress queues (non-empty, paused by a switch peer in XOFF or
+  // without credits for their head) whose frames cannot leave. A candidate waits on the peer's
+  // ingress (peer port, tc); that ingress drains only through the peer's egress queues holding
+  // its frames. Keep, to a fixed point, the candidates whose awaited ingress has frames only
+  // in candidate queues and none being sent: each survivor waits on survivors, so they
+  // contain a cycle, and none of them can send.
+  const size_t nq = ports_.size() * kTrafficClasses;
+  std::vector<uint8_t> stuck(nq, 0);
+  std::vector<uint64_t> members;
+  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
+    const Port& port = ports_[pid];
+    if (!is_switch_[port.node] || !is_switch_[port.peer_node] || port.nonempty == 0) continue;
+    const uint8_t blocked = port.nonempty & static_cast<uint8_t>(~eligible(port, pid));
+    for (uint32_t m = blocked; m != 0; m &= m - 1) {
+      const int tc = std::countr_zero(m);
+      const Port& ingress = ports_[port.peer_port];
+      if (!cfg_.credits && !(ingress.xoff >> tc & 1)) continue;  // a resume is coming
+      stuck[static_cast<size_t>(pid) * kTrafficClasses + tc] = 1;
+      members.push_back(static_cast<size_t>(pid) * kTrafficClasses + tc);
+    }
+  }
+  if (members.empty()) return {};
+  // For each member, the queues (at its peer) holding frames of the ingress it waits on.
+  std::vector<std::vector<uint64_t>> holders(members.size());
+  std::vector<uint8_t> draining(members.size(), 0);
+  for (size_t i = 0; i < members.size(); ++i) {
+    const uint32_t pid = static_cast<uint32_t>(members[i] / kTrafficClasses);
+    const int tc = static_cast<int>(members[i] % kTrafficClasses);
+    const uint32_t in_pid = ports_[pid].peer_port;
+    const uint32_t peer = ports_[pid].peer_node;
+    const uint16_t in_index = ports_[in_pid].index;
+    for (uint32_t q = first_port_[peer]; q < first_port_[peer + 1]; ++q) {
+      const Port& out = ports_[q];
+      if (out.transmitting && !out.in_tx_control && out.in_tx_ingress == in_pid &&
+          out.in_tx_in_tc == tc) {
+        draining[i] = 1;
+      }
+      for (int c = 0; c < kTrafficClasses; ++c) {  // a dateline may have changed its class
+        for (const Packet* p = out.head[c]; p != nullptr; p = p->next) {
+          if (p->in_port == in_index && p->in_tc == tc) {
+            holders[i].push_back(static_cast<uint64_t>(q) * kTrafficClasses + c);
+            break;
+          }
+        }
+      }
+    }
+    if (holders[i].empty()) draining[i] = 1;  // its frames are on the wire or gone
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < members.size(); ++i) {
+      if (!stuck[members[i]]) continue;
+      bool ok = !draining[i];
+      for (uint64_t h : holders[i]) ok = ok && stuck[h];
+      if (!ok) {
+        stuck[members[i]] = 0;
+        changed = true;
+      }
+    }
+  }
+  // Walk successors (the first stuck holder) from the first survivor until a queue repeats.
+  std::map<uint64_t, size_t> index;
+  for (size_t i = 0; i < members.size(); ++i) index[members[i]] = i;
+  uint64_t at = UINT64_MAX;
+  for (uint64_t id : members) {
+    if (stuck[id]) {
+      at = id;
+      break;
+    }
+  }
+  if (at == UINT64_MAX) return {};
+  std::vector<uint64_t> path;
+  std::map<uint64_t, size_t> seen;
+  while (!seen.count(at)) {
+    seen[at] = path.size();
+    path.push_back(at);
+    const size_t i = index.at(at);
+    uint64_t next = UINT64_MAX;
+    for (uint64_t h : holders[i]) {
+      if (stuck[h]) {
+        next = h;
+        break;
+      }
+    }
+    at = next;
+  }
+  return std::vector<uint64_t>(path.begin() + static_cast<ptrdiff_t>(seen[at]), path.end());
+}
+
 NetTotals Network::totals() const {
   NetTotals t;
   for (const Port& p : ports_) {
@@ -763,7 +1368,19 @@ NetTotals Network::totals() const {
   t.nak_tx = nak_tx_;
   t.rto_timeouts = rto_timeouts_;
   t.ce_received = ce_received_;
-  for (const QueueCounters& q : queues_) t.ecn_marked += q.ecn_marked;
+  for (const QueueCounters& q : queues_) {
+    t.ecn_marked += q.ecn_marked;
+    t.watchdog_drops += q.watchdog_drops;
+    t.watchdog_storms += q.storms;
+    t.paused_ps += q.paused_ps;
+  }
+  for (const Port& p : ports_) {
+    t.pfc_tx += p.counters.pfc_tx;
+    t.pfc_rx += p.counters.pfc_rx;
+    t.headroom_drops += p.counters.headroom_drops;
+  }
+  t.cnp_tx = cnp_tx_;
+  t.cnp_rx = cnp_rx_;
   return t;
 }
 
@@ -772,7 +1389,9 @@ ByteBalance Network::byte_balance() const {
   b.sent_bytes = sent_bytes_;
   b.delivered_bytes = delivered_bytes_;
   b.dropped_bytes = dropped_bytes_;
-  pool_.for_each_in_use([&](const Packet& p) { b.in_flight_bytes += p.wire_bytes; });
+  pool_.for_each_in_use([&](const Packet& p) {
+    if (p.kind != PacketKind::kPfc) b.in_flight_bytes += p.wire_bytes;  // link-local frames
+  });
   return b;
 }
 

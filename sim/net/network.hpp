@@ -50,7 +50,10 @@
 #include <vector>
 
 #include "congestion/buffer_mmu.hpp"
+#include "congestion/credits.hpp"
+#include "congestion/dcqcn.hpp"
 #include "congestion/ecn.hpp"
+#include "congestion/pfc.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -62,7 +65,10 @@ namespace fabricsim {
 
 inline constexpr int kTrafficClasses = 8;
 
-enum class PacketKind : uint8_t { kData, kAck, kNak };
+/// kPfc: a PFC frame (link-local; psn packs the priority enable vector in bits 0-7, the
+/// priorities paused (XOFF) in bits 8-15 and their quanta in bits 16-31). kCnp: a DCQCN
+/// congestion notification from the receiver of a QP to its sender.
+enum class PacketKind : uint8_t { kData, kAck, kNak, kPfc, kCnp };
 
 /// One packet in flight. Small and trivially copyable; owned by the PacketPool.
 struct Packet {
@@ -78,6 +84,9 @@ struct Packet {
   uint32_t node;          ///< node the packet is travelling to
   uint16_t in_port;       ///< port of `node` it arrives on
   uint8_t tc;             ///< traffic class 0..7
+  /// At a switch: the priority it arrived with (its ingress accounting and credits; a
+  /// dateline may give it another class for the egress).
+  uint8_t in_tc;
   PacketKind kind;
   uint8_t flags;                            ///< kCorrupt | kHeadFirst | kInUse | kStored
   static constexpr uint8_t kCorrupt = 1;    ///< hit by a bit error
@@ -152,8 +161,11 @@ struct OccupancyHistogram {
 /// Counters of one egress queue (port x traffic class).
 struct QueueCounters {
   int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0;
-  int64_t ecn_marked = 0;  ///< data packets this queue marked CE
-  int64_t sojourn_ps = 0;  ///< sum over sent packets of (end of serialization - enqueue)
+  int64_t ecn_marked = 0;      ///< data packets this queue marked CE
+  int64_t paused_ps = 0;       ///< time this egress queue was paused by PFC from its peer
+  int64_t watchdog_drops = 0;  ///< packets the PFC watchdog dropped (action drop)
+  int64_t storms = 0;          ///< times the PFC watchdog declared this queue stormed
+  int64_t sojourn_ps = 0;      ///< sum over sent packets of (end of serialization - enqueue)
   Occupancy occupancy;
 };
 
@@ -169,6 +181,10 @@ struct PortCounters {
   int64_t drop_bytes = 0;
   int64_t corrupt_drops = 0;    ///< frames dropped by the peer for a bit error on this link
   int64_t max_queue_bytes = 0;  ///< peak occupancy, including the packet being serialized
+  int64_t pfc_tx = 0;           ///< PFC frames sent by this port (to its peer)
+  int64_t pfc_rx = 0;           ///< PFC frames received on this port (pausing its egress)
+  /// Lossless frames refused at this (ingress) port because its headroom overflowed.
+  int64_t headroom_drops = 0;
 };
 
 struct Port {
@@ -183,6 +199,8 @@ struct Port {
   bool from_above = false;        ///< the peer is on a higher tier (arrivals here descend)
   bool peer_cut_through = false;  ///< the peer is a cut-through switch
   double bit_error_rate = 0.0;
+  int8_t dim = -1;          ///< torus: the dimension the link runs along
+  bool wrap = false;        ///< torus: a wraparound link (crosses the dateline)
   uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
   uint32_t drop_countdown = 0;
   // The frame being serialized, by copy: under cut-through the next switch may already have
@@ -191,7 +209,23 @@ struct Port {
   uint8_t in_tx_tc = 0;
   int32_t in_tx_wire_bytes = 0;
   int64_t in_tx_enqueue_ps = 0;  ///< when the frame joined this port's queue
-  uint8_t nonempty = 0;          ///< bit tc set: queue tc has packets waiting
+  uint32_t in_tx_ingress = 0;    ///< global id of the port it came in on (UINT32_MAX: none)
+  uint8_t in_tx_in_tc = 0;       ///< the priority it came in with
+  bool in_tx_control = false;    ///< a PFC frame (no queue, no buffer)
+  // Lossless state (PFC or credits). As an egress: `paused` bit tc = paused by the peer;
+  // `storm` bit tc = the PFC watchdog declared the queue stormed (PAUSE ignored). As a
+  // switch ingress: `xoff` bit tc = XOFF in force towards the peer, `pfc_pending` = PFC frame
+  // to send for these priorities.
+  uint8_t paused = 0;
+  uint8_t storm = 0;
+  uint8_t xoff = 0;
+  uint8_t pfc_pending = 0;
+  bool pause_timer = false;    ///< a pause-expiry event is pending
+  bool refresh_timer = false;  ///< an XOFF refresh event is pending
+  int64_t xoff_bytes = 0;      ///< as a switch ingress: static XOFF threshold (PFC)
+  int64_t headroom_bytes = 0;  ///< as a switch ingress: PFC headroom
+  int64_t response_ps = 0;     ///< as an egress: PFC response delay
+  uint8_t nonempty = 0;        ///< bit tc set: queue tc has packets waiting
   uint8_t dwrr_cursor = 0;
   bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
   std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
@@ -223,6 +257,12 @@ class NetObserver {
   /// QP `qp` of host `src` went back from PSN `from` to `to` on a NAK or a timeout.
   virtual void went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
                          int64_t t_ps) = 0;
+  /// Switch ingress `port` decided XOFF (true) or XON (false) for priority `tc`, its count of
+  /// buffered bytes being `ingress_bytes`.
+  virtual void pfc_decided(uint32_t /*port*/, int /*tc*/, bool /*xoff*/, int64_t /*ingress_bytes*/,
+                           int64_t /*t_ps*/) {}
+  /// Egress `port`'s priority `tc` was paused (true) or resumed (false) by its peer.
+  virtual void pause_changed(uint32_t /*port*/, int /*tc*/, bool /*paused*/, int64_t /*t_ps*/) {}
 };
 
 /// Parameters of the devices, from the scenario's `switch:`, `nic:` and `link:` sections.
@@ -248,6 +288,35 @@ struct NetConfig {
   bool ecn = false;             ///< RED ECN marking at switch egress queues
   RedEcn red;                   ///< its thresholds
   bool ecn_at_dequeue = false;  ///< mark when a packet starts to leave (else on arrival)
+  /// PFC (RoCE) at every switch, and per-switch overrides by switch name.
+  PfcSwitchSettings pfc;
+  std::map<std::string, PfcSwitchSettings> pfc_overrides;
+  /// ECN per switch where it differs from the fabric-wide `ecn`/`red`/`ecn_at_dequeue`.
+  struct EcnOverride {
+    bool enabled = false;
+    RedEcn red;
+    bool at_dequeue = false;
+  };
+  std::map<std::string, EcnOverride> ecn_overrides;
+  /// PFC watchdog (switch egress queues).
+  bool pfc_watchdog = false;
+  bool watchdog_drop = true;  ///< action drop (else forward)
+  int64_t watchdog_detection_ps = 200'000'000'000;
+  int64_t watchdog_restoration_ps = 200'000'000'000;
+  /// InfiniBand credit-based flow control per VL (= traffic class): input buffer per port and
+  /// VL, bytes (credits of 64 bytes). 0 = off.
+  bool credits = false;
+  int64_t vl_buffer_bytes = 0;
+  /// Deadlock detector period while a queue is paused or starved of credits.
+  int64_t deadlock_check_ps = 100'000'000;
+  /// Torus dateline (Dally & Seitz, "Deadlock-free message routing in multiprocessor
+  /// interconnection networks", IEEE ToC 1987): a packet crossing a wraparound link moves to
+  /// this traffic class for the rest of the dimension, breaking the ring's cyclic buffer
+  /// dependency; -1 = off.
+  int dateline_class = -1;
+  /// DCQCN on every QP (needs ECN).
+  bool dcqcn = false;
+  DcqcnConfig dcqcn_params;
   /// flows.csv bound: delivered messages beyond this many are counted, not recorded (a
   /// 1024-GPU ring makes millions per size; a record is 56 B).
   size_t max_flow_records = 1'000'000;
@@ -268,8 +337,24 @@ struct NetTotals {
   int64_t retransmits = 0;        ///< data packets sent again (every resend counts)
   int64_t nak_tx = 0;
   int64_t rto_timeouts = 0;
-  int64_t ecn_marked = 0;   ///< data packets marked CE by switches
-  int64_t ce_received = 0;  ///< CE-marked data packets received in sequence by NICs
+  int64_t ecn_marked = 0;          ///< data packets marked CE by switches
+  int64_t ce_received = 0;         ///< CE-marked data packets received in sequence by NICs
+  int64_t pfc_tx = 0, pfc_rx = 0;  ///< PFC frames sent / received
+  int64_t headroom_drops = 0;      ///< lossless frames refused: headroom overflow
+  int64_t watchdog_drops = 0, watchdog_storms = 0;
+  int64_t cnp_tx = 0, cnp_rx = 0;  ///< DCQCN congestion notifications
+  int64_t paused_ps = 0;           ///< summed over egress queues: time paused
+};
+
+/// A deadlock the detector proved: a cycle of egress queues (switch, port, priority), each
+/// paused (or out of credits) by the next one's switch, none of which can send.
+struct DeadlockReport {
+  int64_t detected_at_ps = -1;  ///< -1: none
+  /// "switch:port:priority" of each queue of the cycle, in wait-for order.
+  std::vector<std::string> cycle;
+  /// Flows (QPs) with packets in the cycle's queues: "host S -> host D (qp Q)".
+  std::vector<std::string> flows;
+  bool broken_by_watchdog = false;  ///< the run went on: the PFC watchdog broke the cycle
 };
 
 /// Wire-byte conservation: sent = delivered + dropped + in flight.
@@ -337,6 +422,18 @@ class Network {
   void check_conservation() const;
   /// Non-empty once a QP has failed (retry counter exceeded); the network stops the simulator.
   const std::string& failure() const { return failure_; }
+  /// The deadlock found (detected_at_ps >= 0), if any. Without the PFC watchdog the network
+  /// stops the simulator when it proves one.
+  const DeadlockReport& deadlock() const { return deadlock_; }
+  /// Bytes that came in on switch port `port_id` in priority `tc` and are still in the
+  /// switch's buffer (the count PFC thresholds apply to).
+  int64_t ingress_bytes(uint32_t port_id, int tc) const {
+    return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].ingress_bytes;
+  }
+  /// Credits (64-byte blocks) port `port_id` holds for VL `tc` (InfiniBand).
+  int64_t credits(uint32_t port_id, int tc) const {
+    return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].credits;
+  }
 
  private:
   struct Message {
@@ -365,11 +462,13 @@ class Network {
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
     int retries = 0;      ///< consecutive timeouts without progress
+    DcqcnRp cc;           ///< DCQCN reaction point (NetConfig::dcqcn)
     // receiver
     uint32_t rcv_nxt = 0;
     uint64_t rcv_msg = 0;  ///< absolute number of the message holding rcv_nxt
     uint32_t unacked = 0;
     bool nak_outstanding = false;
+    int64_t last_cnp_ps = -1;  ///< DCQCN notification point: last CNP sent for this flow
   };
   struct Nic {
     uint32_t port = 0;             ///< global id of the NIC's port
@@ -378,23 +477,73 @@ class Network {
     int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
   };
 
+  /// Per (port, tc) lossless state: as an ingress (bytes held), as an egress (pause, credits).
+  struct LosslessQueue {
+    int64_t ingress_bytes = 0;
+    int64_t xoff_level_bytes = 0;  ///< ingress_bytes when XOFF was sent (headroom base)
+    int64_t paused_until_ps = 0;   ///< paused while now < this
+    int64_t paused_since_ps = -1;  ///< start of the current continuous pause, -1 = running
+    int64_t last_pfc_rx_ps = -1;   ///< last PFC frame pausing this queue (watchdog restore)
+    int64_t credits = 0;           ///< InfiniBand: 64-byte credits for the peer's VL buffer
+    int64_t tx_at_check = -1;      ///< deadlock detector: tx_packets at the previous check
+  };
+  struct SwitchPolicy {
+    bool ecn = false;
+    bool ecn_at_dequeue = false;
+    RedEcn red;
+    PfcSwitchSettings pfc;
+  };
+  LosslessQueue& lq(uint32_t port_id, int tc) {
+    return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc];
+  }
+  bool lossless(uint32_t node, int tc) const {
+    return cfg_.credits ||
+           (policy_[node].pfc.enabled && (policy_[node].pfc.lossless_mask >> tc & 1));
+  }
+  /// Classes of `port` that may send now: non-empty, not paused (unless stormed), with credits.
+  uint8_t eligible(const Port& port, uint32_t port_id) const;
+  /// Starts a frame if the port is idle and has one to send (PFC frames first).
+  void kick(uint32_t port_id);
+  /// kick(), then lets the NIC of a host port generate a packet if the port is still idle.
+  void port_idle(uint32_t port_id);
+  void send_pfc_frame(uint32_t port_id);
+  void on_pfc_arrival(Packet* p);
+  void on_pause_expiry(uint64_t port_id);
+  void on_xoff_refresh(uint64_t port_id);
+  void on_credit(uint64_t packed);
+  void on_lossless_check(uint64_t unused);
+  void schedule_check();
+  void pause_queue(uint32_t port_id, int tc, int64_t until_ps);
+  void resume_queue(uint32_t port_id, int tc);
+  /// Ingress accounting at a switch: `bytes` came in (> 0) or left (< 0) on port `in_pid`.
+  void ingress_change(uint32_t in_pid, int tc, int64_t bytes);
+  int64_t xoff_threshold(uint32_t in_pid) const;
+  /// The stuck cycle among blocked queues, if the state proves one (else empty).
+  std::vector<uint64_t> find_deadlock();
+  void watchdog_scan(int64_t now);
   void on_tx_done(uint64_t port_id);
   void on_arrival(uint64_t packet_addr);
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
-  void start_tx(uint32_t port_id);
-  int select_queue(Port& port);
+  void start_tx(uint32_t port_id, uint8_t eligible);
+  int select_queue(Port& port, uint8_t eligible);
   void nic_fill(uint32_t nic);
   void forward(Packet* p);
   void deliver(Packet* p);
   void receive_data(Packet* p, Qp& qp);
   void receive_ack(const Packet* p, Qp& qp, uint32_t qp_id);
-  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn);
+  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc);
   void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
   void arm_timer(uint32_t qp_id);
   void activate(uint32_t qp_id);
   void enqueue(uint32_t port_id, Packet* p);
-  void drop(Packet* p, uint32_t port_id, bool corrupt);
+  enum class DropCause : uint8_t { kTail, kCorrupt, kHeadroom, kWatchdog };
+  /// Drops `p`, counted against `port_id`: the egress (tail, watchdog), the link it came over
+  /// (corrupt) or the ingress (headroom).
+  void drop(Packet* p, uint32_t port_id, DropCause cause);
+  /// InfiniBand: the frame of `wire_bytes` that came in on `in_pid` left its input buffer; the
+  /// credits go back to the sending port after the link's delay.
+  void return_credits(uint32_t in_pid, int tc, int64_t wire_bytes);
   /// RED ECN at switch egress `port_id` for a data packet seeing `queue_bytes` (ecn.hpp).
   void ecn_mark(Packet* p, uint32_t port_id, int64_t queue_bytes);
   void occupancy_change(uint32_t port_id, int tc, int64_t delta);
@@ -445,7 +594,14 @@ class Network {
   int64_t dropped_packets_ = 0;
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
+  int64_t cnp_tx_ = 0, cnp_rx_ = 0;
   std::string failure_;
+  std::vector<LosslessQueue> lq_;     ///< port x traffic class
+  std::vector<SwitchPolicy> policy_;  ///< per node (switches)
+  bool check_pending_ = false;        ///< a lossless check event is scheduled
+  std::vector<uint64_t> last_cycle_;  ///< the candidate cycle of the previous check
+  DeadlockReport deadlock_;
+  int64_t pfc_frames_in_flight_bytes_ = 0;
   CompletionSink* sink_ = nullptr;
   NetObserver* observer_ = nullptr;
 };

@@ -120,12 +120,30 @@ void print_summary(std::ostream& out, const RunReport& r) {
                 static_cast<long long>(c.max_queue_bytes));
   out << buf;
   std::snprintf(buf, sizeof buf,
-                "# losses     : drops %lld (tail drop %lld, corrupt %lld), retransmits %lld "
-                "(NAKs %lld, timeouts %lld)\n",
+                "# losses     : drops %lld (tail drop %lld, corrupt %lld, PFC headroom %lld, "
+                "watchdog %lld), retransmits %lld (NAKs %lld, timeouts %lld)\n",
                 static_cast<long long>(c.drops), static_cast<long long>(c.tail_drops),
-                static_cast<long long>(c.corrupt_drops), static_cast<long long>(c.retransmits),
+                static_cast<long long>(c.corrupt_drops), static_cast<long long>(c.headroom_drops),
+                static_cast<long long>(c.watchdog_drops), static_cast<long long>(c.retransmits),
                 static_cast<long long>(c.nak_tx), static_cast<long long>(c.rto_timeouts));
   out << buf;
+  if (c.pfc_pause_tx > 0 || c.pfc_storms > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "# PFC        : %lld frames sent, %lld received, queues paused %s in total, "
+                  "watchdog storms %lld\n",
+                  static_cast<long long>(c.pfc_pause_tx), static_cast<long long>(c.pfc_pause_rx),
+                  format_time(c.paused_ps).c_str(), static_cast<long long>(c.pfc_storms));
+    out << buf;
+  }
+  if (r.deadlock.detected_at_ps >= 0) {
+    out << "# DEADLOCK   : at " << format_time(r.deadlock.detected_at_ps) << ", cycle ";
+    for (size_t i = 0; i < r.deadlock.cycle.size(); ++i) {
+      out << r.deadlock.cycle[i] << " -> ";
+    }
+    out << (r.deadlock.cycle.empty() ? std::string() : r.deadlock.cycle.front()) << " ("
+        << r.deadlock.flows.size() << " flows in it"
+        << (r.deadlock.broken_by_watchdog ? "; broken by the PFC watchdog" : "") << ")\n";
+  }
   const double eps = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   const double hps = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;
   std::snprintf(buf, sizeof buf,
@@ -178,7 +196,13 @@ void write_results_json(const std::string& path, const RunReport& r) {
                    {"tail_drops", c.tail_drops},
                    {"corrupt_drops", c.corrupt_drops},
                    {"nak_tx", c.nak_tx},
-                   {"rto_timeouts", c.rto_timeouts}};
+                   {"rto_timeouts", c.rto_timeouts},
+                   {"headroom_drops", c.headroom_drops},
+                   {"watchdog_drops", c.watchdog_drops},
+                   {"pfc_storms", c.pfc_storms},
+                   {"paused_ps", c.paused_ps},
+                   {"cnp_rx", c.cnp_rx},
+                   {"ce_received", c.ce_received}};
   const auto& cons = r.conservation;
   j["conservation"] = {{"sent_bytes", cons.sent_bytes},
                        {"delivered_bytes", cons.delivered_bytes},
@@ -209,7 +233,14 @@ void write_results_json(const std::string& path, const RunReport& r) {
                 {"fct_us", fct_us},
                 {"fct_ps", fct_ps_json},
                 {"retransmitted_packets", retransmitted}};
-  j["deadlock"] = nullptr;
+  if (r.deadlock.detected_at_ps >= 0) {
+    j["deadlock"] = {{"detected_at_ps", r.deadlock.detected_at_ps},
+                     {"cycle", r.deadlock.cycle},
+                     {"flows", r.deadlock.flows},
+                     {"broken_by_watchdog", r.deadlock.broken_by_watchdog}};
+  } else {
+    j["deadlock"] = nullptr;
+  }
   j["run"] = {{"events", r.events},
               {"simulated_ps", r.simulated_ps},
               {"complete", r.complete},
@@ -238,7 +269,10 @@ void write_results_json(const std::string& path, const RunReport& r) {
                      {"avg_queue_bytes", json_number(p.avg_queue_bytes)},
                      {"p50_queue_bytes", p.p50_queue_bytes},
                      {"p99_queue_bytes", p.p99_queue_bytes},
-                     {"p999_queue_bytes", p.p999_queue_bytes}});
+                     {"p999_queue_bytes", p.p999_queue_bytes},
+                     {"pfc_tx", p.pfc_tx},
+                     {"pfc_rx", p.pfc_rx},
+                     {"headroom_drops", p.headroom_drops}});
   }
   j["ports_truncated"] = ports_truncated;
   j["ports"] = std::move(ports);
@@ -262,13 +296,14 @@ void write_ports_csv(const std::string& path, const RunReport& r) {
   auto out = open_for_write(path);
   out << "node,port,peer,rate_bps,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,drop_bytes,"
          "corrupt_drops,max_queue_bytes,avg_queue_bytes,p50_queue_bytes,p99_queue_bytes,"
-         "p999_queue_bytes\n";
+         "p999_queue_bytes,pfc_tx,pfc_rx,headroom_drops\n";
   for (const auto& p : r.ports) {
     out << csv_field(p.node) << ',' << p.port << ',' << csv_field(p.peer) << ',' << p.rate_bps
         << ',' << p.tx_packets << ',' << p.tx_bytes << ',' << p.rx_packets << ',' << p.rx_bytes
         << ',' << p.drops << ',' << p.drop_bytes << ',' << p.corrupt_drops << ','
         << p.max_queue_bytes << ',' << fixed(p.avg_queue_bytes, 1) << ',' << p.p50_queue_bytes
-        << ',' << p.p99_queue_bytes << ',' << p.p999_queue_bytes << '\n';
+        << ',' << p.p99_queue_bytes << ',' << p.p999_queue_bytes << ',' << p.pfc_tx << ','
+        << p.pfc_rx << ',' << p.headroom_drops << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);
 }
@@ -276,12 +311,13 @@ void write_ports_csv(const std::string& path, const RunReport& r) {
 void write_queues_csv(const std::string& path, const RunReport& r) {
   auto out = open_for_write(path);
   out << "node,port,peer,traffic_class,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes,"
-         "avg_queue_bytes,mean_sojourn_ns,ecn_marked\n";
+         "avg_queue_bytes,mean_sojourn_ns,ecn_marked,paused_us,watchdog_drops\n";
   for (const auto& q : r.queues) {
     out << csv_field(q.node) << ',' << q.port << ',' << csv_field(q.peer) << ',' << q.traffic_class
         << ',' << q.tx_packets << ',' << q.tx_bytes << ',' << q.drops << ',' << q.drop_bytes << ','
         << q.max_queue_bytes << ',' << fixed(q.avg_queue_bytes, 1) << ','
-        << fixed(q.mean_sojourn_ps / 1e3, 3) << ',' << q.ecn_marked << '\n';
+        << fixed(q.mean_sojourn_ps / 1e3, 3) << ',' << q.ecn_marked << ','
+        << format_ps_as_us(q.paused_ps) << ',' << q.watchdog_drops << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);
 }

@@ -38,18 +38,31 @@ struct FabricSummary {
   int64_t host_rate_bps = 0;
 };
 
-/// DESIGN.md §4 `counters`, extended. Mechanisms not modelled yet (PFC, ECN, DCQCN) report 0
-/// because nothing in the run can produce them.
+/// DESIGN.md §4 `counters`, extended.
 struct Counters {
   int64_t drops = 0;        ///< packets lost anywhere: tail drop + corrupted frames
   int64_t retransmits = 0;  ///< data packets sent again by go-back-N
   int64_t pfc_pause_tx = 0, pfc_pause_rx = 0, ecn_marked = 0, cnp_tx = 0;
   int64_t max_queue_bytes = 0;  ///< peak occupancy of any switch egress queue
   // extensions (results.json `counters` keeps the names above first, then these):
-  int64_t tail_drops = 0;     ///< refused by buffer admission
-  int64_t corrupt_drops = 0;  ///< frames failing FCS/ICRC at a receiver (bit errors)
-  int64_t nak_tx = 0;         ///< go-back-N NAKs (PSN sequence error) sent by receivers
-  int64_t rto_timeouts = 0;   ///< retransmission timer expiries
+  int64_t tail_drops = 0;      ///< refused by buffer admission
+  int64_t corrupt_drops = 0;   ///< frames failing FCS/ICRC at a receiver (bit errors)
+  int64_t nak_tx = 0;          ///< go-back-N NAKs (PSN sequence error) sent by receivers
+  int64_t rto_timeouts = 0;    ///< retransmission timer expiries
+  int64_t headroom_drops = 0;  ///< lossless frames refused: PFC headroom overflow
+  int64_t watchdog_drops = 0;  ///< frames the PFC watchdog dropped (action drop)
+  int64_t pfc_storms = 0;      ///< queues the PFC watchdog declared stormed
+  int64_t paused_ps = 0;       ///< summed over egress queues: time paused by PFC
+  int64_t cnp_rx = 0;          ///< DCQCN notifications received by senders
+  int64_t ce_received = 0;     ///< CE-marked packets received in sequence
+};
+
+/// results.json `deadlock` (null when none was found).
+struct DeadlockRow {
+  int64_t detected_at_ps = -1;
+  std::vector<std::string> cycle;  ///< "switch:port:priority", in wait-for order
+  std::vector<std::string> flows;  ///< "host S -> host D (qp Q)" with packets in the cycle
+  bool broken_by_watchdog = false;
 };
 
 /// Byte conservation over the run (the invariant the simulator checks at the end of every run):
@@ -69,6 +82,8 @@ struct PortRow {
   int64_t rx_packets = 0, rx_bytes = 0;  ///< frames received intact by the peer
   int64_t drops = 0, drop_bytes = 0;     ///< tail drops at this egress
   int64_t corrupt_drops = 0;             ///< frames dropped by the peer for bit errors
+  int64_t pfc_tx = 0, pfc_rx = 0;        ///< PFC frames sent to / received from the peer
+  int64_t headroom_drops = 0;            ///< lossless frames refused: this ingress's headroom
   int64_t max_queue_bytes = 0;           ///< peak occupancy (queued + being serialized)
   double avg_queue_bytes = 0;            ///< time-averaged occupancy over the run
   /// Time-weighted occupancy percentiles: the occupancy the port was at or below for 50 / 99 /
@@ -87,6 +102,8 @@ struct QueueRow {
   double avg_queue_bytes = 0;  ///< time-averaged occupancy over the run
   double mean_sojourn_ps = 0;  ///< enqueue to end of serialization, mean over sent packets
   int64_t ecn_marked = 0;      ///< data packets this queue marked CE (ecn.enabled)
+  int64_t paused_ps = 0;       ///< time this queue was paused by PFC from its peer
+  int64_t watchdog_drops = 0;  ///< frames the PFC watchdog dropped here
 };
 
 /// One row of flows.csv: one message (an RDMA write on a queue pair).
@@ -110,10 +127,12 @@ struct RunReport {
   FabricSummary fabric;
   std::vector<CollectiveRow> rows;
   Counters counters;
+  DeadlockRow deadlock;
   int64_t events = 0;
   int64_t simulated_ps = 0;
   bool complete = true;      ///< false when the run stopped before the whole sweep finished
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM (complete is false too)
+  bool deadlocked = false;   ///< stopped by the deadlock detector (complete is false too)
   std::string stop_reason;   ///< "workload done", "interrupted", "stalled: …"
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;

@@ -10,7 +10,10 @@
 
 using namespace fabricsim;
 using fabricsim::testing::Bed;
+using fabricsim::testing::one_leaf;
+using fabricsim::testing::port_between;
 using fabricsim::testing::Recorder;
+using fabricsim::testing::ser;
 
 namespace {
 
@@ -20,27 +23,6 @@ namespace {
 constexpr int64_t kRoceOverhead = 82;
 constexpr int64_t kRoceAck = 86;
 constexpr int64_t kGbps = 1'000'000'000;
-
-int64_t ser(int64_t bytes, int64_t rate_bps) {
-  return (bytes * 8 * 1'000'000'000'000 + rate_bps - 1) / rate_bps;
-}
-
-/// Global id of the port of node `from` facing node `to` (names as the builders give them).
-uint32_t port_between(const Bed& bed, const std::string& from, const std::string& to) {
-  const auto& g = bed.fabric.graph;
-  const auto& ports = bed.net->ports();
-  for (uint32_t pid = 0; pid < ports.size(); ++pid) {
-    if (g[ports[pid].node].name == from && g[ports[pid].peer_node].name == to) return pid;
-  }
-  FAIL("no port " << from << " -> " << to);
-  return 0;
-}
-
-/// One leaf with `hosts` hosts: hostI -> leaf0 -> hostJ is 2 links and 1 switch.
-Scenario one_leaf(int hosts, int64_t rate_bps, int64_t prop_ps, int64_t lat_ps,
-                  int64_t buffer_bytes, int64_t mtu) {
-  return fabricsim::testing::spine_leaf(1, 1, hosts, rate_bps, prop_ps, lat_ps, buffer_bytes, mtu);
-}
 
 }  // namespace
 

@@ -265,7 +265,9 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   for (const auto& [k, v] : j["counters"].items()) keys.push_back(k);
   CHECK(keys == std::vector<std::string>{"drops", "retransmits", "pfc_pause_tx", "pfc_pause_rx",
                                          "ecn_marked", "cnp_tx", "max_queue_bytes", "tail_drops",
-                                         "corrupt_drops", "nak_tx", "rto_timeouts"});
+                                         "corrupt_drops", "nak_tx", "rto_timeouts",
+                                         "headroom_drops", "watchdog_drops", "pfc_storms",
+                                         "paused_ps", "cnp_rx", "ce_received"});
   CHECK(j["counters"]["drops"] == 5);
   CHECK(j["counters"]["tail_drops"] == 3);
   CHECK(j["counters"]["corrupt_drops"] == 2);
@@ -359,7 +361,8 @@ TEST_CASE("results.json lists ports with traffic, at most 4096, and says when it
     CHECK(keys == std::vector<std::string>{
                       "node", "port", "peer", "rate_bps", "tx_packets", "tx_bytes", "rx_packets",
                       "rx_bytes", "drops", "drop_bytes", "corrupt_drops", "max_queue_bytes",
-                      "avg_queue_bytes", "p50_queue_bytes", "p99_queue_bytes", "p999_queue_bytes"});
+                      "avg_queue_bytes", "p50_queue_bytes", "p99_queue_bytes", "p999_queue_bytes",
+                      "pfc_tx", "pfc_rx", "headroom_drops"});
     CHECK(j["ports"][0]["rx_bytes"] == 5000);
     CHECK(j["ports"][0]["avg_queue_bytes"].get<double>() == 12.5);
     CHECK(j["ports"][0]["p999_queue_bytes"] == 2048);
@@ -444,13 +447,13 @@ TEST_CASE("ports.csv, queues.csv and flows.csv: headers and exact rows") {
   CHECK(slurp(d.path / "ports.csv") ==
         "node,port,peer,rate_bps,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,drop_bytes,"
         "corrupt_drops,max_queue_bytes,avg_queue_bytes,p50_queue_bytes,p99_queue_bytes,"
-        "p999_queue_bytes\n"
+        "p999_queue_bytes,pfc_tx,pfc_rx,headroom_drops\n"
         "\"leaf,0\",3,spine1,400000000000,10,41780,9,37602,2,8356,1,65536,1234.6,1024,32768,"
-        "65536\n");
+        "65536,0,0,0\n");
   CHECK(slurp(d.path / "queues.csv") ==
         "node,port,peer,traffic_class,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes,"
-        "avg_queue_bytes,mean_sojourn_ns,ecn_marked\n"
-        "leaf0,3,\"spine\"\"1\",3,10,41780,2,8356,65536,99.9,1234.567,0\n");
+        "avg_queue_bytes,mean_sojourn_ns,ecn_marked,paused_us,watchdog_drops\n"
+        "leaf0,3,\"spine\"\"1\",3,10,41780,2,8356,65536,99.9,1234.567,0,0.000000,0\n");
   CHECK(slurp(d.path / "flows.csv") ==
         "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets\n"
         "7,1,2,3,0,4096,0.000001,2.000001,2.000000,4\n"
@@ -469,6 +472,6 @@ TEST_CASE("the summary adds a loss line and keeps the counters line") {
   fabricsim::print_summary(out, r);
   const std::string s = out.str();
   CHECK(s.find("# counters   : drops 5, retransmits 9,") != std::string::npos);
-  CHECK(s.find("# losses     : drops 5 (tail drop 3, corrupt 2), retransmits 9 (NAKs 4, "
-               "timeouts 1)\n") != std::string::npos);
+  CHECK(s.find("# losses     : drops 5 (tail drop 3, corrupt 2, PFC headroom 0, watchdog 0), "
+               "retransmits 9 (NAKs 4, timeouts 1)\n") != std::string::npos);
 }

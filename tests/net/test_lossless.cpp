@@ -1,0 +1,363 @@
+// Lossless fabrics (issue 5): PFC incast, XOFF/XON hysteresis, the headroom formula, pause
+// quanta, PFC deadlock detection, InfiniBand credits, the PFC watchdog and per-switch
+// overrides. Expected values are closed forms written out here (802.1Qbb quanta, the headroom
+// terms, line-rate bounds), or emergent facts (zero drops, a cycle) checked against the model.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+
+#include "../support.hpp"
+
+using namespace fabricsim;
+using fabricsim::testing::Bed;
+using fabricsim::testing::one_leaf;
+using fabricsim::testing::port_between;
+using fabricsim::testing::Recorder;
+using fabricsim::testing::ser;
+
+namespace {
+
+constexpr int64_t kRoceOverhead = 82;  // RoCEv2 62 B headers + 20 B preamble/IFG
+constexpr int64_t kGbps = 1'000'000'000;
+
+/// Records PFC decisions at switch ingress ports.
+struct PfcLog : NetObserver {
+  struct Decision {
+    uint32_t port;
+    int tc;
+    bool xoff;
+    int64_t bytes, t_ps;
+  };
+  std::vector<Decision> decisions;
+  void message_posted(uint64_t, int, int, uint32_t, int64_t, int64_t) override {}
+  void message_delivered(uint64_t, int, int, uint32_t, int64_t) override {}
+  void queue_changed(uint32_t, int, int64_t, int64_t) override {}
+  void packet_dropped(uint32_t, int, bool, int64_t) override {}
+  void went_back(uint32_t, int, uint32_t, uint32_t, bool, int64_t) override {}
+  void pfc_decided(uint32_t port, int tc, bool xoff, int64_t bytes, int64_t t_ps) override {
+    decisions.push_back({port, tc, xoff, bytes, t_ps});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("PFC: 802.1Qbb quanta are 512 bit times; the 802.3 Annex 31D response bounds") {
+  // 65535 quanta x 512 bits at 400 Gb/s = 83.8848 us; at 100 Gb/s = 335.5392 us.
+  CHECK(pause_time_ps(65535, 400 * kGbps) == 83'884'800);
+  CHECK(pause_time_ps(65535, 100 * kGbps) == 335'539'200);
+  CHECK(pause_time_ps(1, 25 * kGbps) == 20'480);
+  // Table 31D-1: 905 quanta at 400G, 394 at 100G, 80 at 25G.
+  CHECK(pfc_response_bound_ps(400 * kGbps) == 905 * 512 * 1000 / 400);
+  CHECK(pfc_response_bound_ps(100 * kGbps) == 394 * 512 * 10);
+  CHECK(pfc_response_bound_ps(25 * kGbps) == 80 * 512 * 40);
+}
+
+TEST_CASE("PFC: a 16:1 incast is lossless at line rate; without PFC the same incast drops") {
+  // 16 hosts send 200 KB each to host16 through one leaf with 100 KB of buffer per port.
+  const int n = 16;
+  const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead, bytes = 200'000;
+  auto run = [&](bool pfc) {
+    Scenario sc = one_leaf(n + 1, rate, 100'000, 300'000, 100'000, mtu);
+    sc.pfc.enabled = pfc;
+    Bed bed(sc);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    for (int h = 0; h < n; ++h) bed.net->send(h, n, bytes, 0, static_cast<uint64_t>(h));
+    bed.sim.run();
+    bed.net->check_conservation();
+    REQUIRE(rec.done.size() == static_cast<size_t>(n));
+    int64_t last = 0;
+    for (int64_t t : rec.done) last = std::max(last, t);
+    return std::make_pair(bed.net->totals(), last);
+  };
+  const auto [lossless, t_lossless] = run(true);
+  CHECK(lossless.drops == 0);
+  CHECK(lossless.headroom_drops == 0);
+  CHECK(lossless.pfc_tx > 0);
+  CHECK(lossless.pfc_rx == lossless.pfc_tx);
+  CHECK(lossless.paused_ps > 0);
+  // The bottleneck never idles: all data crosses it at line rate (ACKs go the other way).
+  const int64_t packets = n * (bytes / mtu);
+  const int64_t wire_time = ser(packets * w, rate);
+  INFO("lossless finish " << t_lossless << " ps, line-rate bound " << wire_time << " ps");
+  CHECK(t_lossless >= wire_time);
+  CHECK(t_lossless <= wire_time + wire_time / 50 + 10'000'000);  // within 2 % + 10 us
+  const auto [lossy, t_lossy] = run(false);
+  CHECK(lossy.drops > 0);
+  CHECK(lossy.pfc_tx == 0);
+  CHECK(t_lossy > t_lossless);
+}
+
+TEST_CASE("PFC: XOFF at the threshold, XON at XOFF - offset, in alternation per ingress port") {
+  const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead;
+  Scenario sc = one_leaf(3, rate, 100'000, 300'000, 1 << 20, mtu);
+  sc.pfc.enabled = true;
+  sc.pfc.xoff_bytes = 30 * w;
+  sc.pfc.xon_offset_bytes = 10 * w;
+  Bed bed(sc);
+  PfcLog log;
+  bed.net->set_observer(&log);
+  for (int h = 0; h < 2; ++h) bed.net->send(h, 2, 2'000'000, 0, static_cast<uint64_t>(h));
+  bed.sim.run();
+  REQUIRE(log.decisions.size() >= 4);
+  std::map<uint32_t, bool> state;
+  int xoffs = 0;
+  for (const auto& d : log.decisions) {
+    INFO("port " << d.port << (d.xoff ? " XOFF" : " XON") << " at " << d.bytes << " B");
+    CHECK(d.tc == 3);
+    CHECK(state[d.port] != d.xoff);  // alternates
+    state[d.port] = d.xoff;
+    if (d.xoff) {
+      ++xoffs;
+      CHECK(d.bytes >= 30 * w);
+      CHECK(d.bytes < 31 * w);  // crossed by the frame that just came in
+    } else {
+      CHECK(d.bytes <= 20 * w);
+      CHECK(d.bytes > 19 * w);  // one frame left the switch
+    }
+  }
+  CHECK(xoffs >= 2);
+  CHECK(bed.net->totals().drops == 0);
+}
+
+TEST_CASE("PFC headroom: sized by the formula nothing drops; half of it overflows") {
+  // 8:1 incast over 1 km cables (5 us each way): what is in flight after XOFF dominates.
+  const int n = 8;
+  const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead, prop = 5'000'000,
+                lat = 300'000;
+  // 802.1Qbb Annex N terms: cable both ways, the switch pipeline, the sender's response
+  // (802.3 Table 31D-1: 394 quanta at 100G), store-and-forward: 3 frames, the PFC frame.
+  const int64_t response = 394 * 512 * 10;  // ps at 100 Gb/s
+  const int64_t formula =
+      (2 * prop + lat + response) * rate / 8 / 1'000'000'000'000 + 3 * w + (64 + 20);
+  auto run = [&](int64_t headroom) {
+    Scenario sc = one_leaf(n + 1, rate, prop, lat, 4 << 20, mtu);
+    sc.pfc.enabled = true;
+    sc.pfc.xoff_bytes = 100 * w;
+    sc.pfc.headroom_bytes = headroom;
+    Bed bed(sc);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    for (int h = 0; h < n; ++h) bed.net->send(h, n, 2'000'000, 0, static_cast<uint64_t>(h));
+    bed.sim.run(SimTime(int64_t{5'000'000'000}));
+    const uint32_t in = port_between(bed, "leaf0", "host0");
+    return std::make_pair(bed.net->totals(), bed.net->ports()[in].headroom_bytes);
+  };
+  const auto [sized, hr] = run(0);
+  CHECK(std::abs(hr - formula) <= 1);
+  CHECK(sized.headroom_drops == 0);
+  CHECK(sized.drops == 0);
+  CHECK(sized.pfc_tx > 0);
+  const auto [undersized, hr2] = run(formula / 2);
+  CHECK(hr2 == formula / 2);
+  CHECK(undersized.headroom_drops > 0);
+}
+
+namespace {
+
+/// A 4x4 torus whose row y = 0 (routers r0_0 … r3_0, hosts 0 … 3) carries four flows
+/// host i -> host i+2 (mod 4): dimension-order routing sends each two hops in +x (ties go +),
+/// so every router of the row forwards a neighbour's flow into the next: a cyclic buffer
+/// dependency around the ring (r0_0 -> r1_0 -> r2_0 -> r3_0 -> r0_0).
+Scenario torus_ring(int64_t buffer_bytes) {
+  Scenario sc;
+  sc.name = "ring";
+  sc.path = "ring.yaml";
+  sc.topology.kind = "torus";
+  sc.topology.dims = {4, 4};
+  sc.topology.wraparound = true;
+  sc.link.host_rate_bps = 100 * kGbps;
+  sc.link.fabric_rate_bps = 100 * kGbps;
+  sc.link.propagation_delay_ps = 100'000;
+  sc.sw.latency_ps = 300'000;
+  sc.sw.buffer_per_port_bytes = buffer_bytes;
+  sc.nic.mtu_bytes = 1000;
+  sc.pfc.enabled = true;
+  return sc;
+}
+
+}  // namespace
+
+TEST_CASE("PFC deadlock: a cyclic buffer dependency on a torus ring is detected with its cycle") {
+  Scenario sc = torus_ring(64 << 10);
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 20'000'000, 0, i);
+  const StopReason why = bed.sim.run();
+  const DeadlockReport& d = bed.net->deadlock();
+  REQUIRE(d.detected_at_ps >= 0);
+  CHECK(why == StopReason::kWorkloadDone);  // request_stop(): the detector stopped it
+  CHECK(d.detected_at_ps < 2'000'000'000);  // within 2 ms of simulated time
+  REQUIRE(d.cycle.size() == 4);
+  // The cycle: the four +x ports of row 0, each waiting on the next router.
+  std::vector<std::string> sorted = d.cycle;
+  std::sort(sorted.begin(), sorted.end());
+  const auto& g = bed.fabric.graph;
+  for (const std::string& q : d.cycle) {
+    INFO(q);
+    CHECK((q[0] == 'r' && q[1] >= '0' && q[1] <= '3'));
+    CHECK(q.substr(2, 3) == "_0:");
+    CHECK(q.substr(q.size() - 2) == ":3");
+  }
+  (void)g;
+  CHECK(sorted[0].substr(0, 4) == "r0_0");
+  CHECK(sorted[3].substr(0, 4) == "r3_0");
+  CHECK(!d.flows.empty());
+  CHECK(bed.net->messages_in_flight() == 4);
+  CHECK(bed.net->totals().drops == 0);
+  bed.net->check_conservation();
+}
+
+TEST_CASE("PFC deadlock fixed by a dateline: the same flows complete on two lossless classes") {
+  Scenario sc = torus_ring(64 << 10);
+  sc.routing.dateline_class = 4;
+  sc.pfc.priorities = {3, 4};
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 20'000'000, 0, i);
+  bed.sim.run();
+  CHECK(bed.net->deadlock().detected_at_ps < 0);
+  CHECK(bed.net->messages_in_flight() == 0);
+  CHECK(bed.net->totals().drops == 0);
+  CHECK(bed.net->totals().pfc_tx > 0);
+}
+
+TEST_CASE("InfiniBand credits: a 16:1 incast never drops, runs at line rate, credits come back") {
+  // IB data packet: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 = 26 bytes of headers. VL buffer 16 KiB =
+  // 256 credits of 64 bytes, about 15 MTU frames: the senders stall on credits, not on drops.
+  const int n = 16;
+  const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + 26, bytes = 200'000, vl = 16 << 10;
+  Scenario sc = one_leaf(n + 1, rate, 100'000, 300'000, 1 << 20, mtu);
+  sc.transport = "infiniband";
+  sc.infiniband.vl_buffer_bytes = vl;
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int h = 0; h < n; ++h) bed.net->send(h, n, bytes, 0, static_cast<uint64_t>(h));
+  bed.sim.run();
+  REQUIRE(rec.done.size() == static_cast<size_t>(n));
+  const NetTotals t = bed.net->totals();
+  CHECK(t.drops == 0);
+  CHECK(t.pfc_tx == 0);
+  int64_t last = 0;
+  for (int64_t done : rec.done) last = std::max(last, done);
+  const int64_t wire_time = ser(n * (bytes / mtu) * w, rate);
+  INFO("finish " << last << " ps, line-rate bound " << wire_time << " ps");
+  CHECK(last >= wire_time);
+  CHECK(last <= wire_time + wire_time / 50 + 10'000'000);
+  // No ingress ever held more than its VL buffer, and every credit came home.
+  for (int h = 0; h < n; ++h) {
+    const uint32_t up = port_between(bed, "host" + std::to_string(h), "leaf0");
+    CHECK(bed.net->credits(up, 3) == vl / 64);
+    CHECK(bed.net->ingress_bytes(port_between(bed, "leaf0", "host" + std::to_string(h)), 3) == 0);
+  }
+  bed.net->check_conservation();
+}
+
+TEST_CASE("InfiniBand credits: the torus ring's credit loop deadlocks; a dateline VL fixes it") {
+  Scenario sc = torus_ring(0);
+  sc.pfc.enabled = false;
+  sc.transport = "infiniband";
+  sc.infiniband.vl_buffer_bytes = 32 << 10;
+  sc.sw.buffer_per_port_bytes = 1 << 20;
+  {
+    Bed bed(sc);
+    for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 20'000'000, 0, i);
+    bed.sim.run();
+    const DeadlockReport& d = bed.net->deadlock();
+    REQUIRE(d.detected_at_ps >= 0);
+    CHECK(d.cycle.size() == 4);
+    CHECK(bed.net->totals().drops == 0);
+  }
+  sc.routing.dateline_class = 4;
+  Bed bed(sc);
+  for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 20'000'000, 0, i);
+  bed.sim.run();
+  CHECK(bed.net->deadlock().detected_at_ps < 0);
+  CHECK(bed.net->messages_in_flight() == 0);
+}
+
+namespace {
+
+/// Delivered bytes per flow in [from_ps, to_ps), from message completions (tag = flow * 1e6 +
+/// message index, fixed-size messages).
+struct Throughput : CompletionSink {
+  explicit Throughput(Simulator& s) : sim(s) {}
+  void on_message_complete(uint64_t tag) override {
+    done.push_back({static_cast<int>(tag / 1'000'000), sim.now_ps()});
+  }
+  double gbps(int flow, int64_t msg_bytes, int64_t from_ps, int64_t to_ps) const {
+    int64_t n = 0;
+    for (const auto& [f, t] : done) n += (f == flow && t >= from_ps && t < to_ps) ? 1 : 0;
+    return static_cast<double>(n * msg_bytes) * 8.0 / (static_cast<double>(to_ps - from_ps) * 1e-3);
+  }
+  Simulator& sim;
+  std::vector<std::pair<int, int64_t>> done;
+};
+
+}  // namespace
+
+TEST_CASE("DCQCN: two flows on one 40G bottleneck converge to within 10 % of fair share") {
+  // The paper's setting (Zhu et al. 2015, §5: 40 Gb/s, Kmin 5 KB, Kmax 200 KB, Pmax 1 %, its
+  // DCQCN parameters): flow 0 starts alone at line rate, flow 1 joins 5 ms later. Payload goodput
+  // of a saturated 40G link with 1000-byte payloads: 40 x 1000 / 1082 = 36.97 Gb/s.
+  const int64_t rate = 40 * kGbps, mtu = 1000, msg = 64'000;
+  Scenario sc = one_leaf(3, rate, 1'000'000, 300'000, 4 << 20, mtu);
+  sc.pfc.enabled = true;
+  sc.ecn.enabled = true;
+  sc.dcqcn = dcqcn_preset("paper");
+  sc.dcqcn.enabled = true;
+  Bed bed(sc);
+  Throughput tp(bed.sim);
+  bed.net->set_sink(&tp);
+  const int messages = 3000;  // 192 MB each: longer than the run
+  for (int i = 0; i < messages; ++i) bed.net->send(0, 2, msg, 0, static_cast<uint64_t>(i));
+  bed.sim.run(SimTime(int64_t{5'000'000'000}));
+  for (int i = 0; i < messages; ++i)
+    bed.net->send(1, 2, msg, 0, 1'000'000 + static_cast<uint64_t>(i));
+  const int64_t end = 40'000'000'000;
+  bed.sim.run(SimTime(end));
+  const double goodput = 40.0 * 1000 / 1082;
+  const double fair = goodput / 2;
+  // Convergence: the first 1 ms window after which every window is within 10 % of fair share.
+  int64_t converged = -1;
+  for (int64_t t = 5'000'000'000; t + 1'000'000'000 <= end; t += 1'000'000'000) {
+    const double a = tp.gbps(0, msg, t, t + 1'000'000'000),
+                 b = tp.gbps(1, msg, t, t + 1'000'000'000);
+    const bool fair_now = std::abs(a - fair) <= 0.1 * fair && std::abs(b - fair) <= 0.1 * fair;
+    if (fair_now && converged < 0) converged = t;
+    if (!fair_now) converged = -1;
+  }
+  const double a = tp.gbps(0, msg, end - 10'000'000'000, end),
+               b = tp.gbps(1, msg, end - 10'000'000'000, end);
+  const NetTotals t = bed.net->totals();
+  INFO("last 10 ms: flow 0 " << a << " Gb/s, flow 1 " << b << " Gb/s (fair " << fair
+                             << "); converged from " << converged << " ps; CNPs " << t.cnp_tx
+                             << ", marks " << t.ecn_marked << ", PFC " << t.pfc_tx);
+  CHECK(std::abs(a - fair) <= 0.1 * fair);
+  CHECK(std::abs(b - fair) <= 0.1 * fair);
+  CHECK(a + b >= 0.9 * goodput);  // and the link stays busy
+  CHECK(converged >= 0);
+  CHECK(converged - 5'000'000'000 <= 30'000'000'000);  // tens of ms, as the paper's figures
+  CHECK(t.cnp_tx > 0);
+  CHECK(t.cnp_rx == t.cnp_tx);
+  CHECK(t.drops == 0);
+  // What DCQCN is for: the rates settle before the queue reaches XOFF, so PFC never fires;
+  // without it the same two flows fill the buffer and are held back by pauses.
+  CHECK(t.pfc_tx == 0);
+  {
+    Scenario plain = sc;
+    plain.dcqcn.enabled = false;
+    Bed bed2(plain);
+    for (int i = 0; i < 300; ++i) {
+      bed2.net->send(0, 2, msg, 0, static_cast<uint64_t>(i));
+      bed2.net->send(1, 2, msg, 0, 1'000'000 + static_cast<uint64_t>(i));
+    }
+    bed2.sim.run(SimTime(int64_t{2'000'000'000}));
+    CHECK(bed2.net->totals().pfc_tx > 0);
+  }
+  WARN("DCQCN convergence: " << (converged - 5'000'000'000) / 1e9 << " ms after flow 1 starts; "
+                             << "CNPs " << t.cnp_tx << ", PFC frames " << t.pfc_tx);
+}
