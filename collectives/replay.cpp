@@ -1,6 +1,8 @@
 #include "collectives/replay.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace fabricsim {
 
@@ -41,9 +43,39 @@ void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t f
 }
 
 void PacketTransport::on_message_complete(uint64_t tag) {
+  if (tag & TrafficPlayer::kTagBit) {
+    if (traffic_ == nullptr) return;
+    traffic_->complete(tag & ~TrafficPlayer::kTagBit);
+    if (traffic_->done() && replayer_ == nullptr) sim_.request_stop();
+    return;
+  }
   if (replayer_ == nullptr) return;
   replayer_->complete(tag);
   if (replayer_->done()) sim_.request_stop();
+}
+
+TrafficPlayer::TrafficPlayer(Simulator& sim, Network& net, std::vector<Flow> flows)
+    : sim_(sim), net_(net), flows_(std::move(flows)), finished_(flows_.size(), 0) {}
+
+void TrafficPlayer::start() {
+  for (size_t i = 0; i < flows_.size(); ++i) {
+    sim_.at<&TrafficPlayer::on_post>(SimTime(std::max(flows_[i].start_ps, sim_.now().ps())), this,
+                                     i);
+  }
+}
+
+void TrafficPlayer::on_post(uint64_t index) {
+  const Flow& f = flows_[index];
+  net_.send(f.src, f.dst, f.bytes, f.flow | kQpBit, kTagBit | index, f.tc);
+}
+
+void TrafficPlayer::complete(uint64_t index) {
+  if (index >= flows_.size() || finished_[index]) {
+    throw std::logic_error("TrafficPlayer: flow " + std::to_string(index) +
+                           " completed twice or does not exist");
+  }
+  finished_[index] = 1;
+  ++completed_;
 }
 
 }  // namespace fabricsim

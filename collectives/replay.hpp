@@ -45,12 +45,47 @@ class DagReplayer {
   SimTime start_, finish_;
 };
 
+/// Explicit point-to-point flows (the scenario's `traffic:`), each posted at its start time on
+/// its own queue pair, in the background of any collective.
+class TrafficPlayer {
+ public:
+  struct Flow {
+    int src = 0, dst = 0;  ///< host ids
+    int64_t bytes = 0;     ///< >= 0
+    int64_t start_ps = 0;  ///< >= 0
+    int tc = -1;           ///< traffic class, -1 = the NIC's
+    uint32_t flow = 0;     ///< queue pair id between the pair
+  };
+  /// Message tags of traffic flows carry this bit (the rest is the flow's index); their QP ids
+  /// are flow | kQpBit, apart from the collectives' channels.
+  static constexpr uint64_t kTagBit = uint64_t{1} << 63;
+  static constexpr uint32_t kQpBit = uint32_t{1} << 31;
+  TrafficPlayer(Simulator& sim, Network& net, std::vector<Flow> flows);
+  /// Schedules every flow's post (at its start time, or now if that has passed).
+  void start();
+  /// Flow `index` has been received in full. Throws std::logic_error on a repeat.
+  void complete(uint64_t index);
+  bool done() const { return completed_ == flows_.size(); }
+  size_t completed() const { return completed_; }
+  size_t size() const { return flows_.size(); }
+
+ private:
+  void on_post(uint64_t index);
+  Simulator& sim_;
+  Network& net_;
+  std::vector<Flow> flows_;
+  std::vector<uint8_t> finished_;
+  size_t completed_ = 0;
+};
+
 /// CollectiveTransport over the packet-level Network; forwards completions to a DagReplayer
-/// and stops the simulator when the replayer is done.
+/// (and a TrafficPlayer) and stops the simulator when the replayer is done, or, with no
+/// replayer attached, when the traffic is.
 class PacketTransport final : public CollectiveTransport, public CompletionSink {
  public:
   PacketTransport(Simulator& sim, Network& net);
   void attach(DagReplayer* replayer) { replayer_ = replayer; }
+  void attach_traffic(TrafficPlayer* traffic) { traffic_ = traffic; }
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
   SimTime now() const override { return sim_.now(); }
   void on_message_complete(uint64_t tag) override;
@@ -59,6 +94,7 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   Simulator& sim_;
   Network& net_;
   DagReplayer* replayer_ = nullptr;
+  TrafficPlayer* traffic_ = nullptr;
 };
 
 }  // namespace fabricsim

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,12 +26,67 @@
 #include "topologies/routing.hpp"
 
 namespace fabricsim {
-namespace {
 
 Scenario load(const RunOptions& opts) {
   std::vector<std::string> sets = opts.sets;
   if (opts.seed) sets.push_back("seed=" + std::to_string(*opts.seed));
   return load_scenario(opts.scenario_path, sets);
+}
+
+namespace {
+
+/// The first of `keys` the scenario (or a --set) gave, else the last one.
+std::string given_key(const Scenario& sc, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (sc.origins.count(k)) return k;
+  }
+  return *std::prev(keys.end());
+}
+
+/// PFC, credits, the dateline and DCQCN: what the loader cannot check without the fabric.
+void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable& routes) {
+  const bool roce = sc.transport == "roce";
+  if (sc.routing.dateline_class >= 0) {
+    const uint8_t bit = static_cast<uint8_t>(1u << sc.routing.dateline_class);
+    uint8_t lossless = 0;
+    for (int p : sc.pfc.priorities) lossless |= static_cast<uint8_t>(1u << p);
+    if (sc.pfc.priorities.empty()) lossless = static_cast<uint8_t>(1u << sc.nic.traffic_class);
+    if (roce && !(sc.pfc.enabled && (lossless & bit))) {
+      throw key_error(sc, "routing.dateline_class",
+                      "class " + std::to_string(sc.routing.dateline_class) +
+                          " must be lossless for the dateline to break the cycle: enable pfc "
+                          "and list it in pfc.priorities with the traffic class (e.g. [" +
+                          std::to_string(sc.nic.traffic_class) + ", " +
+                          std::to_string(sc.routing.dateline_class) + "])");
+    }
+  }
+  if (sc.dcqcn.enabled && roce) {
+    try {
+      validate_dcqcn(sc.dcqcn, sc.link.host_rate_bps);
+    } catch (const std::invalid_argument& e) {
+      throw key_error(sc, "dcqcn", e.what());
+    }
+  }
+  if (!(roce && sc.pfc.enabled) && sc.transport != "infiniband") return;
+  // The devices check the thresholds, headroom and credit buffers of every port: build them
+  // once here so that a misfit is bad input, reported before anything runs.
+  try {
+    Simulator sim;
+    Network net(sim, fabric, routes, net_config_for(sc));
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    if (what.rfind("Network: ", 0) == 0) what.erase(0, 9);
+    const bool credits = !roce;
+    const std::string key =
+        credits ? given_key(sc, {"infiniband.vl_buffer", "switch.buffer_per_port",
+                                 "switch.shared_buffer", "infiniband.vl_buffer"})
+                : given_key(sc, {"pfc.xoff", "pfc.headroom", "pfc.xon_offset",
+                                 "switch.buffer_per_port", "switch.shared_buffer", "pfc.enabled"});
+    throw key_error(sc, key,
+                    what + (credits ? ""
+                                    : "; set pfc.xoff, a smaller pfc.headroom or a larger "
+                                      "switch buffer"));
+  }
 }
 
 /// What a run needs beyond a valid scenario: ranks to talk, and buffers that hold a frame.
@@ -232,10 +288,19 @@ void fill_counters(const Network& net, RunReport& rep) {
 
 }  // namespace
 
-Prepared prepare(const Scenario& sc) {
+Prepared prepare(Scenario& sc) {
   Fabric fabric = build_fabric(sc);
+  std::vector<std::string> switch_names;
+  for (auto v : boost::make_iterator_range(boost::vertices(fabric.graph))) {
+    if (fabric.graph[v].kind == NodeKind::kSwitch) switch_names.push_back(fabric.graph[v].name);
+  }
+  check_switch_overrides(sc, switch_names);
+  std::vector<std::string> host_names;
+  for (VertexId h : fabric.hosts) host_names.push_back(fabric.graph[h].name);
+  resolve_traffic(sc, host_names);
   check_runnable(sc, fabric);
   RoutingTable routes = build_routes(sc, fabric);
+  check_lossless(sc, fabric, routes);
   return Prepared{std::move(fabric), std::move(routes)};
 }
 
@@ -260,10 +325,71 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   rep.fabric = summarize(sc, fabric);
   const int ranks = static_cast<int>(fabric.hosts.size());
   const int elem = datatype_bytes(sc.workload.datatype);
-  const auto sizes =
-      sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes, sc.workload.stepfactor, elem);
+  const auto sizes = sc.has_workload ? sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes,
+                                                   sc.workload.stepfactor, elem)
+                                     : std::vector<int64_t>{};
   rep.stop_reason = to_string(StopReason::kWorkloadDone);
   auto last_progress = wall_start;
+
+  // Explicit flows (traffic:) start at time 0, beside the sweep's first size.
+  std::vector<TrafficPlayer::Flow> flows;
+  for (size_t i = 0; i < sc.traffic.size(); ++i) {
+    const TrafficFlow& t = sc.traffic[i];
+    flows.push_back({t.src_host, t.dst_host, t.bytes, t.start_ps, t.priority,
+                     static_cast<uint32_t>(t.flow >= 0 ? t.flow : static_cast<int64_t>(i))});
+  }
+  TrafficPlayer traffic(sim, net, std::move(flows));
+  transport.attach_traffic(&traffic);
+  traffic.start();
+
+  // Runs until the transport stops the simulator (what `what` waits for is done); false, with
+  // rep.stop_reason set, if the run ended otherwise. `stalled` describes what is missing.
+  const auto run_phase = [&](const std::string& what, const std::string& label,
+                             const std::function<std::string()>& stalled) {
+    for (;;) {
+      StopReason why;
+      try {
+        why = sim.run(SimTime::max(), 2'000'000);
+      } catch (const std::overflow_error&) {
+        rep.complete = false;
+        rep.stop_reason = "simulated time overflow during " + what +
+                          " (beyond int64 picoseconds, about 106 days)";
+        return false;
+      }
+      if (why == StopReason::kEventLimit) {
+        const auto now = std::chrono::steady_clock::now();
+        if (progress && now - last_progress > std::chrono::seconds(1)) {
+          last_progress = now;
+          const double wall = std::chrono::duration<double>(now - wall_start).count();
+          std::fprintf(stderr, "\r[fabricsim] %s, simulated %.3f us, %.2f M events/s   ",
+                       label.c_str(), sim.now().us(),
+                       static_cast<double>(sim.events_executed()) / wall / 1e6);
+        }
+        continue;
+      }
+      if (why == StopReason::kWorkloadDone && net.failure().empty() &&
+          net.deadlock().detected_at_ps < 0) {
+        return true;
+      }
+      rep.complete = false;
+      if (net.deadlock().detected_at_ps >= 0 && why != StopReason::kInterrupted) {
+        rep.deadlocked = true;
+        rep.stop_reason = std::string(net.config().credits ? "credit" : "PFC") +
+                          " deadlock during " + what + ": no packet in a cycle of " +
+                          std::to_string(net.deadlock().cycle.size()) + " queues " +
+                          (net.config().credits ? "without InfiniBand credits" : "paused by PFC") +
+                          " can move (see deadlock in results.json)";
+      } else if (!net.failure().empty()) {
+        rep.stop_reason = "stopped during " + what + ": " + net.failure();
+      } else if (why == StopReason::kInterrupted) {
+        rep.interrupted = true;
+        rep.stop_reason = "interrupted during " + what;
+      } else {
+        rep.stop_reason = "stalled during " + what + ": " + stalled() + " and no event left";
+      }
+      return false;
+    }
+  };
 
   // Sizes run back to back on one network, like one all_reduce_perf process (1 iteration each:
   // the idle network repeats exactly, so warm-up and averaging would change nothing).
@@ -286,62 +412,25 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
     DagReplayer replayer(dag, transport);
     transport.attach(&replayer);
     replayer.start();
-    for (;;) {
-      StopReason why;
-      try {
-        why = sim.run(SimTime::max(), 2'000'000);
-      } catch (const std::overflow_error&) {
-        rep.complete = false;
-        rep.stop_reason = "simulated time overflow during size " + std::to_string(sizes[i]) +
-                          " B (beyond int64 picoseconds, about 106 days)";
-        break;
-      }
-      if (why == StopReason::kEventLimit) {
-        const auto now = std::chrono::steady_clock::now();
-        if (progress && now - last_progress > std::chrono::seconds(1)) {
-          last_progress = now;
-          const double wall = std::chrono::duration<double>(now - wall_start).count();
-          std::fprintf(stderr,
-                       "\r[fabricsim] size %zu/%zu (%s), simulated %.3f us, %.2f M events/s   ",
-                       i + 1, sizes.size(), format_size(sizes[i]).c_str(), sim.now().us(),
-                       static_cast<double>(sim.events_executed()) / wall / 1e6);
-        }
-        continue;
-      }
-      if (why == StopReason::kWorkloadDone && net.failure().empty()) break;
-      rep.complete = false;
-      if (net.deadlock().detected_at_ps >= 0) {
-        rep.deadlocked = true;
-        rep.stop_reason = "PFC deadlock during size " + std::to_string(sizes[i]) +
-                          " B: no packet in a cycle of " +
-                          std::to_string(net.deadlock().cycle.size()) +
-                          " paused queues can move (see deadlock in results.json)";
-        if (net.config().credits) {
-          rep.stop_reason = "credit deadlock during size " + std::to_string(sizes[i]) +
-                            " B: no packet in a cycle of " +
-                            std::to_string(net.deadlock().cycle.size()) +
-                            " queues without InfiniBand credits can move (see deadlock in "
-                            "results.json)";
-        }
-      } else if (!net.failure().empty()) {
-        rep.stop_reason =
-            "stopped during size " + std::to_string(sizes[i]) + " B: " + net.failure();
-      } else if (why == StopReason::kInterrupted) {
-        rep.interrupted = true;
-        rep.stop_reason = "interrupted during size " + std::to_string(sizes[i]) + " B";
-      } else {
-        rep.stop_reason = "stalled during size " + std::to_string(sizes[i]) +
-                          " B: " + std::to_string(replayer.completed()) + " of " +
-                          std::to_string(dag.size()) + " transfers completed and no event left";
-      }
-      break;
-    }
+    char label[96];
+    std::snprintf(label, sizeof label, "size %zu/%zu (%s)", i + 1, sizes.size(),
+                  format_size(sizes[i]).c_str());
+    const bool ok = run_phase("size " + std::to_string(sizes[i]) + " B", label, [&] {
+      return std::to_string(replayer.completed()) + " of " + std::to_string(dag.size()) +
+             " transfers completed";
+    });
     transport.attach(nullptr);
-    if (!rep.complete) break;
+    if (!ok) break;
     row.time_ps = (replayer.finish_time() - replayer.start_time()).ps();
     row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, ranks);
     rep.rows.push_back(row);
+  }
+  if (rep.complete && !traffic.done()) {
+    run_phase("the traffic flows", "traffic", [&] {
+      return std::to_string(traffic.completed()) + " of " + std::to_string(traffic.size()) +
+             " traffic flows completed";
+    });
   }
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
 
@@ -355,13 +444,29 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   return rep;
 }
 
+void write_run_outputs(const std::string& dir_name, const RunReport& rep) {
+  const std::filesystem::path dir(dir_name);
+  write_results_json((dir / "results.json").string(), rep);
+  write_perf_json((dir / "perf.json").string(), rep);
+  write_ports_csv((dir / "ports.csv").string(), rep);
+  write_queues_csv((dir / "queues.csv").string(), rep);
+  write_flows_csv((dir / "flows.csv").string(), rep);
+}
+
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
-  const Scenario sc = load(opts);
+  Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
   const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
-  std::cout << "# fabricsim " << sc.name << ": " << sc.workload.collective << ", algorithm "
-            << sc.workload.algorithm << ", protocol " << sc.workload.protocol << ", seed "
-            << sc.seed << "\n";
+  std::cout << "# fabricsim " << sc.name << ": ";
+  if (sc.has_workload) {
+    std::cout << sc.workload.collective << ", algorithm " << sc.workload.algorithm << ", protocol "
+              << sc.workload.protocol;
+  }
+  if (!sc.traffic.empty()) {
+    std::cout << (sc.has_workload ? ", plus " : "") << sc.traffic.size() << " traffic flow"
+              << (sc.traffic.size() == 1 ? "" : "s");
+  }
+  std::cout << ", seed " << sc.seed << "\n";
   const bool progress = opts.progress && isatty(STDERR_FILENO);
   std::optional<ChromeTrace> trace;
   const std::filesystem::path dir(opts.out_dir);
@@ -373,15 +478,13 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   const RunReport rep = simulate(sc, prepared, interrupt, progress, trace ? &*trace : nullptr);
   if (trace) trace->close();
-  print_table_header(std::cout);
-  for (const auto& row : rep.rows) print_table_row(std::cout, row);
+  if (sc.has_workload) {
+    print_table_header(std::cout);
+    for (const auto& row : rep.rows) print_table_row(std::cout, row);
+  }
   print_summary(std::cout, rep);
   if (opts.out_given) {
-    write_results_json((dir / "results.json").string(), rep);
-    write_perf_json((dir / "perf.json").string(), rep);
-    write_ports_csv((dir / "ports.csv").string(), rep);
-    write_queues_csv((dir / "queues.csv").string(), rep);
-    write_flows_csv((dir / "flows.csv").string(), rep);
+    write_run_outputs(dir.string(), rep);
     std::cout << "# wrote      : " << (dir / "results.json").string()
               << ", perf.json, ports.csv, queues.csv, flows.csv";
     if (rep.flows_unrecorded > 0) {
@@ -406,7 +509,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
 }
 
 int cmd_validate(const RunOptions& opts) {
-  const Scenario sc = load(opts);
+  Scenario sc = load(opts);
   const Prepared prepared = prepare(sc);  // the topology can be built, run and routed;
   const Fabric& fabric = prepared.fabric;
   if (!sc.cost_model.empty()) load_cost_model(cost_model_path(sc));  // its prices file reads

@@ -41,15 +41,24 @@ struct Prepared {
   Fabric fabric;
   RoutingTable routes;
 };
-/// Builds and checks everything a run needs before anything is printed or written. Throws
-/// ConfigError (exit 2) for a fabric that cannot be built, routed or run.
-Prepared prepare(const Scenario& scenario);
+/// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
+/// ConfigError (exit 2).
+Scenario load(const RunOptions& opts);
+
+/// Builds and checks everything a run needs before anything is printed or written, and
+/// resolves the scenario's traffic host names against the fabric. Throws ConfigError (exit 2)
+/// for a fabric that cannot be built, routed or run.
+Prepared prepare(Scenario& scenario);
 
 /// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
 /// `interrupt` becomes true or the network stalls; the rows finished so far are kept.
 /// With `trace` set, network events go to it (trace.json).
 RunReport simulate(const Scenario& scenario, const Prepared& prepared,
                    const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr);
+
+/// Writes results.json, perf.json, ports.csv, queues.csv and flows.csv of `report` into
+/// `dir` (which must exist). Throws std::runtime_error when a file cannot be written.
+void write_run_outputs(const std::string& dir, const RunReport& report);
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
 int cmd_validate(const RunOptions& opts);

@@ -8,6 +8,7 @@ TraceObserver::TraceObserver(ChromeTrace& trace, const Network& net) : trace_(tr
     port_names_.push_back(g[p.node].name + "->" + g[p.peer_node].name);
   trace_.process_name(kMessagesPid, "messages (one track per source host)");
   trace_.process_name(kQueuesPid, "switch egress queues (bytes)");
+  trace_.process_name(kPfcPid, "PFC (1 = egress queue paused by its peer)");
   for (size_t h = 0; h < net.fabric().hosts.size(); ++h) {
     trace_.thread_name(kMessagesPid, static_cast<int>(h), g[net.fabric().hosts[h]].name);
   }
@@ -39,6 +40,21 @@ void TraceObserver::packet_dropped(uint32_t port, int tc, bool corrupt, int64_t 
   if (!trace_.recording()) return trace_.skip(t_ps);
   trace_.instant("drop", (corrupt ? "corrupt frame " : "tail drop ") + port_names_[port],
                  kQueuesPid, 0, t_ps, "{\"tc\":" + std::to_string(tc) + "}");
+}
+
+void TraceObserver::pause_changed(uint32_t port, int tc, bool paused, int64_t t_ps) {
+  if (!trace_.recording()) return trace_.skip(t_ps);
+  trace_.counter(kPfcPid, "paused " + port_names_[port] + " tc" + std::to_string(tc), t_ps,
+                 paused ? 1 : 0);
+}
+
+void TraceObserver::pfc_decided(uint32_t port, int tc, bool xoff, int64_t ingress_bytes,
+                                int64_t t_ps) {
+  if (!trace_.recording()) return trace_.skip(t_ps);
+  // The ingress port `port` of a switch pauses (or resumes) the peer that sends into it.
+  trace_.instant("pfc", std::string(xoff ? "XOFF " : "XON ") + port_names_[port], kPfcPid, 0, t_ps,
+                 "{\"tc\":" + std::to_string(tc) +
+                     ",\"ingress_bytes\":" + std::to_string(ingress_bytes) + "}");
 }
 
 void TraceObserver::went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,

@@ -23,11 +23,14 @@ class TraceObserver final : public NetObserver {
   void message_delivered(uint64_t seq, int src, int dst, uint32_t qp, int64_t t_ps) override;
   void queue_changed(uint32_t port, int tc, int64_t bytes, int64_t t_ps) override;
   void packet_dropped(uint32_t port, int tc, bool corrupt, int64_t t_ps) override;
+  /// PFC: a 0/1 counter track per paused egress queue, and XOFF/XON instants at the ingress.
+  void pause_changed(uint32_t port, int tc, bool paused, int64_t t_ps) override;
+  void pfc_decided(uint32_t port, int tc, bool xoff, int64_t ingress_bytes, int64_t t_ps) override;
   void went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
                  int64_t t_ps) override;
 
  private:
-  static constexpr int kMessagesPid = 1, kQueuesPid = 2;
+  static constexpr int kMessagesPid = 1, kQueuesPid = 2, kPfcPid = 3;
   std::string message_name(int src, int dst) const;
   ChromeTrace& trace_;
   const Network& net_;

@@ -5,8 +5,9 @@
 // Order of work: read the file, parse YAML (keeping marks), apply --set overrides to the tree,
 // check every map for unknown and duplicate keys, read and check the switch profile (if
 // switch.profile names one) and add its keys that the scenario does not set, then parse each
-// field into the Scenario, check the required keys and run the few cross-field checks. The
-// first mistake found is thrown as a ConfigError.
+// field into the Scenario, check the required keys, read the traffic list (its item keys are
+// the small table kTrafficKeys) and run the few cross-field checks. The first mistake found is
+// thrown as a ConfigError.
 #include "sim/config/loader.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -474,12 +475,22 @@ const Condition kRoceDcqcn{"transport", "roce", [](const Scenario& s) { return s
 const Condition kInfiniband{"transport", "infiniband",
                             [](const Scenario& s) { return s.transport; },
                             "RoCE's flow control is PFC (the pfc section)"};
+const Condition kWraparound{
+    "topology.wraparound", "true",
+    [](const Scenario& s) { return std::string(s.topology.wraparound ? "true" : "false"); },
+    "a mesh (topology.wraparound: false) has no wraparound links for a dateline to cut"};
+
+/// `traffic:` is a list of flows, not a map of keys: its items' keys are kTrafficKeys, not rows
+/// of kFields, and --set cannot reach them.
+constexpr const char* kTrafficSection = "traffic";
 
 /// A section of the scenario. `when` applies to every key in it, like Field::when.
 struct Section {
   const char* name;
   bool required;
   const Condition* when = nullptr;
+  /// A required section is not required when this section is given (its keys neither).
+  const char* unless = nullptr;
 };
 const Section kSections[] = {{"topology", true},
                              {"link", true},
@@ -491,7 +502,8 @@ const Section kSections[] = {{"topology", true},
                              {"dcqcn", false, &kRoceDcqcn},
                              {"infiniband", false, &kInfiniband},
                              {"switches", false},
-                             {"workload", true}};
+                             {"workload", true, nullptr, kTrafficSection},
+                             {kTrafficSection, false}};
 /// `switches:` maps switch names to these sections, whose keys (the same rows of kFields) they
 /// override for that switch.
 constexpr const char* kSwitchesSection = "switches";
@@ -677,6 +689,9 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.routing.algorithm = v.choice(kRoutingAlgorithms); }},
   {"routing", "load_balancing", false,
    [](const Value& v, Scenario& s) { s.routing.load_balancing = v.choice(kLoadBalancing); }},
+  {"routing", "dateline_class", false,  // not nic.traffic_class (check_dateline)
+   [](const Value& v, Scenario& s) { s.routing.dateline_class = int(v.integer(0, 7)); },
+   "torus", nullptr, &kWraparound},
 
   {"", "cost_model", false, [](const Value& v, Scenario& s) { s.cost_model = v.string(); }},
 
@@ -866,6 +881,66 @@ std::vector<std::string> all_paths() {
   return paths;
 }
 
+// ---- traffic ------------------------------------------------------------------------------
+
+const std::string kTrafficExpected =
+    "a list of flows, each a map with src, dst and size, e.g. [{src: 0, dst: 1, size: 1MiB}]";
+
+/// Start times: up to an hour (3600s) of simulated time.
+const QuantitySpec kFlowStart{
+    "time", "10us", parse_time_ps, 0, 3'600'000'000'000'000, "a time from 0s to 3600s"};
+
+/// True when `text` is a host index (digits, optionally after '+'), with `index` its value
+/// (kInt64Max when it does not fit); false for a host name.
+bool host_index(const std::string& text, int64_t& index) {
+  const size_t first = !text.empty() && text[0] == '+';
+  if (first == text.size()) return false;
+  for (size_t i = first; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+  }
+  const auto [end, ec] = std::from_chars(text.data() + first, text.data() + text.size(), index);
+  if (ec == std::errc::result_out_of_range) index = kInt64Max;
+  return true;
+}
+
+/// A flow's src or dst as written: a host index >= 0 or a host name (resolve_traffic checks
+/// either against the fabric).
+std::string flow_host(const Value& v) {
+  const std::string expected = "a host index (an integer >= 0) or a host name, e.g. 3 or host3";
+  const std::string s = v.scalar(expected);
+  if (s.empty()) v.fail("expected " + expected + ", got ''");
+  int64_t index = 0;
+  if (s[0] == '-' && host_index(s.substr(1), index)) {
+    v.fail("expected " + expected + ", got a negative index '" + s + "'");
+  }
+  return s;
+}
+
+/// One key of a flow (an item of `traffic:`); the kFields of a list item.
+struct TrafficKey {
+  const char* key;
+  bool required;
+  void (*parse)(const Value&, TrafficFlow&);
+};
+// clang-format off
+const TrafficKey kTrafficKeys[] = {
+  {"src", true, [](const Value& v, TrafficFlow& f) { f.src = flow_host(v); }},
+  {"dst", true, [](const Value& v, TrafficFlow& f) { f.dst = flow_host(v); }},
+  {"size", true, [](const Value& v, TrafficFlow& f) { f.bytes = v.quantity(kPositiveSize); }},
+  {"start", false, [](const Value& v, TrafficFlow& f) { f.start_ps = v.quantity(kFlowStart); }},
+  {"priority", false, [](const Value& v, TrafficFlow& f) { f.priority = int(v.integer(0, 7)); }},
+  {"flow", false, [](const Value& v, TrafficFlow& f) { f.flow = v.integer(0, 4'294'967'295); }},
+};
+/// What ns-3 RDMA flow files and other tools call these keys: "did you mean" for them too.
+const std::pair<const char*, const char*> kTrafficAliases[] = {
+  {"source", "src"}, {"destination", "dst"}, {"dest", "dst"},
+  {"bytes", "size"}, {"size_bytes", "size"}, {"message_size", "size"},
+  {"start_time", "start"}, {"time", "start"},
+  {"pg", "priority"}, {"tc", "priority"}, {"traffic_class", "priority"}, {"prio", "priority"},
+  {"qp", "flow"}, {"flow_id", "flow"},
+};
+// clang-format on
+
 // ---- reading -----------------------------------------------------------------------------
 
 /// The text of a scenario file, or of what `noun` names (e.g. "switch profile 'x.yaml'").
@@ -924,6 +999,10 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
   if (path.empty()) fail("expected a key before '=', e.g. topology.oversubscription=3");
   std::vector<std::string> keys;
   const std::string switches = std::string(kSwitchesSection) + ".";
+  const std::string traffic = kTrafficSection;
+  if (path == traffic || path.rfind(traffic + ".", 0) == 0 || path.rfind(traffic + "[", 0) == 0) {
+    fail("traffic is a list; edit it in the file");
+  }
   if (path.rfind(switches, 0) == 0) {
     // switches.NAME.SECTION.KEY (NAME may hold dots: SECTION and KEY are the last two parts)
     const std::string expected = "expected switches.SWITCH." +
@@ -1138,6 +1217,9 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
   for (const Field& f : kFields) {
     const std::string path = path_of(f);
     if (found.count(path) || !required_for(f, s)) continue;
+    // An optional section left out needs nothing (workload, when traffic replaces it); a
+    // required one left out has already failed.
+    if (*f.section && !found.count(f.section)) continue;
     // Point at the section's key ("topology:"); a top-level key has no better place.
     const auto parent = found.find(f.section);
     std::string message =
@@ -1406,6 +1488,99 @@ void parse_switches(const Context& ctx, const Value& section,
   }
 }
 
+/// A dateline moves packets to another class at a wraparound link: the class they start in
+/// (nic.traffic_class) would leave the cycle of waits that it is there to break.
+void check_dateline(const std::map<std::string, Value>& found, const Scenario& s) {
+  const int dateline = s.routing.dateline_class;
+  if (dateline < 0 || dateline != s.nic.traffic_class) return;
+  // Suggest another lossless priority if pfc lists one, else the next class up that CNPs do
+  // not use.
+  int other = -1;
+  for (const int p : s.pfc.priorities) {
+    if (p != dateline && other < 0) other = p;
+  }
+  for (int step = 1; step < 8 && other < 0; ++step) {
+    const int c = (dateline + step) % 8;
+    if (c != s.dcqcn.cnp_traffic_class) other = c;
+  }
+  found.at("routing.dateline_class")
+      .fail("dateline_class " + std::to_string(dateline) +
+            " is the class packets start in (nic.traffic_class); pick another lossless class, "
+            "e.g. " +
+            std::to_string(other));
+}
+
+/// `traffic:` (the section's value): each item a flow, in order, into s.traffic; origins
+/// recorded as "traffic[2]" (the item) and "traffic[2].src" (each key given), where
+/// resolve_traffic's errors point.
+void parse_traffic(const Context& ctx, const Value& section, Scenario& s) {
+  const YAML::Node& list = section.node();
+  if (!list.IsSequence()) {
+    section.fail("expected " + kTrafficExpected + ", got " + describe(list));
+  }
+  if (list.size() == 0) section.fail("expected " + kTrafficExpected + ", got an empty list");
+  std::vector<std::string> keys, required;
+  for (const TrafficKey& k : kTrafficKeys) {
+    keys.emplace_back(k.key);
+    if (k.required) required.emplace_back(k.key);
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = std::string(kTrafficSection) + "[" + std::to_string(i) + "]";
+    const Value item(&ctx, path, list[i], section.key_mark());
+    if (!item.node().IsMap()) {
+      item.fail("expected a flow: a map with " + join_words(keys, ", ") +
+                ", e.g. {src: 0, dst: 1, size: 1MiB}, got " + describe(item.node()));
+    }
+    std::map<std::string, Value> given;
+    std::map<std::string, int> first_line;
+    for (const auto& entry : item.node()) {
+      const YAML::Node key = entry.first;
+      if (!key.IsScalar()) ctx.fail(path, key.Mark(), "expected a key name, got " + describe(key));
+      const std::string name = key.Scalar();
+      const std::string key_path = path + "." + name;
+      if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
+        std::string guess;
+        for (const auto& [alias, canonical] : kTrafficAliases) {
+          if (name == alias) guess = canonical;
+        }
+        if (guess.empty()) guess = closest_match(name, keys);
+        ctx.fail(key_path, key.Mark(),
+                 "unknown key '" + name + "'" +
+                     (guess.empty() ? "; a flow has only " + join_words(keys, ", ")
+                                    : "; did you mean '" + guess + "'?"));
+      }
+      if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
+        ctx.fail(key_path, key.Mark(),
+                 "duplicate key '" + name + "' (first given at line " +
+                     std::to_string(seen->second) + ")");
+      }
+      given.emplace(name, Value(&ctx, key_path, entry.second, key.Mark()));
+    }
+    TrafficFlow flow;
+    for (const TrafficKey& k : kTrafficKeys) {
+      const auto it = given.find(k.key);
+      if (it == given.end()) continue;
+      k.parse(it->second, flow);
+      s.origins[it->second.path()] = it->second.origin();
+    }
+    for (const std::string& k : required) {
+      if (!given.count(k)) {
+        ctx.fail(path + "." + k, item.node().Mark(),
+                 "missing required key; a flow needs " + join_words(required, ", "));
+      }
+    }
+    const int dateline = s.routing.dateline_class;
+    if (flow.priority >= 0 && flow.priority == dateline) {
+      given.at("priority")
+          .fail("priority " + std::to_string(dateline) +
+                " is routing.dateline_class, the class packets move to at a wraparound link; a "
+                "flow must start in another class");
+    }
+    s.origins[path] = item.origin();
+    s.traffic.push_back(std::move(flow));
+  }
+}
+
 Scenario build(const Context& ctx, const YAML::Node& root) {
   std::vector<std::string> section_names;
   for (const Section& x : kSections) section_names.emplace_back(x.name);
@@ -1425,16 +1600,25 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   for (const Section& section : kSections) {
     const auto it = found.find(section.name);
     if (it == found.end()) {
-      if (section.required) {
-        ctx.fail(section.name, YAML::Mark::null_mark(),
-                 "missing required section (with at least " +
-                     join_words(keys_of(section.name, true), ", ") + ")");
+      if (section.required && !(section.unless && found.count(section.unless))) {
+        std::string message = "missing required section (with at least " +
+                              join_words(keys_of(section.name, true), ", ") + ")";
+        if (section.unless) {
+          const std::string alternative = section.unless;
+          message += ", or a " + alternative + " section in its place" +
+                     (alternative == kTrafficSection ? " (" + kTrafficExpected + ")" : "");
+        }
+        ctx.fail(section.name, YAML::Mark::null_mark(), message);
       }
       continue;
     }
     const YAML::Node& node = it->second.node();
+    // parse_switches and parse_traffic read these; a list of flows must not be empty.
+    if (section.name == std::string(kSwitchesSection) ||
+        section.name == std::string(kTrafficSection)) {
+      continue;
+    }
     if (node.IsNull()) continue;  // "nic:" with every key left to its default
-    if (section.name == std::string(kSwitchesSection)) continue;  // parse_switches
     if (!node.IsMap()) {
       it->second.fail("expected a map of " + std::string(section.name) + " keys (" +
                       join_words(keys_of(section.name), ", ") + "), got " + describe(node));
@@ -1462,6 +1646,11 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
   }
   parse_fields(ctx, found, s, true, "this scenario's");
+  s.has_workload = found.count("workload") > 0;
+  check_dateline(found, s);
+  if (const auto it = found.find(kTrafficSection); it != found.end()) {
+    parse_traffic(ctx, it->second, s);  // after routing.dateline_class and its check
+  }
 
   // Cross-field rules.
   if (!found.count("link.fabric_rate")) s.link.fabric_rate_bps = s.link.host_rate_bps;
@@ -1516,6 +1705,46 @@ void check_switch_overrides(const Scenario& sc, const std::vector<std::string>& 
                   "no switch named '" + name + "'" +
                       (guess.empty() ? " (fabricsim topo --dot shows the names)"
                                      : "; did you mean '" + guess + "'?"));
+}
+
+void resolve_traffic(Scenario& sc, const std::vector<std::string>& host_names) {
+  const int64_t hosts = static_cast<int64_t>(host_names.size());
+  const std::string count = hosts == 0   ? "the fabric has no hosts"
+                            : hosts == 1 ? "the fabric has 1 host (0)"
+                                         : "the fabric has " + std::to_string(hosts) +
+                                               " hosts (0 … " + std::to_string(hosts - 1) + ")";
+  const auto resolve = [&](const std::string& text, const std::string& path) {
+    int64_t index = 0;
+    if (host_index(text, index)) {
+      if (index >= hosts) {
+        const std::string written = index == kInt64Max ? text : std::to_string(index);
+        throw key_error(sc, path, "host " + written + " does not exist: " + count);
+      }
+      return static_cast<int>(index);
+    }
+    const auto it = std::find(host_names.begin(), host_names.end(), text);
+    if (it != host_names.end()) return static_cast<int>(it - host_names.begin());
+    const std::string guess = closest_match(text, host_names);
+    throw key_error(
+        sc, path,
+        "no host named '" + text + "'" +
+            (!guess.empty() ? "; did you mean '" + guess + "'?"
+             : hosts == 0   ? ": " + count
+                            : "; expected a host name such as '" + host_names.front() +
+                                "' or an index from 0 to " + std::to_string(hosts - 1)));
+  };
+  for (size_t i = 0; i < sc.traffic.size(); ++i) {
+    TrafficFlow& f = sc.traffic[i];
+    const std::string path = std::string(kTrafficSection) + "[" + std::to_string(i) + "]";
+    f.src_host = resolve(f.src, path + ".src");
+    f.dst_host = resolve(f.dst, path + ".dst");
+    if (f.src_host == f.dst_host) {
+      const std::string& name = host_names[static_cast<size_t>(f.dst_host)];
+      throw key_error(sc, path + ".dst",
+                      "dst is host " + std::to_string(f.dst_host) + " (" + name +
+                          "), the same host as src; a flow goes between two different hosts");
+    }
+  }
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {

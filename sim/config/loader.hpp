@@ -48,6 +48,14 @@ ConfigError key_error(const Scenario& scenario, const std::string& key_path,
 /// with a "did you mean" among `switch_names`; names are checked in the order written.
 void check_switch_overrides(const Scenario& sc, const std::vector<std::string>& switch_names);
 
+/// Resolves each flow of the scenario's `traffic:` section against the fabric's hosts, setting
+/// src_host and dst_host from src and dst as written: a host index (must be below
+/// host_names.size()) or a host name (one of `host_names`, where host_names[i] names host i, as
+/// `fabricsim topo --dot` shows it, e.g. "host3"). Throws ConfigError at the value as written
+/// ("traffic[2].dst") for a host that does not exist (with a "did you mean" for a name) and for
+/// a flow whose src and dst are the same host; flows are checked in order, src before dst.
+void resolve_traffic(Scenario& sc, const std::vector<std::string>& host_names);
+
 /// The closest candidate to `word` by edit distance, when it is close enough (distance at most
 /// max(2, word.size() / 3)); failing that, the closest candidate that `word` abbreviates (its
 /// letters in order, the same first letter, at least half as long: "cut_thru" -> "cut_through");

@@ -12,7 +12,8 @@
 //   topology: {kind, oversubscription, <keys of the kind>, failed_links, degraded_links,
 //              link_bit_error_rates}
 //   link:     {host_rate, fabric_rate, propagation_delay, nvlink_rate, bit_error_rate}
-//   routing:  {algorithm, load_balancing}     # optional
+//   routing:  {algorithm, load_balancing, dateline_class}   # optional; dateline_class 0..7,
+//             # only on a torus with wraparound, not nic.traffic_class (and PFC lossless)
 //   cost_model: configs/cost_example.yaml      # optional
 //   switch:   {latency, radix, buffer_model, buffer_per_port | shared_buffer, reserved_per_queue,
 //              alpha, cut_through, scheduler, dwrr_weights, profile}
@@ -33,6 +34,12 @@
 //             # `fabricsim topo --dot` shows it (check_switch_overrides); --set takes
 //             # switches.NAME.pfc.KEY=VALUE
 //   workload: {collective, algorithm, protocol, datatype, redop, minbytes, maxbytes, stepfactor}
+//             # required unless traffic is given
+//   traffic:                                 # optional: point-to-point flows, a non-empty list
+//     - {src: 0, dst: 5, size: 4MiB}         # src, dst: a host index or name (resolve_traffic)
+//     - {src: host1, dst: host5, size: 64MiB, start: 10us, priority: 3, flow: 7}
+//             # start default 0; priority (0..7) default nic.traffic_class; flow (0..2^32-1)
+//             # default the item's index; edited in the file only (no --set)
 //
 // Sizes, times and rates are written with their unit and without one in the key's name
 // (pfc.xoff: 200KB, pfc.response_time: 1us, dcqcn.rai: 40Mbps).
@@ -271,6 +278,18 @@ struct WorkloadConfig {
   int64_t stepfactor = 2;                 ///< multiplicative step between sizes (-f); >= 2
 };
 
+/// One item of the `traffic:` section: a point-to-point flow (an RDMA write of `bytes` on
+/// its own queue pair), as in the flow files of ns-3 RDMA studies (src, dst, priority, size,
+/// start time).
+struct TrafficFlow {
+  std::string src, dst;  ///< as written: a host index ("3") or a host name ("host3")
+  int src_host = -1, dst_host = -1;  ///< resolved against the fabric (resolve_traffic)
+  int64_t bytes = 0;                 ///< message size, >= 1 byte
+  int64_t start_ps = 0;              ///< posted at this simulated time
+  int priority = -1;                 ///< traffic class 0..7; -1 = nic.traffic_class
+  int64_t flow = -1;                 ///< queue pair id between the pair; -1 = the item's index
+};
+
 /// Where a key's value came from: the file position of its value, or the --set that gave it.
 struct KeyOrigin {
   std::string where;  ///< the file, or "--set KEY=VALUE"
@@ -290,6 +309,9 @@ struct Scenario {
   WorkloadConfig workload;
   RoutingConfig routing;
   EcnConfig ecn;
+  /// `traffic:` explicit flows, run from time 0 (alone, or beside the workload's sweep).
+  std::vector<TrafficFlow> traffic;
+  bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;
   DcqcnConfig dcqcn;
   InfinibandConfig infiniband;

@@ -577,8 +577,18 @@ void Network::nic_fill(uint32_t nic_id) {
       nic.active.erase(nic.active.begin() + static_cast<ptrdiff_t>(nic.cursor));
       continue;
     }
+    int64_t wake = qp.next_send_ps;
+    if (qp.next_send_ps > now && cfg_.dcqcn && qp.pace_wire_bytes > 0) {
+      // DCQCN may have raised the rate since the gap was set: re-time the gap at today's rate
+      // and look again when the rate timer next fires.
+      qp.cc.advance(now);
+      const int64_t rate = pacing_rate(qp);
+      qp.next_send_ps =
+          rate > 0 ? qp.pace_base_ps + serialization_ps(qp.pace_wire_bytes, rate) : qp.pace_base_ps;
+      wake = std::min(qp.next_send_ps, qp.cc.next_rate_timer_ps());
+    }
     if (qp.next_send_ps > now) {
-      earliest = earliest < 0 ? qp.next_send_ps : std::min(earliest, qp.next_send_ps);
+      earliest = earliest < 0 ? wake : std::min(earliest, wake);
       ++nic.cursor;
       ++tried;
       continue;
@@ -617,15 +627,14 @@ void Network::nic_fill(uint32_t nic_id) {
     }
     ++qp.snd_nxt;
     qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
-    int64_t rate = qp.rate_bps;
-    if (cfg_.dcqcn && !qp.cc.at_line_rate()) {
-      // DCQCN paces the QP at its current rate Rc (timers applied up to now).
-      qp.cc.on_bytes_sent(p->wire_bytes, now);
-      if (!qp.cc.at_line_rate())
-        rate = rate > 0 ? std::min(rate, qp.cc.rate_bps()) : qp.cc.rate_bps();
-    }
-    if (rate > 0) {
-      qp.next_send_ps = std::max(qp.next_send_ps, now) + serialization_ps(p->wire_bytes, rate);
+    // DCQCN counts the bytes (its byte counter) with its timers applied up to now.
+    if (cfg_.dcqcn && !qp.cc.at_line_rate()) qp.cc.on_bytes_sent(p->wire_bytes, now);
+    if (const int64_t rate = pacing_rate(qp); rate > 0) {
+      qp.pace_base_ps = std::max(qp.next_send_ps, now);
+      qp.pace_wire_bytes = p->wire_bytes;
+      qp.next_send_ps = qp.pace_base_ps + serialization_ps(p->wire_bytes, rate);
+    } else {
+      qp.pace_wire_bytes = 0;
     }
     if (qp.rto_deadline_ps < 0) arm_timer(p->qp);
     ++nic.cursor;

@@ -458,6 +458,8 @@ class Network {
     uint64_t snd_msg = 0;       ///< absolute number of the message holding snd_nxt
     int64_t rate_bps = 0;       ///< 0 = line rate
     int64_t next_send_ps = 0;
+    int64_t pace_base_ps = 0;      ///< the last paced packet's slot started here
+    int32_t pace_wire_bytes = 0;   ///< and was this long (0 = not paced)
     int64_t rto_deadline_ps = -1;  ///< -1 = disarmed
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
@@ -536,6 +538,14 @@ class Network {
   void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
   void arm_timer(uint32_t qp_id);
   void activate(uint32_t qp_id);
+  /// The QP's pacing rate: the lower of its static limit and DCQCN's current rate; 0 = line rate.
+  int64_t pacing_rate(const Qp& qp) const {
+    int64_t rate = qp.rate_bps;
+    if (cfg_.dcqcn && !qp.cc.at_line_rate()) {
+      rate = rate > 0 ? std::min(rate, qp.cc.rate_bps()) : qp.cc.rate_bps();
+    }
+    return rate;
+  }
   void enqueue(uint32_t port_id, Packet* p);
   enum class DropCause : uint8_t { kTail, kCorrupt, kHeadroom, kWatchdog };
   /// Drops `p`, counted against `port_id`: the egress (tail, watchdog), the link it came over

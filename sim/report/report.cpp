@@ -70,6 +70,21 @@ int64_t nearest_rank(const std::vector<int64_t>& sorted, int64_t num, int64_t de
 
 }  // namespace
 
+FctSummary fct_summary(const std::vector<FlowRow>& flows) {
+  std::vector<int64_t> fct;
+  for (const auto& f : flows) {
+    if (f.end_ps >= f.start_ps) fct.push_back(f.end_ps - f.start_ps);
+  }
+  FctSummary s;
+  s.completed = static_cast<int64_t>(fct.size());
+  if (fct.empty()) return s;
+  std::sort(fct.begin(), fct.end());
+  s.p50_ps = nearest_rank(fct, 50, 100);
+  s.p99_ps = nearest_rank(fct, 99, 100);
+  s.max_ps = fct.back();
+  return s;
+}
+
 std::string format_ps_as_us(int64_t ps) {
   // Magnitude as unsigned, so INT64_MIN has one too.
   const uint64_t mag = ps < 0 ? uint64_t{0} - static_cast<uint64_t>(ps) : static_cast<uint64_t>(ps);
@@ -101,8 +116,10 @@ void print_summary(std::ostream& out, const RunReport& r) {
   for (const auto& row : r.rows) avg += row.busbw_GBps;
   if (!r.rows.empty()) avg /= static_cast<double>(r.rows.size());
   char buf[512];
-  std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n#\n", avg);
-  out << buf;
+  if (!r.rows.empty() || r.flows.empty()) {  // (a traffic-only run has no collective)
+    std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n#\n", avg);
+    out << buf;
+  }
   const auto& f = r.fabric;
   const auto& c = r.counters;
   std::snprintf(buf, sizeof buf,
@@ -143,6 +160,16 @@ void print_summary(std::ostream& out, const RunReport& r) {
     out << (r.deadlock.cycle.empty() ? std::string() : r.deadlock.cycle.front()) << " ("
         << r.deadlock.flows.size() << " flows in it"
         << (r.deadlock.broken_by_watchdog ? "; broken by the PFC watchdog" : "") << ")\n";
+  }
+  if (r.rows.empty() && !r.flows.empty()) {  // explicit traffic only: its flow completion times
+    const FctSummary fct = fct_summary(r.flows);
+    if (fct.completed > 0) {
+      std::snprintf(buf, sizeof buf,
+                    "# flows      : %lld delivered, FCT p50 %.3f us, p99 %.3f us, max %.3f us\n",
+                    static_cast<long long>(fct.completed), static_cast<double>(fct.p50_ps) / 1e6,
+                    static_cast<double>(fct.p99_ps) / 1e6, static_cast<double>(fct.max_ps) / 1e6);
+      out << buf;
+    }
   }
   const double eps = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   const double hps = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;
@@ -208,28 +235,22 @@ void write_results_json(const std::string& path, const RunReport& r) {
                        {"delivered_bytes", cons.delivered_bytes},
                        {"dropped_bytes", cons.dropped_bytes},
                        {"in_flight_bytes", cons.in_flight_bytes}};
-  std::vector<int64_t> fct_ps;
   int64_t retransmitted = 0;
-  for (const auto& f : r.flows) {
-    if (f.end_ps >= f.start_ps) fct_ps.push_back(f.end_ps - f.start_ps);
-    retransmitted += f.retransmitted_packets;
-  }
-  std::sort(fct_ps.begin(), fct_ps.end());
+  for (const auto& f : r.flows) retransmitted += f.retransmitted_packets;
+  const FctSummary fct = fct_summary(r.flows);
   ordered_json fct_us = {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
   ordered_json fct_ps_json = fct_us;
-  if (!fct_ps.empty()) {
-    const int64_t p50 = nearest_rank(fct_ps, 50, 100), p99 = nearest_rank(fct_ps, 99, 100),
-                  max = fct_ps.back();
-    fct_us = {{"p50", static_cast<double>(p50) / 1e6},
-              {"p99", static_cast<double>(p99) / 1e6},
-              {"max", static_cast<double>(max) / 1e6}};
-    fct_ps_json = {{"p50", p50}, {"p99", p99}, {"max", max}};
+  if (fct.completed > 0) {
+    fct_us = {{"p50", static_cast<double>(fct.p50_ps) / 1e6},
+              {"p99", static_cast<double>(fct.p99_ps) / 1e6},
+              {"max", static_cast<double>(fct.max_ps) / 1e6}};
+    fct_ps_json = {{"p50", fct.p50_ps}, {"p99", fct.p99_ps}, {"max", fct.max_ps}};
   }
   // count: every delivered message; recorded: those in flows.csv (the first ones, up to a
   // bound), over which the percentiles are taken.
   j["flows"] = {{"count", static_cast<int64_t>(r.flows.size()) + r.flows_unrecorded},
                 {"recorded", r.flows.size()},
-                {"completed", fct_ps.size()},
+                {"completed", fct.completed},
                 {"fct_us", fct_us},
                 {"fct_ps", fct_ps_json},
                 {"retransmitted_packets", retransmitted}};

@@ -145,6 +145,16 @@ struct RunReport {
   int64_t flows_unrecorded = 0;  ///< delivered messages beyond the flow-record bound
 };
 
+/// Flow completion times (end_ps - start_ps) of the completed flows (end_ps >= start_ps):
+/// nearest-rank p50 and p99 (the value at rank ceil(p × N), 1-based) and the largest, as
+/// results.json `flows.fct_ps` and the run summary quote them. The three are -1 when no flow
+/// completed.
+struct FctSummary {
+  int64_t completed = 0;
+  int64_t p50_ps = -1, p99_ps = -1, max_ps = -1;
+};
+FctSummary fct_summary(const std::vector<FlowRow>& flows);
+
 /// The nccl-tests header line block ("#  size  count  type  redop  root  time  algbw  busbw
 /// #wrong" with units), printed once before the rows.
 void print_table_header(std::ostream& out);

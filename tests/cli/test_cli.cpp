@@ -1,6 +1,7 @@
 // End-to-end: the fabricsim binary as a user runs it (exit codes, messages, output files).
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -228,12 +229,53 @@ TEST_CASE("every scenario in scenarios/ validates, describes its fabric and runs
     // The closed-form bisection is checked by a max-flow on every shipped fabric.
     CHECK(j["bisection_maxflow_bps"] == j["bisection_bandwidth_bps"]);
     CHECK(j["diameter_hops"].get<int>() >= 2);
+    const std::string name = entry.path().stem().string();
+    const bool deadlocks = name.rfind("pfc-deadlock-", 0) == 0 && name.size() > 6 &&
+                           name.substr(name.size() - 6) != "-fixed";
     const Result run =
         fabricsim("run " + rel + " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB");
     INFO(run.err);
-    CHECK(run.exit_code == 0);
+    CHECK(run.exit_code == (deadlocks ? 3 : 0));
   }
   CHECK(seen >= 4);  // one per fabric family
+}
+
+TEST_CASE(
+    "every scenarios/pfc-deadlock-*.yaml deadlocks with its cycle; its -fixed twin completes") {
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(FABRICSIM_SOURCE_DIR) / "scenarios")) {
+    const std::string name = entry.path().stem().string();
+    if (entry.path().extension() != ".yaml" || name.rfind("pfc-deadlock-", 0) != 0 ||
+        name.substr(name.size() - 6) == "-fixed") {
+      continue;
+    }
+    ++seen;
+    INFO(name);
+    const fs::path a = scratch("deadlock-" + name), b = scratch("fixed-" + name);
+    const Result bad = fabricsim("run scenarios/" + name + ".yaml --out " + a.string());
+    INFO(bad.out << bad.err);
+    CHECK(bad.exit_code == 3);
+    const auto j = nlohmann::json::parse(slurp(a / "results.json"));
+    REQUIRE(j["deadlock"].is_object());
+    CHECK(j["deadlock"]["detected_at_ps"].get<int64_t>() > 0);
+    const auto& cycle = j["deadlock"]["cycle"];
+    REQUIRE(cycle.size() >= 2);
+    for (const auto& q : cycle) {  // "switch:port:priority"
+      const std::string s = q.get<std::string>();
+      CHECK(std::count(s.begin(), s.end(), ':') == 2);
+    }
+    CHECK(j["run"]["complete"] == false);
+    CHECK(j["counters"]["drops"] == 0);  // lossless: stuck, not lost
+    const fs::path fixed = fs::path(FABRICSIM_SOURCE_DIR) / "scenarios" / (name + "-fixed.yaml");
+    REQUIRE(fs::exists(fixed));
+    const Result good = fabricsim("run scenarios/" + name + "-fixed.yaml --out " + b.string());
+    INFO(good.err);
+    CHECK(good.exit_code == 0);
+    const auto k = nlohmann::json::parse(slurp(b / "results.json"));
+    CHECK(k["deadlock"].is_null());
+    CHECK(k["run"]["complete"] == true);
+  }
+  CHECK(seen >= 2);
 }
 
 TEST_CASE("topology bad input exits 2 naming the key") {

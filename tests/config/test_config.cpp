@@ -302,7 +302,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing, ecn, pfc, dcqcn, infiniband, switches and workload");
+          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload and traffic");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -310,7 +310,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, infiniband, switches and workload, got a list");
+          "dcqcn, infiniband, switches, workload and traffic, got a list");
   }
 }
 
@@ -502,7 +502,10 @@ TEST_CASE("missing required keys", "[config]") {
     const ConfigError e = error_for(kBase.substr(0, kBase.find("workload:")), {}, &path);
     CHECK(e.line() == 0);
     CHECK(std::string(e.what()) ==
-          path + ": workload: missing required section (with at least minbytes, maxbytes)");
+          path +
+              ": workload: missing required section (with at least minbytes, maxbytes), or a "
+              "traffic section in its place (a list of flows, each a map with src, dst and size, "
+              "e.g. [{src: 0, dst: 1, size: 1MiB}])");
   }
 }
 
@@ -1906,5 +1909,362 @@ TEST_CASE("check_switch_overrides: names that are not switches, with did you mea
       if (n.rfind("host", 0) != 0) switches.push_back(n);
     }
     CHECK_NOTHROW(check_switch_overrides(s, switches));
+  }
+}
+
+// ---- traffic: explicit flows, and the torus dateline class -----------------------------------
+
+namespace {
+
+/// kBase without its workload section (lines 1-18): `lines` appended start at line 19.
+std::string without_workload(const std::string& lines) {
+  return kBase.substr(0, kBase.find("workload:")) + lines;
+}
+
+/// The ConfigError resolve_traffic raises for `s`.
+ConfigError resolve_error(Scenario& s, const std::vector<std::string>& host_names) {
+  try {
+    fabricsim::resolve_traffic(s, host_names);
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  FAIL("expected a ConfigError from resolve_traffic");
+  throw std::logic_error("unreachable");
+}
+
+/// "host0" … "host<n-1>".
+std::vector<std::string> host_names(int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back("host" + std::to_string(i));
+  return names;
+}
+
+/// The host names of the fabric built from `s`, host i at index i (as the CLI passes them).
+std::vector<std::string> fabric_host_names(const Scenario& s) {
+  const fabricsim::Fabric f = fabricsim::build_fabric(s);
+  std::vector<std::string> names;
+  for (const auto v : f.hosts) names.push_back(f.graph[v].name);
+  return names;
+}
+
+// A 4 x 4 torus with wraparound, PFC lossless on classes 3 and 4. Lines matter.
+const std::string kTorus =
+    "topology:\n"                 //  1
+    "  kind: torus\n"             //  2
+    "  dims: [4, 4]\n"            //  3
+    "  wraparound: true\n"        //  4
+    "link:\n"                     //  5
+    "  host_rate: 400Gbps\n"      //  6
+    "  propagation_delay: 0ns\n"  //  7
+    "switch:\n"                   //  8
+    "  latency: 300ns\n"          //  9
+    "  buffer_per_port: 1MiB\n"   // 10
+    "pfc:\n"                      // 11
+    "  enabled: true\n"           // 12
+    "  priorities: [3, 4]\n"      // 13
+    "workload:\n"                 // 14
+    "  minbytes: 1KiB\n"          // 15
+    "  maxbytes: 1MiB\n"          // 16
+    "routing:\n";                 // 17; "  dateline_class: N" is line 18, N at column 19
+
+}  // namespace
+
+TEST_CASE("traffic: flows with their defaults and units; workload becomes optional", "[config]") {
+  const std::string path = source_path("tests/data/config/traffic.yaml");
+  const Scenario s = load_scenario(path);
+  CHECK_FALSE(s.has_workload);
+  REQUIRE(s.traffic.size() == 2);
+  const fabricsim::TrafficFlow& a = s.traffic[0];
+  CHECK(a.src == "0");
+  CHECK(a.dst == "3");
+  CHECK(a.bytes == 4'194'304);  // 4MiB
+  CHECK(a.start_ps == 0);       // default
+  CHECK(a.priority == -1);      // default: nic.traffic_class
+  CHECK(a.flow == -1);          // default: the item's index
+  CHECK(a.src_host == -1);      // resolved later, against the fabric
+  CHECK(a.dst_host == -1);
+  const fabricsim::TrafficFlow& b = s.traffic[1];
+  CHECK(b.src == "host1");
+  CHECK(b.dst == "host2");
+  CHECK(b.bytes == 67'108'864);     // 64MiB
+  CHECK(b.start_ps == 10'000'000);  // 10us
+  CHECK(b.priority == 3);
+  CHECK(b.flow == 7);
+  // Origins: each item, and each key given.
+  CHECK(s.origins.at("traffic[0]").line == 17);
+  CHECK(s.origins.at("traffic[0]").column == 5);
+  CHECK(s.origins.at("traffic[0].dst").line == 17);
+  CHECK(s.origins.at("traffic[0].dst").column == 19);
+  CHECK(s.origins.at("traffic[1]").line == 18);
+  CHECK(s.origins.at("traffic[1].src").column == 10);
+  CHECK(s.origins.at("traffic[1].start").line == 21);
+  CHECK(s.origins.at("traffic[1].start").column == 12);
+  CHECK_FALSE(s.origins.count("traffic[0].start"));
+  CHECK(std::string(fabricsim::key_error(s, "traffic[1].dst", "busy").what()) ==
+        path + ":19:10: traffic[1].dst: busy");
+
+  SECTION("beside a workload: both are kept") {
+    TempScenario file(kBase + "traffic:\n  - {src: 1, dst: 2, size: 1B}\n");
+    const Scenario t = load_scenario(file.path());
+    CHECK(t.has_workload);
+    CHECK(t.workload.maxbytes == 256 * 1024 * 1024);
+    REQUIRE(t.traffic.size() == 1);
+    CHECK(t.traffic[0].bytes == 1);
+  }
+  SECTION("without traffic the workload is there as before") {
+    CHECK(load_scenario(source_path("tests/data/config/minimal.yaml")).has_workload);
+    CHECK(load_scenario(source_path("tests/data/config/minimal.yaml")).traffic.empty());
+  }
+  SECTION("the ends of the ranges") {
+    TempScenario file(
+        without_workload("traffic:\n  - {src: +0, dst: host9, size: 1B, start: 3600s, priority: 7, "
+                         "flow: 4294967295}\n  - {src: a, dst: b, size: 1B, priority: 0, flow: "
+                         "0, start: 0ns}\n"));
+    const Scenario t = load_scenario(file.path());
+    CHECK(t.traffic[0].src == "+0");  // as written
+    CHECK(t.traffic[0].start_ps == 3'600'000'000'000'000);
+    CHECK(t.traffic[0].priority == 7);
+    CHECK(t.traffic[0].flow == 4'294'967'295);
+    CHECK(t.traffic[1].priority == 0);
+    CHECK(t.traffic[1].flow == 0);
+  }
+  SECTION("a workload given with traffic is still checked in full") {
+    check(edit("  minbytes: 8KiB", "") + "traffic:\n  - {src: 0, dst: 1, size: 1MiB}\n", 19, 1,
+          "workload.minbytes", "missing required key; workload needs minbytes, maxbytes");
+  }
+}
+
+TEST_CASE("traffic: bad lists, items and values say where and what", "[config]") {
+  const std::string list_expected =
+      "expected a list of flows, each a map with src, dst and size, e.g. [{src: 0, dst: 1, "
+      "size: 1MiB}]";
+  // "traffic:" is line 19; items from line 20.
+  const auto flows = [](const std::string& items) {
+    return without_workload("traffic:\n" + items);
+  };
+  SECTION("not a list, an empty list, nothing") {
+    check(without_workload("traffic: {src: 0, dst: 1, size: 1MiB}\n"), 19, 10, "traffic",
+          list_expected + ", got a map");
+    check(without_workload("traffic: []\n"), 19, 10, "traffic",
+          list_expected + ", got an empty list");
+    check(without_workload("traffic:\n"), 19, 1, "traffic", list_expected + ", got nothing");
+    check(without_workload("traffic: 3\n"), 19, 10, "traffic", list_expected + ", got '3'");
+  }
+  SECTION("an item that is not a map") {
+    check(flows("  - {src: 0, dst: 1, size: 1MiB}\n  - 3\n"), 21, 5, "traffic[1]",
+          "expected a flow: a map with src, dst, size, start, priority, flow, e.g. {src: 0, dst: "
+          "1, size: 1MiB}, got '3'");
+    check(flows("  - [0, 1, 1MiB]\n"), 20, 5, "traffic[0]",
+          "expected a flow: a map with src, dst, size, start, priority, flow, e.g. {src: 0, dst: "
+          "1, size: 1MiB}, got a list");
+  }
+  SECTION("unknown keys: did you mean, also for other tools' names") {
+    check(flows("  - {src: 0, dst: 1, sise: 1MiB}\n"), 20, 22, "traffic[0].sise",
+          "unknown key 'sise'; did you mean 'size'?");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB}\n  - {src: 0, dst: 1, bytes: 1MiB}\n"), 21, 22,
+          "traffic[1].bytes", "unknown key 'bytes'; did you mean 'size'?");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, pg: 3}\n"), 20, 34, "traffic[0].pg",
+          "unknown key 'pg'; did you mean 'priority'?");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, colour: red}\n"), 20, 34, "traffic[0].colour",
+          "unknown key 'colour'; a flow has only src, dst, size, start, priority, flow");
+  }
+  SECTION("a required key missing: at the item") {
+    check(flows("  - {src: 0, size: 1MiB}\n"), 20, 5, "traffic[0].dst",
+          "missing required key; a flow needs src, dst, size");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB}\n  - src: 0\n    dst: 1\n"), 21, 5,
+          "traffic[1].size", "missing required key; a flow needs src, dst, size");
+  }
+  SECTION("a key twice") {
+    check(flows("  - src: 0\n    dst: 1\n    src: 2\n    size: 1MiB\n"), 22, 5, "traffic[0].src",
+          "duplicate key 'src' (first given at line 20)");
+  }
+  SECTION("src and dst: a host index >= 0 or a name") {
+    check(flows("  - {src: -1, dst: 1, size: 1MiB}\n"), 20, 11, "traffic[0].src",
+          "expected a host index (an integer >= 0) or a host name, e.g. 3 or host3, got a "
+          "negative index '-1'");
+    check(flows("  - {src: 0, dst: [1, 2], size: 1MiB}\n"), 20, 19, "traffic[0].dst",
+          "expected a host index (an integer >= 0) or a host name, e.g. 3 or host3, got a list");
+    check(flows("  - {src: '', dst: 1, size: 1MiB}\n"), 20, 11, "traffic[0].src",
+          "expected a host index (an integer >= 0) or a host name, e.g. 3 or host3, got ''");
+    check(flows("  - src: 0\n    dst:\n    size: 1MiB\n"), 21, 5, "traffic[0].dst",
+          "expected a host index (an integer >= 0) or a host name, e.g. 3 or host3, got "
+          "nothing");
+  }
+  SECTION("size: a positive size with its unit") {
+    check(flows("  - {src: 0, dst: 1, size: 4096}\n"), 20, 28, "traffic[0].size",
+          "expected a size with a unit, e.g. 2MiB, got '4096'");
+    check(flows("  - {src: 0, dst: 1, size: 0B}\n"), 20, 28, "traffic[0].size",
+          "expected a positive size, got zero ('0B')");
+    check(flows("  - {src: 0, dst: 1, size: -1KiB}\n"), 20, 28, "traffic[0].size",
+          "expected a positive size, got a negative size '-1KiB'");
+    check(flows("  - {src: 0, dst: 1, size: 4Mib}\n"), 20, 28, "traffic[0].size",
+          unit_error(fabricsim::parse_size_bytes, "4Mib"));
+  }
+  SECTION("start: a time >= 0 with its unit") {
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, start: 10}\n"), 20, 41, "traffic[0].start",
+          "expected a time with a unit, e.g. 10us, got '10'");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, start: -1us}\n"), 20, 41, "traffic[0].start",
+          "expected a time from 0s to 3600s, got a negative time '-1us'");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, start: 2h}\n"), 20, 41, "traffic[0].start",
+          unit_error(fabricsim::parse_time_ps, "2h"));
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, start: 3601s}\n"), 20, 41, "traffic[0].start",
+          "expected a time from 0s to 3600s, got '3601s'");
+  }
+  SECTION("priority 0..7, flow 0..2^32-1") {
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, priority: 8}\n"), 20, 44, "traffic[0].priority",
+          "expected an integer from 0 to 7, got '8'");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, flow: 4294967296}\n"), 20, 40, "traffic[0].flow",
+          "expected an integer from 0 to 4294967295, got '4294967296'");
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, flow: x}\n"), 20, 40, "traffic[0].flow",
+          "expected an integer, got 'x'");
+  }
+  SECTION("neither workload nor traffic: the workload is missing, traffic named as the other way") {
+    std::string path;
+    const ConfigError e = error_for(without_workload(""), {}, &path);
+    CHECK(e.line() == 0);
+    CHECK(e.key_path() == "workload");
+    CHECK(e.message() ==
+          "missing required section (with at least minbytes, maxbytes), or a traffic section in "
+          "its place (" +
+              list_expected.substr(std::string("expected ").size()) + ")");
+  }
+  SECTION("a misspelt section name") {
+    check(without_workload("trafic:\n  - {src: 0, dst: 1, size: 1MiB}\n"), 19, 1, "trafic",
+          "unknown key 'trafic'; did you mean 'traffic'?");
+  }
+  SECTION("--set cannot reach into the list") {
+    for (const std::string o : {"traffic=3", "traffic[0].src=3", "traffic.0.src=3"}) {
+      const ConfigError e = error_for(kBase, {o});
+      CHECK(e.where() == "--set " + o);
+      CHECK(e.key_path() == o.substr(0, o.find('=')));
+      CHECK(e.message() == "traffic is a list; edit it in the file");
+    }
+  }
+}
+
+TEST_CASE("resolve_traffic: host indices and names against the fabric", "[config]") {
+  using fabricsim::resolve_traffic;
+  SECTION("by index and by name, with the fabric's names") {
+    Scenario s = load_scenario(source_path("tests/data/config/traffic.yaml"));
+    const std::vector<std::string> names = fabric_host_names(s);
+    REQUIRE(names == host_names(4));
+    resolve_traffic(s, names);
+    CHECK(s.traffic[0].src_host == 0);
+    CHECK(s.traffic[0].dst_host == 3);
+    CHECK(s.traffic[1].src_host == 1);
+    CHECK(s.traffic[1].dst_host == 2);
+  }
+  // Items from line 19 of kBase without its workload (32 hosts).
+  const auto loaded = [](const std::string& items, std::string* path) {
+    TempScenario file(without_workload("traffic:\n" + items));
+    *path = file.path();
+    return load_scenario(file.path());
+  };
+  SECTION("an index beyond the hosts: at the value, with the fabric's range") {
+    std::string path;
+    Scenario s = loaded(
+        "  - {src: 0, dst: 1, size: 1MiB}\n  - {src: 2, dst: 3, size: 1MiB}\n"
+        "  - {src: host4, dst: 17, size: 1MiB}\n",
+        &path);
+    check_error(resolve_error(s, host_names(16)), path, 22, 23, "traffic[2].dst",
+                "host 17 does not exist: the fabric has 16 hosts (0 … 15)");
+    check_error(resolve_error(s, host_names(1)), path, 20, 19, "traffic[0].dst",
+                "host 1 does not exist: the fabric has 1 host (0)");
+    check_error(resolve_error(s, {}), path, 20, 11, "traffic[0].src",
+                "host 0 does not exist: the fabric has no hosts");
+    Scenario big = loaded("  - {src: 99999999999999999999, dst: 1, size: 1MiB}\n", &path);
+    check_error(resolve_error(big, host_names(16)), path, 20, 11, "traffic[0].src",
+                "host 99999999999999999999 does not exist: the fabric has 16 hosts (0 … 15)");
+  }
+  SECTION("a name that is not a host: did you mean, or what is expected") {
+    std::string path;
+    Scenario s = loaded("  - {src: hots3, dst: 1, size: 1MiB}\n", &path);
+    check_error(resolve_error(s, fabric_host_names(s)), path, 20, 11, "traffic[0].src",
+                "no host named 'hots3'; did you mean 'host3'?");
+    Scenario far = loaded("  - src: 0\n    dst: gpu7\n    size: 1MiB\n", &path);
+    check_error(resolve_error(far, fabric_host_names(far)), path, 21, 10, "traffic[0].dst",
+                "no host named 'gpu7'; expected a host name such as 'host0' or an index from 0 "
+                "to 31");
+    Scenario switch_name = loaded("  - {src: 0, dst: leaf1, size: 1MiB}\n", &path);
+    CHECK(resolve_error(switch_name, fabric_host_names(switch_name)).message() ==
+          "no host named 'leaf1'; expected a host name such as 'host0' or an index from 0 to 31");
+  }
+  SECTION("src and dst the same host, by index or by name: at dst") {
+    std::string path;
+    Scenario s =
+        loaded("  - {src: 0, dst: 1, size: 1MiB}\n  - {src: 3, dst: host3, size: 1MiB}\n", &path);
+    check_error(resolve_error(s, host_names(8)), path, 21, 19, "traffic[1].dst",
+                "dst is host 3 (host3), the same host as src; a flow goes between two different "
+                "hosts");
+    CHECK(s.traffic[0].dst_host == 1);  // the flows before it are resolved
+  }
+}
+
+TEST_CASE("routing.dateline_class: a torus with wraparound, not the class packets start in",
+          "[config]") {
+  SECTION("accepted on a torus; default off; by --set") {
+    TempScenario file(kTorus + "  dateline_class: 4\n");
+    const Scenario s = load_scenario(file.path());
+    CHECK(s.routing.dateline_class == 4);
+    CHECK(s.origins.at("routing.dateline_class").line == 18);
+    CHECK(s.origins.at("routing.dateline_class").column == 19);
+    CHECK(load_scenario(file.path(), {"routing.dateline_class=0"}).routing.dateline_class == 0);
+    CHECK(load_scenario(source_path("tests/data/config/minimal.yaml")).routing.dateline_class ==
+          -1);
+    // wraparound is true by default.
+    TempScenario implicit(edit("  wraparound: true", "", kTorus) + "  dateline_class: 4\n");
+    CHECK(load_scenario(implicit.path()).routing.dateline_class == 4);
+  }
+  SECTION("an integer 0..7") {
+    check(kTorus + "  dateline_class: 8\n", 18, 19, "routing.dateline_class",
+          "expected an integer from 0 to 7, got '8'");
+    check(kTorus + "  dateline_class: -1\n", 18, 19, "routing.dateline_class",
+          "expected an integer from 0 to 7, got '-1'");
+  }
+  SECTION("only on a torus") {
+    check(kBase + "routing:\n  dateline_class: 4\n", 29, 19, "routing.dateline_class",
+          "applies to topology kind torus, not to this scenario's kind spine-leaf");
+  }
+  SECTION("only with wraparound") {
+    const std::string note =
+        "; a mesh (topology.wraparound: false) has no wraparound links for a dateline to cut";
+    check(edit("  wraparound: true", "  wraparound: false", kTorus) + "  dateline_class: 4\n", 18,
+          19, "routing.dateline_class",
+          "applies to wraparound true, not to this scenario's wraparound false" + note);
+    TempScenario file(kTorus + "  dateline_class: 4\n");
+    const ConfigError e = load_error(file.path(), {"topology.wraparound=false"});
+    CHECK(e.line() == 18);
+    CHECK(e.message() ==
+          "applies to wraparound true, not to this scenario's wraparound false" + note);
+  }
+  SECTION("not nic.traffic_class: a suggestion among the lossless classes") {
+    check(kTorus + "  dateline_class: 3\n", 18, 19, "routing.dateline_class",
+          "dateline_class 3 is the class packets start in (nic.traffic_class); pick another "
+          "lossless class, e.g. 4");
+    // pfc lists another class: that one.
+    check(edit("  priorities: [3, 4]", "  priorities: [3, 2]", kTorus) + "  dateline_class: 3\n",
+          18, 19, "routing.dateline_class",
+          "dateline_class 3 is the class packets start in (nic.traffic_class); pick another "
+          "lossless class, e.g. 2");
+    // No other listed: the next class up, skipping the CNPs' class (6).
+    check(edit("  priorities: [3, 4]", "", kTorus) +
+              "  dateline_class: 5\nnic:\n  traffic_class: 5\n",
+          17, 19, "routing.dateline_class",
+          "dateline_class 5 is the class packets start in (nic.traffic_class); pick another "
+          "lossless class, e.g. 7");
+    const ConfigError e = error_for(kTorus + "  dateline_class: 4\n", {"nic.traffic_class=4"});
+    CHECK(e.line() == 18);
+    CHECK(e.message() ==
+          "dateline_class 4 is the class packets start in (nic.traffic_class); pick another "
+          "lossless class, e.g. 3");
+  }
+  SECTION("a flow may not start in the dateline class either") {
+    check(kTorus + "  dateline_class: 4\ntraffic:\n  - {src: 0, dst: 5, size: 1MiB, priority: 4}\n",
+          20, 44, "traffic[0].priority",
+          "priority 4 is routing.dateline_class, the class packets move to at a wraparound link; "
+          "a flow must start in another class");
+    TempScenario file(
+        kTorus + "  dateline_class: 4\ntraffic:\n  - {src: 0, dst: 5, size: 1MiB, priority: 3}\n");
+    CHECK(load_scenario(file.path()).traffic[0].priority == 3);
   }
 }
