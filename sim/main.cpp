@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "sim/cli/run.hpp"
+#include "sim/cli/sweep.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 
@@ -31,6 +32,16 @@ constexpr const char* kUsage =
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json]   describe the fabric\n"
+    "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
+    "        [--out DIR]\n"
+    "      run the scenario once per point of the --vary lists' cartesian product (the first\n"
+    "      --vary outermost; at most 10000 points), one after another, each as `run` would;\n"
+    "      KEY is any --set path, values split on commas outside [] and {} (pfc.priorities=\n"
+    "      [3],[3,4] is two values); every point is checked before any runs; prints a table of\n"
+    "      busbw, queues, PFC/ECN/CNP counters, drops, FCT and simulated time per point;\n"
+    "      --out writes DIR/point-NNN/ (as `run --out`, without trace.json), sweep.csv,\n"
+    "      sweep.md and sweep_perf.csv (wall time per point); exit 3 if a point deadlocked,\n"
+    "      1 if one stopped otherwise\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
     "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written)\n";
 
@@ -42,11 +53,11 @@ int dispatch(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   const std::vector<std::string> known = {"run", "validate", "topo", "sweep", "calibrate"};
-  if (cmd == "sweep" || cmd == "calibrate") {
+  if (cmd == "calibrate") {
     std::cerr << "fabricsim: '" << cmd << "' is not available in this version yet\n" << kUsage;
     return kExitBadInput;
   }
-  if (cmd != "run" && cmd != "validate" && cmd != "topo") {
+  if (cmd != "run" && cmd != "validate" && cmd != "topo" && cmd != "sweep") {
     std::cerr << "fabricsim: unknown command '" << cmd << "'";
     const std::string guess = closest_match(cmd, known);
     if (!guess.empty()) std::cerr << "; did you mean '" << guess << "'?";
@@ -57,16 +68,23 @@ int dispatch(int argc, char** argv) {
   RunOptions opts;
   std::string dot_path;
   std::string seed_text, trace_text;
+  std::vector<std::string> varies;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "set", po::value<std::vector<std::string>>(&opts.sets)->composing(),
       "override a scenario key: --set topology.oversubscription=3")(
       "scenario", po::value<std::string>(&opts.scenario_path), "scenario YAML file");
-  if (cmd == "run") {
+  if (cmd == "run" || cmd == "sweep") {
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
-        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)")(
-        "trace-events", po::value<std::string>(&trace_text),
-        "cap of trace.json events with --out (default 200000; 0 = no trace)");
+        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
+  }
+  if (cmd == "run") {
+    desc.add_options()("trace-events", po::value<std::string>(&trace_text),
+                       "cap of trace.json events with --out (default 200000; 0 = no trace)");
+  }
+  if (cmd == "sweep") {
+    desc.add_options()("vary", po::value<std::vector<std::string>>(&varies)->composing(),
+                       "run once per value: --vary ecn.kmin=10KB,50KB (several: their product)");
   }
   if (cmd == "topo") {
     desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
@@ -112,10 +130,10 @@ int dispatch(int argc, char** argv) {
   opts.out_given = vm.count("out") > 0;
   opts.progress = true;
 
-  if (cmd == "run") {
+  if (cmd == "run" || cmd == "sweep") {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    return cmd_run(opts, &g_interrupted);
+    return cmd == "run" ? cmd_run(opts, &g_interrupted) : cmd_sweep(opts, varies, &g_interrupted);
   }
   if (cmd == "validate") return cmd_validate(opts);
   return cmd_topo(opts, dot_path, vm.count("json") > 0);

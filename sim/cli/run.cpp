@@ -60,6 +60,30 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
                           std::to_string(sc.routing.dateline_class) + "])");
     }
   }
+  if (sc.routing.bounce_class >= 0) {
+    const int b = sc.routing.bounce_class;
+    uint8_t lossless = 0;
+    for (int p : sc.pfc.priorities) lossless |= static_cast<uint8_t>(1u << p);
+    if (sc.pfc.priorities.empty()) lossless = static_cast<uint8_t>(1u << sc.nic.traffic_class);
+    if (fabric.kind == "torus") {
+      throw key_error(sc, "routing.bounce_class",
+                      "applies to Clos fabrics (spine-leaf, fat-tree, rail-optimized); a torus "
+                      "uses routing.dateline_class");
+    }
+    if (b == sc.nic.traffic_class) {
+      throw key_error(sc, "routing.bounce_class",
+                      "bounce_class " + std::to_string(b) +
+                          " is the class packets start in (nic.traffic_class); pick another "
+                          "lossless class");
+    }
+    if (roce && !(sc.pfc.enabled && (lossless >> b & 1))) {
+      throw key_error(sc, "routing.bounce_class",
+                      "class " + std::to_string(b) +
+                          " must be lossless for bounced packets to stay lossless: enable pfc and "
+                          "list it in pfc.priorities with the traffic class (e.g. [" +
+                          std::to_string(sc.nic.traffic_class) + ", " + std::to_string(b) + "])");
+    }
+  }
   if (sc.dcqcn.enabled && roce) {
     try {
       validate_dcqcn(sc.dcqcn, sc.link.host_rate_bps);
@@ -367,12 +391,11 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
         }
         continue;
       }
-      if (why == StopReason::kWorkloadDone && net.failure().empty() &&
-          net.deadlock().detected_at_ps < 0) {
-        return true;
-      }
+      // With the PFC watchdog on, a deadlock found is reported but does not stop the run.
+      const bool deadlocked = net.deadlock().detected_at_ps >= 0 && !net.config().pfc_watchdog;
+      if (why == StopReason::kWorkloadDone && net.failure().empty() && !deadlocked) return true;
       rep.complete = false;
-      if (net.deadlock().detected_at_ps >= 0 && why != StopReason::kInterrupted) {
+      if (deadlocked && why != StopReason::kInterrupted) {
         rep.deadlocked = true;
         rep.stop_reason = std::string(net.config().credits ? "credit" : "PFC") +
                           " deadlock during " + what + ": no packet in a cycle of " +

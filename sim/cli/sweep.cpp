@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -33,6 +34,7 @@ enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted };
 struct PointResult {
   Outcome outcome = Outcome::kComplete;
   std::vector<std::string> cells;
+  std::string reason;  ///< why it did not complete (stderr), "" when it did
   double wall_s = 0;
   int64_t events = 0;
 };
@@ -45,11 +47,18 @@ struct Table {
 };
 
 /// The fixed columns after `point` and the varied keys (DESIGN.md §4 counter names).
-const std::vector<std::string> kMetricColumns = {
-    "status",        "avg_busbw_GBps", "busbw_at_max_size_GBps", "max_queue_bytes",
-    "worst_port_p99_queue_bytes",      "pfc_pause_tx",           "ecn_marked",
-    "cnp_tx",        "drops",          "fct_p50_us",             "fct_p99_us",
-    "simulated_us"};
+const std::vector<std::string> kMetricColumns = {"status",
+                                                 "avg_busbw_GBps",
+                                                 "busbw_at_max_size_GBps",
+                                                 "max_queue_bytes",
+                                                 "worst_port_p99_queue_bytes",
+                                                 "pfc_pause_tx",
+                                                 "ecn_marked",
+                                                 "cnp_tx",
+                                                 "drops",
+                                                 "fct_p50_us",
+                                                 "fct_p99_us",
+                                                 "simulated_us"};
 
 std::string fixed3(double v) {
   char buf[64];
@@ -188,7 +197,8 @@ void write_markdown_table(std::ostream& out, const Table& t) {
   line(cells[0]);
   out << "|";
   for (size_t i = 0; i < width.size(); ++i) {
-    out << " " << (t.right_aligned[i] ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-'))
+    out << " "
+        << (t.right_aligned[i] ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-'))
         << " |";
   }
   out << "\n";
@@ -238,10 +248,9 @@ void check_out_dir(const std::string& dir) {
 
 /// "point-007": the point number zero-padded to the digits of the point count, at least 3.
 std::string point_dir_name(int64_t point, int64_t points) {
-  const int width = std::max<int>(3, static_cast<int>(std::to_string(points).size()));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "point-%0*lld", width, static_cast<long long>(point));
-  return buf;
+  const std::string digits = std::to_string(point);
+  const size_t width = std::max<size_t>(3, std::to_string(points).size());
+  return "point-" + std::string(width - std::min(width, digits.size()), '0') + digits;
 }
 
 /// The values of point `index` (0-based): the first axis outermost, the last fastest.
@@ -302,9 +311,9 @@ std::vector<std::string> split_vary_values(const std::string& list, const std::s
     throw ConfigError(where, 0, 0, "", std::string("unterminated ") + quote + " in the values");
   }
   if (!open.empty()) {
-    throw ConfigError(where, 0, 0, "",
-                      std::string("unclosed '") + (open.back() == ']' ? '[' : '{') +
-                          "' in the list of values");
+    throw ConfigError(
+        where, 0, 0, "",
+        std::string("unclosed '") + (open.back() == ']' ? '[' : '{') + "' in the list of values");
   }
   take();
   return values;
@@ -327,9 +336,9 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies) {
     }
     for (const SweepAxis& earlier : axes) {
       if (earlier.key == axis.key) {
-        throw ConfigError(where, 0, 0, axis.key,
-                          "varied twice; give all its values in one --vary " + axis.key +
-                              "=V1,V2,...");
+        throw ConfigError(
+            where, 0, 0, axis.key,
+            "varied twice; give all its values in one --vary " + axis.key + "=V1,V2,...");
       }
     }
     axis.values = split_vary_values(text.substr(eq + 1), where);
@@ -353,12 +362,11 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     shape += (shape.empty() ? "" : " x ") + std::to_string(a.values.size());
   }
   if (points > kMaxSweepPoints) {
-    std::string count = "1";
     long double exact = 1;
     for (const SweepAxis& a : axes) exact *= static_cast<long double>(a.values.size());
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.0Lf", exact);
-    count = buf;
+    const std::string count = buf;
     throw ConfigError("fabricsim sweep", 0, 0, "",
                       "--vary lists make " + count + " points (" + shape + "), more than the " +
                           std::to_string(kMaxSweepPoints) +
@@ -485,11 +493,11 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     } catch (const std::exception& e) {
       error = e.what();
     }
-    result.outcome = !rep                ? Outcome::kFailed
-                     : rep->complete     ? Outcome::kComplete
-                     : rep->interrupted  ? Outcome::kInterrupted
-                     : rep->deadlocked   ? Outcome::kDeadlock
-                                         : Outcome::kFailed;
+    result.outcome = !rep               ? Outcome::kFailed
+                     : rep->complete    ? Outcome::kComplete
+                     : rep->interrupted ? Outcome::kInterrupted
+                     : rep->deadlocked  ? Outcome::kDeadlock
+                                        : Outcome::kFailed;
     if (rep && opts.out_given) {
       const std::filesystem::path point_dir = dir / point_dir_name(i + 1, points);
       std::filesystem::create_directories(point_dir);
@@ -505,6 +513,9 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     result.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     result.events = rep ? rep->events : 0;
+    if (result.outcome != Outcome::kComplete) {
+      result.reason = rep ? rep->stop_reason : "internal error: " + error;
+    }
     table.rows.push_back(std::move(result));
     if (opts.out_given) write_tables();
     if (table.rows.back().outcome == Outcome::kInterrupted) {
@@ -518,21 +529,20 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   if (opts.out_given) {
     std::cout << "# wrote      : " << (dir / "sweep.csv").string()
               << ", sweep.md, sweep_perf.csv and " << table.rows.size() << " point director"
-              << (table.rows.size() == 1 ? "y" : "ies") << " ("
-              << point_dir_name(1, points) << " ...: results.json, perf.json, ports.csv, "
+              << (table.rows.size() == 1 ? "y" : "ies") << " (" << point_dir_name(1, points)
+              << " ...: results.json, perf.json, ports.csv, "
               << "queues.csv, flows.csv)\n";
   }
   std::cout.flush();
 
   bool failed = false, deadlocked = false;
-  const size_t status_col = 1 + axes.size();
   for (size_t r = 0; r < table.rows.size(); ++r) {
     const PointResult& p = table.rows[r];
     if (p.outcome == Outcome::kComplete || p.outcome == Outcome::kInterrupted) continue;
     failed = failed || p.outcome == Outcome::kFailed;
     deadlocked = deadlocked || p.outcome == Outcome::kDeadlock;
     std::cerr << "fabricsim sweep: point " << r + 1 << "/" << points << " ("
-              << describe(axes, values[r]) << "): " << p.cells[status_col] << "\n";
+              << describe(axes, values[r]) << "): " << p.reason << "\n";
   }
   if (interrupted) {
     std::cerr << "fabricsim sweep: interrupted; " << table.rows.size() << " of " << points

@@ -692,6 +692,8 @@ const Field kFields[] = {
   {"routing", "dateline_class", false,  // not nic.traffic_class (check_dateline)
    [](const Value& v, Scenario& s) { s.routing.dateline_class = int(v.integer(0, 7)); },
    "torus", nullptr, &kWraparound},
+  {"routing", "bounce_class", false,  // a lossless class other than nic.traffic_class (run.cpp)
+   [](const Value& v, Scenario& s) { s.routing.bounce_class = int(v.integer(0, 7)); }},
 
   {"", "cost_model", false, [](const Value& v, Scenario& s) { s.cost_model = v.string(); }},
 

@@ -108,6 +108,11 @@ struct RoutingConfig {
   /// wraparound link (a dateline, Dally & Seitz 1987), back to its own class when it turns
   /// into the next dimension; it must be a PFC lossless priority too. -1 = no dateline.
   int dateline_class = -1;
+  /// Clos: traffic class a packet moves to when a switch sends it up again after it came
+  /// down (a bounce, which only non-valley-free routes such as ecmp around failed links make),
+  /// so bounced packets never wait on the buffers of the class they came down in (after Hu et
+  /// al., "Tagger", CoNEXT 2017); it must be a PFC lossless priority. -1 = off.
+  int bounce_class = -1;
 };
 
 /// `link:` section.
@@ -282,7 +287,7 @@ struct WorkloadConfig {
 /// its own queue pair), as in the flow files of ns-3 RDMA studies (src, dst, priority, size,
 /// start time).
 struct TrafficFlow {
-  std::string src, dst;  ///< as written: a host index ("3") or a host name ("host3")
+  std::string src, dst;              ///< as written: a host index ("3") or a host name ("host3")
   int src_host = -1, dst_host = -1;  ///< resolved against the fabric (resolve_traffic)
   int64_t bytes = 0;                 ///< message size, >= 1 byte
   int64_t start_ps = 0;              ///< posted at this simulated time

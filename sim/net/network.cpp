@@ -48,6 +48,7 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.seed = sc.seed;
   nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
   nc.dateline_class = sc.routing.dateline_class;
+  nc.bounce_class = sc.routing.bounce_class;
   nc.ecn = sc.ecn.enabled;
   nc.red = RedEcn{sc.ecn.kmin_bytes, sc.ecn.kmax_bytes, sc.ecn.pmax};
   nc.ecn_at_dequeue = sc.ecn.mark_at == "dequeue";
@@ -820,6 +821,9 @@ void Network::forward(Packet* p) {
     // it crosses the wraparound link.
     if (ports_[in_pid].dim != out.dim) p->tc = qps_[p->qp].tc;
     if (out.wrap) p->tc = static_cast<uint8_t>(cfg_.dateline_class);
+  }
+  if (cfg_.bounce_class >= 0 && ports_[in_pid].from_above && out.from_above) {
+    p->tc = static_cast<uint8_t>(cfg_.bounce_class);  // a bounce: came down, goes up again
   }
   if (is_switch_[p->node]) {
     if ((out.storm >> p->tc & 1) && cfg_.watchdog_drop) {  // PFC watchdog: stormed queue

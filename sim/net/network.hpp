@@ -314,6 +314,8 @@ struct NetConfig {
   /// this traffic class for the rest of the dimension, breaking the ring's cyclic buffer
   /// dependency; -1 = off.
   int dateline_class = -1;
+  /// Clos: a packet sent up again after coming down moves to this class (-1 = off).
+  int bounce_class = -1;
   /// DCQCN on every QP (needs ECN).
   bool dcqcn = false;
   DcqcnConfig dcqcn_params;
