@@ -56,7 +56,9 @@ struct HeadroomInputs {
   int64_t mtu_frame_bytes = 0;    ///< largest frame on the wire (MTU payload + headers)
   int64_t switch_latency_ps = 0;  ///< the switch's forwarding latency (frames not yet counted)
   int64_t response_ps = 0;        ///< the upstream port's PFC response delay
-  bool cut_through = false;       ///< the switch counts a frame from its first bit
+  /// The switch counts every frame of this port from its first bit (cut-through towards
+  /// egresses no faster than this port; a switch with a faster egress stores some frames).
+  bool cut_through = false;
 };
 
 /// Headroom per ingress port and priority, bytes: what can still arrive after the count

@@ -488,9 +488,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     try {
       const Prepared prepared = prepare(sc);
       rep = simulate(sc, prepared, interrupt, progress);
-    } catch (const ConfigError&) {
-      throw;  // checked above; only a scenario file edited during the sweep gets here
-    } catch (const std::exception& e) {
+    } catch (const std::exception& e) {  // the point fails; the sweep goes on
       error = e.what();
     }
     result.outcome = !rep               ? Outcome::kFailed

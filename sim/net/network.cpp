@@ -291,7 +291,12 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       in.mtu_frame_bytes = mtu_frame;
       in.switch_latency_ps = cfg.switch_latency_ps;
       in.response_ps = ports_[p.peer_port].response_ps;
-      in.cut_through = cfg.cut_through;
+      // Cut-through counts a frame from its head only towards egresses no faster than this
+      // port; a frame stored for a faster egress counts at its tail, like store-and-forward.
+      int64_t fastest = 0;
+      for (uint32_t q = first_port_[v]; q < first_port_[v + 1]; ++q)
+        fastest = std::max(fastest, ports_[q].rate_bps);
+      in.cut_through = cfg.cut_through && fastest <= p.rate_bps;
       p.headroom_bytes = s.headroom_bytes > 0 ? s.headroom_bytes : pfc_headroom_bytes(in);
       p.xoff_bytes = s.xoff_bytes > 0 ? s.xoff_bytes : share - p.headroom_bytes;
       const int64_t xon_offset = s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * mtu_frame;

@@ -130,8 +130,9 @@ TEST_CASE("PFC headroom: sized by the formula nothing drops; half of it overflow
   const int64_t response = 394 * 512 * 10;  // ps at 100 Gb/s
   const int64_t formula =
       (2 * prop + lat + response) * rate / 8 / 1'000'000'000'000 + 3 * w + (64 + 20);
-  auto run = [&](int64_t headroom) {
+  auto run = [&](int64_t headroom, bool cut_through = false) {
     Scenario sc = one_leaf(n + 1, rate, prop, lat, 4 << 20, mtu);
+    sc.sw.cut_through = cut_through;
     sc.pfc.enabled = true;
     sc.pfc.xoff_bytes = 100 * w;
     sc.pfc.headroom_bytes = headroom;
@@ -151,6 +152,11 @@ TEST_CASE("PFC headroom: sized by the formula nothing drops; half of it overflow
   const auto [undersized, hr2] = run(formula / 2);
   CHECK(hr2 == formula / 2);
   CHECK(undersized.headroom_drops > 0);
+  // Cut-through between equal rates counts a frame from its head: one frame less.
+  const auto [ct, hr3] = run(0, true);
+  CHECK(std::abs(hr3 - (formula - w)) <= 1);
+  CHECK(ct.headroom_drops == 0);
+  CHECK(ct.drops == 0);
 }
 
 namespace {
