@@ -35,14 +35,6 @@ Scenario load(const RunOptions& opts) {
 
 namespace {
 
-/// The first of `keys` the scenario (or a --set) gave, else the last one.
-std::string given_key(const Scenario& sc, std::initializer_list<const char*> keys) {
-  for (const char* k : keys) {
-    if (sc.origins.count(k)) return k;
-  }
-  return *std::prev(keys.end());
-}
-
 /// PFC, credits, the dateline and DCQCN: what the loader cannot check without the fabric.
 void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable& routes) {
   const bool roce = sc.transport == "roce";
@@ -88,28 +80,24 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
     try {
       validate_dcqcn(sc.dcqcn, sc.link.host_rate_bps);
     } catch (const std::invalid_argument& e) {
-      throw key_error(sc, "dcqcn", e.what());
+      // "DCQCN: min_rate must …": blame dcqcn.min_rate (where it was given, or the preset).
+      std::string what = e.what();
+      if (what.rfind("DCQCN: ", 0) == 0) what.erase(0, 7);
+      const std::string field = what.substr(0, what.find(' '));
+      const std::string key = "dcqcn." + field;
+      throw key_error(sc, sc.origins.count(key) ? key : "dcqcn.preset",
+                      what + (sc.origins.count(key) ? "" : " (the value of the preset)"));
     }
   }
-  if (!(roce && sc.pfc.enabled) && sc.transport != "infiniband") return;
-  // The devices check the thresholds, headroom and credit buffers of every port: build them
-  // once here so that a misfit is bad input, reported before anything runs.
+  // The devices check the thresholds, headroom, ECN overrides and credit buffers of every
+  // port: build them once here so that a misfit is bad input, reported before anything runs.
   try {
     Simulator sim;
     Network net(sim, fabric, routes, net_config_for(sc));
-  } catch (const std::invalid_argument& e) {
-    std::string what = e.what();
-    if (what.rfind("Network: ", 0) == 0) what.erase(0, 9);
-    const bool credits = !roce;
-    const std::string key =
-        credits ? given_key(sc, {"infiniband.vl_buffer", "switch.buffer_per_port",
-                                 "switch.shared_buffer", "infiniband.vl_buffer"})
-                : given_key(sc, {"pfc.xoff", "pfc.headroom", "pfc.xon_offset",
-                                 "switch.buffer_per_port", "switch.shared_buffer", "pfc.enabled"});
-    throw key_error(sc, key,
-                    what + (credits ? ""
-                                    : "; set pfc.xoff, a smaller pfc.headroom or a larger "
-                                      "switch buffer"));
+  } catch (const DeviceConfigError& e) {
+    // Blame the switch's own override if it set the key, else the scenario-wide key.
+    const std::string own = "switches." + e.switch_name + "." + e.key;
+    throw key_error(sc, sc.origins.count(own) ? own : e.key, e.what());
   }
 }
 
@@ -209,6 +197,10 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   s.links = f.links;
   s.oversubscription = f.oversubscription;
   s.bisection_bandwidth_bps = f.bisection_bandwidth_bps;
+  if ((!sc.topology.failed_links.empty() || !sc.topology.degraded_links.empty()) &&
+      boost::num_vertices(f.graph) <= 5000) {  // compute_metrics' max-flow limit
+    s.bisection_available_bps = host_halves_max_flow_bps(f);
+  }
   s.host_rate_bps = sc.link.host_rate_bps;
   return s;
 }
@@ -235,7 +227,7 @@ void fill_counters(const Network& net, RunReport& rep) {
   rep.counters.pfc_storms = t.watchdog_storms;
   rep.counters.paused_ps = t.paused_ps;
   const DeadlockReport& d = net.deadlock();
-  rep.deadlock = DeadlockRow{d.detected_at_ps, d.cycle, d.flows, d.broken_by_watchdog};
+  rep.deadlock = DeadlockRow{d.detected_at_ps, d.cycle, d.flows, d.links, d.broken_by_watchdog};
   rep.packet_hops = t.packet_hops;
   const ByteBalance b = net.byte_balance();
   rep.conservation =
@@ -306,6 +298,7 @@ void fill_counters(const Network& net, RunReport& rep) {
     fr.start_ps = f.start_ps;
     fr.end_ps = f.end_ps;
     fr.retransmitted_packets = f.retransmitted_packets;
+    fr.traffic = (f.tag & TrafficPlayer::kTagBit) != 0;
     rep.flows.push_back(fr);
   }
 }
@@ -347,6 +340,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   rep.scenario = sc.name;
   rep.seed = sc.seed;
   rep.fabric = summarize(sc, fabric);
+  rep.has_workload = sc.has_workload;
   const int ranks = static_cast<int>(fabric.hosts.size());
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes = sc.has_workload ? sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes,

@@ -121,7 +121,10 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
   for (int64_t v : {k.pfc_pause_tx, k.ecn_marked, k.cnp_tx, k.drops}) {
     c.push_back(std::to_string(v));
   }
-  const FctSummary fct = fct_summary(rep->flows);
+  // FCT of the traffic flows when the scenario has them, else of every message.
+  const bool traffic =
+      std::any_of(rep->flows.begin(), rep->flows.end(), [](const FlowRow& f) { return f.traffic; });
+  const FctSummary fct = fct_summary(rep->flows, traffic);
   c.push_back(fct.completed > 0 ? format_ps_as_us(fct.p50_ps) : "");
   c.push_back(fct.completed > 0 ? format_ps_as_us(fct.p99_ps) : "");
   c.push_back(format_ps_as_us(rep->simulated_ps));

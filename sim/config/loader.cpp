@@ -827,6 +827,8 @@ const Field kFields[] = {
 
   {"infiniband", "vl_buffer", false,  // absent = the switch's buffer per port
    [](const Value& v, Scenario& s) { s.infiniband.vl_buffer_bytes = v.quantity(kPositiveSize); }},
+  {"infiniband", "deadlock_check_interval", false,  // the credit-deadlock detector's period
+   [](const Value& v, Scenario& s) { s.pfc.deadlock_check_interval_ps = v.quantity(kTimeout); }},
 
   {"workload", "collective", false,
    [](const Value& v, Scenario& s) { s.workload.collective = v.choice(kCollectives); }},
@@ -928,7 +930,7 @@ struct TrafficKey {
 const TrafficKey kTrafficKeys[] = {
   {"src", true, [](const Value& v, TrafficFlow& f) { f.src = flow_host(v); }},
   {"dst", true, [](const Value& v, TrafficFlow& f) { f.dst = flow_host(v); }},
-  {"size", true, [](const Value& v, TrafficFlow& f) { f.bytes = v.quantity(kPositiveSize); }},
+  {"size", true, [](const Value& v, TrafficFlow& f) { f.bytes = v.quantity(kSweepSize); }},
   {"start", false, [](const Value& v, TrafficFlow& f) { f.start_ps = v.quantity(kFlowStart); }},
   {"priority", false, [](const Value& v, TrafficFlow& f) { f.priority = int(v.integer(0, 7)); }},
   {"flow", false, [](const Value& v, TrafficFlow& f) { f.flow = v.integer(0, 4'294'967'295); }},

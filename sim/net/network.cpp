@@ -251,13 +251,18 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
     if (pol.ecn) {
       if (pol.red.kmin_bytes < 0 || pol.red.kmax_bytes <= pol.red.kmin_bytes ||
           !(pol.red.pmax > 0 && pol.red.pmax <= 1)) {
-        throw std::invalid_argument("Network: ECN at " + g[v].name +
-                                    " needs 0 <= kmin < kmax and 0 < pmax <= 1");
+        throw DeviceConfigError(
+            g[v].name, "ecn.kmin",
+            "ECN at " + g[v].name + ": kmin (" + std::to_string(pol.red.kmin_bytes) +
+                " B) must be below kmax (" + std::to_string(pol.red.kmax_bytes) +
+                " B): marking rises from 0 at kmin to pmax at kmax");
       }
       ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
     }
     if (pol.pfc.enabled && pol.pfc.dynamic && cfg.buffer_model != BufferModel::kShared) {
-      throw std::invalid_argument("Network: dynamic PFC thresholds need a shared buffer");
+      throw DeviceConfigError(
+          g[v].name, "pfc.threshold",
+          "PFC at " + g[v].name + ": dynamic thresholds need switch.buffer_model shared");
     }
   }
   if (overrides_used != cfg.ecn_overrides.size()) {
@@ -300,12 +305,39 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       p.headroom_bytes = s.headroom_bytes > 0 ? s.headroom_bytes : pfc_headroom_bytes(in);
       p.xoff_bytes = s.xoff_bytes > 0 ? s.xoff_bytes : share - p.headroom_bytes;
       const int64_t xon_offset = s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * mtu_frame;
-      if (!s.dynamic && (p.xoff_bytes <= xon_offset)) {
-        throw std::invalid_argument(
-            "Network: PFC at " + g[v].name + " port " + std::to_string(p.index) + ": XOFF " +
-            std::to_string(p.xoff_bytes) + " B (port share " + std::to_string(share) +
-            " B - headroom " + std::to_string(p.headroom_bytes) +
-            " B) is not above the XON offset " + std::to_string(xon_offset) + " B");
+      const std::string where = "PFC at " + g[v].name + " port " + std::to_string(p.index) +
+                                " (to " + g[p.peer_node].name + "): ";
+      const std::string buffer_key = cfg.buffer_model == BufferModel::kStatic
+                                         ? "switch.buffer_per_port"
+                                         : "switch.shared_buffer";
+      const std::string share_text =
+          std::to_string(share) + " B" +
+          (cfg.buffer_model == BufferModel::kStatic ? "" : " (shared buffer / ports)");
+      const std::string headroom_text =
+          std::to_string(p.headroom_bytes) + " B" +
+          (s.headroom_bytes > 0 ? "" : " (802.1Qbb formula: rate, cable, MTU, response time)");
+      if (!s.dynamic && s.xoff_bytes <= 0 && p.xoff_bytes <= xon_offset) {
+        throw DeviceConfigError(
+            g[v].name, s.headroom_bytes > 0 ? "pfc.headroom" : buffer_key,
+            where + "the port's buffer " + share_text + " minus the headroom " + headroom_text +
+                " leaves an XOFF threshold of " + std::to_string(p.xoff_bytes) +
+                " B, not above the XON offset (" + std::to_string(xon_offset) +
+                " B); give more buffer, a smaller pfc.headroom or an explicit pfc.xoff");
+      }
+      if (!s.dynamic && s.xoff_bytes > 0 && p.xoff_bytes <= xon_offset) {
+        throw DeviceConfigError(g[v].name, "pfc.xoff",
+                                where + "xoff (" + std::to_string(p.xoff_bytes) +
+                                    " B) must be above the XON offset (" +
+                                    std::to_string(xon_offset) + " B)");
+      }
+      if (!s.dynamic && s.xoff_bytes > 0 && cfg.buffer_model == BufferModel::kStatic &&
+          p.xoff_bytes + p.headroom_bytes > share) {
+        throw DeviceConfigError(
+            g[v].name, "pfc.xoff",
+            where + "xoff (" + std::to_string(p.xoff_bytes) + " B) plus the headroom " +
+                headroom_text + " exceed the port's buffer (" + std::to_string(share) +
+                " B, switch.buffer_per_port): lossless frames could overrun it; at most " +
+                std::to_string(std::max<int64_t>(0, share - p.headroom_bytes)) + " B");
       }
     }
   }
@@ -322,9 +354,17 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
                      ? cfg.buffer_per_port_bytes
                      : cfg.shared_buffer_bytes / std::max<int64_t>(1, nports);
         if (buffer / kCreditBytes < credit_blocks(mtu_frame)) {
-          throw std::invalid_argument("Network: the InfiniBand VL buffer of " +
-                                      std::to_string(buffer) + " B holds less than one " +
-                                      std::to_string(mtu_frame) + "-byte frame");
+          throw DeviceConfigError(
+              g[p.peer_node].name,
+              cfg.vl_buffer_bytes > 0                    ? "infiniband.vl_buffer"
+              : cfg.buffer_model == BufferModel::kStatic ? "switch.buffer_per_port"
+                                                         : "switch.shared_buffer",
+              "the InfiniBand VL buffer of " + std::to_string(buffer) + " B is " +
+                  std::to_string(buffer / kCreditBytes) + " credits of 64 B; a " +
+                  std::to_string(mtu_frame) + "-byte frame needs " +
+                  std::to_string(credit_blocks(mtu_frame)) + " (" +
+                  std::to_string(credit_blocks(mtu_frame) * kCreditBytes) +
+                  " B), so no packet could ever be sent");
         }
       }
       for (int tc = 0; tc < kTrafficClasses; ++tc) lq(pid, tc).credits = buffer / kCreditBytes;
@@ -913,7 +953,7 @@ void Network::receive_data(Packet* p, Qp& qp) {
     const int64_t now = sim_.now().ps();
     if (flows_.size() < cfg_.max_flow_records) {
       flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes,
-                                  m.start_ps, now, m.retransmitted});
+                                  m.start_ps, now, m.retransmitted, m.tag});
     } else {
       ++flows_unrecorded_;
     }
@@ -974,7 +1014,10 @@ void Network::go_back(uint32_t qp_id, uint32_t psn, bool timeout) {
   qp.snd_msg = qp.msg_base;
   while (psn >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
     ++qp.snd_msg;
-  qp.rto_deadline_ps = -1;  // the timer restarts when the resent packet leaves the NIC
+  // The timer restarts now: a NIC whose resend cannot leave (its priority paused by PFC, no
+  // credits) still times out again, and after retry_count times reports the QP failed, as a
+  // NIC stuck behind a pause storm does.
+  arm_timer(qp_id);
   activate(qp_id);
 }
 
@@ -1261,6 +1304,7 @@ void Network::on_lossless_check(uint64_t) {
         const Port& port = ports_[pid];
         deadlock_.cycle.push_back(g[port.node].name + ":" + std::to_string(port.index) + ":" +
                                   std::to_string(tc));
+        deadlock_.links.push_back(g[port.node].name + "->" + g[port.peer_node].name);
         for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) {
           const Qp& qp = qps_[p->qp];
           flows.emplace(p->qp, "host " + std::to_string(qp.src_host) + " -> host " +

@@ -324,6 +324,19 @@ struct NetConfig {
   size_t max_flow_records = 1'000'000;
 };
 
+/// A device setting that cannot work on this fabric (a PFC threshold below its XON offset, a
+/// VL buffer below one frame, …), found while building the Network: bad input. `key` is the
+/// scenario key to blame ("pfc.xoff", "ecn.kmin", "switch.buffer_per_port", …) at switch
+/// `switch_name` (its `switches:` override if it has one).
+struct DeviceConfigError : std::invalid_argument {
+  DeviceConfigError(std::string switch_name_, std::string key_, const std::string& message)
+      : std::invalid_argument(message),
+        switch_name(std::move(switch_name_)),
+        key(std::move(key_)) {}
+  std::string switch_name;
+  std::string key;
+};
+
 /// The device parameters of a scenario. Throws std::invalid_argument for an unknown transport
 /// (the loader has already rejected one).
 NetConfig net_config_for(const Scenario& scenario);
@@ -356,6 +369,8 @@ struct DeadlockReport {
   std::vector<std::string> cycle;
   /// Flows (QPs) with packets in the cycle's queues: "host S -> host D (qp Q)".
   std::vector<std::string> flows;
+  /// Per cycle entry, the link its queue sends on: "switch->peer".
+  std::vector<std::string> links;
   bool broken_by_watchdog = false;  ///< the run went on: the PFC watchdog broke the cycle
 };
 
@@ -372,6 +387,7 @@ struct FlowRecord {
   uint8_t tc;
   int64_t bytes, start_ps, end_ps;
   int64_t retransmitted_packets;
+  uint64_t tag;  ///< the tag it was posted with
 };
 
 class Network {

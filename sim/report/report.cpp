@@ -70,10 +70,11 @@ int64_t nearest_rank(const std::vector<int64_t>& sorted, int64_t num, int64_t de
 
 }  // namespace
 
-FctSummary fct_summary(const std::vector<FlowRow>& flows) {
+FctSummary fct_summary(const std::vector<FlowRow>& flows, bool traffic_only) {
   std::vector<int64_t> fct;
   for (const auto& f : flows) {
-    if (f.end_ps >= f.start_ps) fct.push_back(f.end_ps - f.start_ps);
+    if (f.end_ps >= f.start_ps && (f.traffic || !traffic_only))
+      fct.push_back(f.end_ps - f.start_ps);
   }
   FctSummary s;
   s.completed = static_cast<int64_t>(fct.size());
@@ -116,7 +117,7 @@ void print_summary(std::ostream& out, const RunReport& r) {
   for (const auto& row : r.rows) avg += row.busbw_GBps;
   if (!r.rows.empty()) avg /= static_cast<double>(r.rows.size());
   char buf[512];
-  if (!r.rows.empty() || r.flows.empty()) {  // (a traffic-only run has no collective)
+  if (r.has_workload) {  // (a traffic-only run has no collective)
     std::snprintf(buf, sizeof buf, "# Avg bus bandwidth    : %g \n#\n", avg);
     out << buf;
   }
@@ -124,9 +125,14 @@ void print_summary(std::ostream& out, const RunReport& r) {
   const auto& c = r.counters;
   std::snprintf(buf, sizeof buf,
                 "# fabric     : %s, %d GPUs, %d switches, %d links, host links %s, "
-                "oversubscription %g:1, bisection bandwidth %s\n",
+                "oversubscription %g:1, bisection bandwidth %s%s\n",
                 f.kind.c_str(), f.gpus, f.switches, f.links, format_rate(f.host_rate_bps).c_str(),
-                f.oversubscription, format_rate(f.bisection_bandwidth_bps).c_str());
+                f.oversubscription, format_rate(f.bisection_bandwidth_bps).c_str(),
+                f.bisection_available_bps >= 0
+                    ? (" as designed, " + format_rate(f.bisection_available_bps) +
+                       " with the failed/degraded links")
+                          .c_str()
+                    : "");
   out << buf;
   std::snprintf(buf, sizeof buf,
                 "# counters   : drops %lld, retransmits %lld, PFC pause tx/rx %lld/%lld, "
@@ -155,17 +161,23 @@ void print_summary(std::ostream& out, const RunReport& r) {
   if (r.deadlock.detected_at_ps >= 0) {
     out << "# DEADLOCK   : at " << format_time(r.deadlock.detected_at_ps) << ", cycle ";
     for (size_t i = 0; i < r.deadlock.cycle.size(); ++i) {
-      out << r.deadlock.cycle[i] << " -> ";
+      out << r.deadlock.cycle[i];
+      if (i < r.deadlock.links.size()) out << " (" << r.deadlock.links[i] << ")";
+      out << " -> ";
     }
     out << (r.deadlock.cycle.empty() ? std::string() : r.deadlock.cycle.front()) << " ("
         << r.deadlock.flows.size() << " flows in it"
         << (r.deadlock.broken_by_watchdog ? "; broken by the PFC watchdog" : "") << ")\n";
   }
-  if (r.rows.empty() && !r.flows.empty()) {  // explicit traffic only: its flow completion times
-    const FctSummary fct = fct_summary(r.flows);
+  // The traffic flows' completion times (a collective's messages are in results.json).
+  const bool traffic =
+      std::any_of(r.flows.begin(), r.flows.end(), [](const FlowRow& f) { return f.traffic; });
+  if (traffic || (!r.has_workload && !r.flows.empty())) {
+    const FctSummary fct = fct_summary(r.flows, traffic);
     if (fct.completed > 0) {
       std::snprintf(buf, sizeof buf,
-                    "# flows      : %lld delivered, FCT p50 %.3f us, p99 %.3f us, max %.3f us\n",
+                    "# flows      : %lld traffic flows delivered, FCT p50 %.3f us, p99 %.3f us, "
+                    "max %.3f us\n",
                     static_cast<long long>(fct.completed), static_cast<double>(fct.p50_ps) / 1e6,
                     static_cast<double>(fct.p99_ps) / 1e6, static_cast<double>(fct.max_ps) / 1e6);
       out << buf;
@@ -194,6 +206,9 @@ void write_results_json(const std::string& path, const RunReport& r) {
                  {"links", r.fabric.links},
                  {"oversubscription", r.fabric.oversubscription},
                  {"bisection_bandwidth_bps", r.fabric.bisection_bandwidth_bps},
+                 {"bisection_available_bps", r.fabric.bisection_available_bps >= 0
+                                                 ? ordered_json(r.fabric.bisection_available_bps)
+                                                 : ordered_json(nullptr)},
                  {"host_rate_bps", r.fabric.host_rate_bps}};
   ordered_json rows = ordered_json::array();
   for (const auto& row : r.rows) {
@@ -254,10 +269,31 @@ void write_results_json(const std::string& path, const RunReport& r) {
                 {"fct_us", fct_us},
                 {"fct_ps", fct_ps_json},
                 {"retransmitted_packets", retransmitted}};
+  // The scenario's traffic flows alone (null without any).
+  int64_t traffic_count = 0;
+  for (const auto& f : r.flows) traffic_count += f.traffic ? 1 : 0;
+  if (traffic_count > 0) {
+    const FctSummary t = fct_summary(r.flows, true);
+    ordered_json t_us = {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
+    ordered_json t_ps = t_us;
+    if (t.completed > 0) {
+      t_us = {{"p50", static_cast<double>(t.p50_ps) / 1e6},
+              {"p99", static_cast<double>(t.p99_ps) / 1e6},
+              {"max", static_cast<double>(t.max_ps) / 1e6}};
+      t_ps = {{"p50", t.p50_ps}, {"p99", t.p99_ps}, {"max", t.max_ps}};
+    }
+    j["flows"]["traffic"] = {{"recorded", traffic_count},
+                             {"completed", t.completed},
+                             {"fct_us", t_us},
+                             {"fct_ps", t_ps}};
+  } else {
+    j["flows"]["traffic"] = nullptr;
+  }
   if (r.deadlock.detected_at_ps >= 0) {
     j["deadlock"] = {{"detected_at_ps", r.deadlock.detected_at_ps},
                      {"cycle", r.deadlock.cycle},
                      {"flows", r.deadlock.flows},
+                     {"links", r.deadlock.links},
                      {"broken_by_watchdog", r.deadlock.broken_by_watchdog}};
   } else {
     j["deadlock"] = nullptr;
@@ -345,14 +381,14 @@ void write_queues_csv(const std::string& path, const RunReport& r) {
 
 void write_flows_csv(const std::string& path, const RunReport& r) {
   auto out = open_for_write(path);
-  out << "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets\n";
+  out << "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets,source\n";
   for (const auto& f : r.flows) {
     const bool done = f.end_ps >= f.start_ps;
     out << f.id << ',' << f.src << ',' << f.dst << ',' << f.qp << ',' << f.traffic_class << ','
         << f.bytes << ',' << format_ps_as_us(f.start_ps) << ','
         << (done ? format_ps_as_us(f.end_ps) : "") << ','
         << (done ? format_ps_as_us(f.end_ps - f.start_ps) : "") << ',' << f.retransmitted_packets
-        << '\n';
+        << ',' << (f.traffic ? "traffic" : "collective") << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);
 }

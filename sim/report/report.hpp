@@ -34,7 +34,10 @@ struct FabricSummary {
   std::string kind;
   int gpus = 0, switches = 0, links = 0;
   double oversubscription = 1.0;
-  int64_t bisection_bandwidth_bps = 0;
+  int64_t bisection_bandwidth_bps = 0;  ///< the design figure (every link up, nominal rate)
+  /// With failed or degraded links: the max-flow between the host halves as the fabric is
+  /// (what `topo` checks); -1 without faults, or for a fabric too large for the max-flow.
+  int64_t bisection_available_bps = -1;
   int64_t host_rate_bps = 0;
 };
 
@@ -62,6 +65,7 @@ struct DeadlockRow {
   int64_t detected_at_ps = -1;
   std::vector<std::string> cycle;  ///< "switch:port:priority", in wait-for order
   std::vector<std::string> flows;  ///< "host S -> host D (qp Q)" with packets in the cycle
+  std::vector<std::string> links;  ///< per cycle entry: "switch->peer", the link it sends on
   bool broken_by_watchdog = false;
 };
 
@@ -119,6 +123,7 @@ struct FlowRow {
   /// Packets of this message sent again (each resend counts) up to its delivery; resends after
   /// it (before the sender saw the ACK) count only in counters.retransmits.
   int64_t retransmitted_packets = 0;
+  bool traffic = false;  ///< one of the scenario's traffic flows (else a collective's message)
 };
 
 struct RunReport {
@@ -133,6 +138,7 @@ struct RunReport {
   bool complete = true;      ///< false when the run stopped before the whole sweep finished
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM (complete is false too)
   bool deadlocked = false;   ///< stopped by the deadlock detector (complete is false too)
+  bool has_workload = true;  ///< a collective sweep ran (false: traffic flows only)
   std::string stop_reason;   ///< "workload done", "interrupted", "stalled: …"
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;
@@ -153,7 +159,8 @@ struct FctSummary {
   int64_t completed = 0;
   int64_t p50_ps = -1, p99_ps = -1, max_ps = -1;
 };
-FctSummary fct_summary(const std::vector<FlowRow>& flows);
+/// Over the completed rows of `flows`, or only the traffic flows' with `traffic_only`.
+FctSummary fct_summary(const std::vector<FlowRow>& flows, bool traffic_only = false);
 
 /// The nccl-tests header line block ("#  size  count  type  redop  root  time  algbw  busbw
 /// #wrong" with units), printed once before the rows.

@@ -868,3 +868,44 @@ TEST_CASE("sweep: SIGINT stops the running point and still writes the table, mar
   const auto j = nlohmann::json::parse(slurp(d / "point-002" / "results.json"));
   CHECK(j["run"]["stop_reason"].get<std::string>().rfind("interrupted", 0) == 0);
 }
+
+TEST_CASE("fresh-user findings on lossless settings: refused as bad input at the right key") {
+  // Regressions: these ran into "internal error" (exit 1), or ran with lossless bytes far
+  // beyond the buffer, or blamed a key the user had not written.
+  const fs::path d = scratch("lossless_bad");
+  const std::string base = slurp(fs::path(FABRICSIM_SOURCE_DIR) / "scenarios/pfc-victim-flow.yaml");
+  auto with = [&](const std::string& name, const std::string& extra) {
+    const fs::path p = d / name;
+    std::ofstream(p) << base << extra;
+    return p.string();
+  };
+  struct Case {
+    std::string file, args, key, text;
+  };
+  const std::vector<Case> cases = {
+      {with("a.yaml", "switches:\n  leaf1: {pfc: {enabled: true, xoff: 1B}}\n"),
+       " --set pfc.enabled=false", "switches.leaf1.pfc.xoff", "must be above the XON offset"},
+      {with("b.yaml", "switches:\n  leaf1: {ecn: {enabled: true, kmin: 300KB}}\n"), "",
+       "switches.leaf1.ecn.kmin", "must be below kmax"},
+      {with("c.yaml", ""), " --set pfc.xoff=1GB", "pfc.xoff", "exceed the port's buffer"},
+      {with("d.yaml", ""),
+       " --set ecn.enabled=true --set dcqcn.enabled=true --set dcqcn.min_rate=1Tbps",
+       "dcqcn.min_rate", "exceeds the line rate"},
+  };
+  for (const Case& c : cases) {
+    for (const char* cmd : {"validate ", "run "}) {
+      const Result r = fabricsim(cmd + c.file + c.args);
+      INFO(cmd << c.file << c.args << ": " << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find(c.key + ": ") != std::string::npos);
+      CHECK(r.err.find(c.text) != std::string::npos);
+    }
+  }
+  // A flow beyond 64 GiB (the sequence space of a queue pair at small MTUs): bad input.
+  std::string big = base;
+  big.replace(big.find("size: 8MiB}"), 11, "size: 5TB}");
+  std::ofstream(d / "e.yaml") << big;
+  const Result r = fabricsim("validate " + (d / "e.yaml").string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("traffic[5].size: expected a size from 1B to 64GiB") != std::string::npos);
+}

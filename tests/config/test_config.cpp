@@ -2092,11 +2092,11 @@ TEST_CASE("traffic: bad lists, items and values say where and what", "[config]")
   }
   SECTION("size: a positive size with its unit") {
     check(flows("  - {src: 0, dst: 1, size: 4096}\n"), 20, 28, "traffic[0].size",
-          "expected a size with a unit, e.g. 2MiB, got '4096'");
+          "expected a size with a unit, e.g. 8KiB, got '4096'");
     check(flows("  - {src: 0, dst: 1, size: 0B}\n"), 20, 28, "traffic[0].size",
-          "expected a positive size, got zero ('0B')");
+          "expected a size from 1B to 64GiB, got zero ('0B')");
     check(flows("  - {src: 0, dst: 1, size: -1KiB}\n"), 20, 28, "traffic[0].size",
-          "expected a positive size, got a negative size '-1KiB'");
+          "expected a size from 1B to 64GiB, got a negative size '-1KiB'");
     check(flows("  - {src: 0, dst: 1, size: 4Mib}\n"), 20, 28, "traffic[0].size",
           unit_error(fabricsim::parse_size_bytes, "4Mib"));
   }

@@ -537,3 +537,21 @@ TEST_CASE("PFC deadlock from bounced routes in a Clos; a bounce class fixes it")
   CHECK(fixed->net->messages_in_flight() == 0);
   CHECK(fixed->net->totals().drops == 0);
 }
+
+TEST_CASE("a queue pair held back by a pause that never ends fails after retry_count RTOs") {
+  // Regression: the retransmission timer restarted only when a resent packet left the NIC, so
+  // a NIC paused for good never timed out again. Now it fails after 1 + 7 timeouts, as a NIC
+  // stuck behind a PFC deadlock reports "transport retry counter exceeded".
+  Scenario sc = torus_ring(64 << 10);
+  sc.pfc.watchdog = true;                                  // keeps the run going past the deadlock
+  sc.pfc.watchdog_detection_time_ps = 60'000'000'000'000;  // 60 s: never within the run
+  sc.nic.rto_ps = 100'000'000;                             // 100 us
+  Bed bed(sc);
+  for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 20'000'000, 0, i);
+  bed.sim.run();
+  REQUIRE(bed.net->deadlock().detected_at_ps >= 0);
+  CHECK(bed.net->failure().find("transport retry counter exceeded") != std::string::npos);
+  // 8 timeouts of 100 us after the last progress, which ended before the deadlock was proven.
+  CHECK(bed.sim.now_ps() <= bed.net->deadlock().detected_at_ps + 8 * 100'000'000);
+  CHECK(bed.sim.now_ps() >= 8 * 100'000'000);
+}
