@@ -275,6 +275,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   // Lossless state: PFC thresholds and headroom per switch ingress port, the response delay
   // of every egress, InfiniBand credits.
   lq_.resize(ports_.size() * kTrafficClasses);
+  xoff_count_.assign(n, 0);
   const auto response_of = [&](uint32_t pid) {
     const Port& p = ports_[pid];
     const int64_t r = is_switch_[p.node] ? policy_[p.node].pfc.response_ps : cfg.pfc.response_ps;
@@ -284,6 +285,20 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   for (VertexId v = 0; v < n; ++v) {
     if (!is_switch_[v] || !policy_[v].pfc.enabled) continue;
     const PfcSwitchSettings& s = policy_[v].pfc;
+    // The XOFF refresh goes out half a pause after the last PFC frame and may wait behind one
+    // MTU frame: a pause shorter than two (MTU frame + PFC frame) times could lapse first.
+    const int64_t min_quanta =
+        (2 * (mtu_frame + kPfcFrameWireBytes) * 8 + kPauseQuantumBits - 1) / kPauseQuantumBits;
+    if (s.pause_quanta < min_quanta) {
+      throw DeviceConfigError(
+          g[v].name, "pfc.pause_quanta",
+          "PFC at " + g[v].name + ": a pause of " + std::to_string(s.pause_quanta) +
+              " quanta is shorter than two MTU frames plus PFC frames (" +
+              std::to_string(2 * (mtu_frame + kPfcFrameWireBytes)) +
+              " B): the refresh, sent at half the pause time behind up to one frame, could "
+              "arrive after the pause expired; at least " + std::to_string(min_quanta) +
+              " quanta at this MTU");
+    }
     const int64_t nports = first_port_[v + 1] - first_port_[v];
     const int64_t share = cfg.buffer_model == BufferModel::kStatic
                               ? cfg.buffer_per_port_bytes
@@ -805,6 +820,9 @@ void Network::on_tx_done(uint64_t port_id) {
   if (is_switch_[port.node]) mmus_[port.node].on_dequeue(q.occupancy.bytes, bytes);
   occupancy_change(static_cast<uint32_t>(port_id), tc, -bytes);
   port.transmitting = false;
+  if (xoff_count_[port.node] > 0 && policy_[port.node].pfc.dynamic) {
+    recheck_dynamic_xon(port.node);
+  }
   if (port.in_tx_ingress != UINT32_MAX && lossless(port.node, port.in_tx_in_tc)) {
     // The frame has left the switch: its ingress port's count falls (PFC XON), its credits go
     // back upstream (InfiniBand).
@@ -1075,24 +1093,42 @@ void Network::ingress_change(uint32_t in_pid, int tc, int64_t bytes) {
   q.ingress_bytes += bytes;
   if (cfg_.credits) return;
   Port& port = ports_[in_pid];
-  const PfcSwitchSettings& s = policy_[port.node].pfc;
   const uint8_t bit = static_cast<uint8_t>(1u << tc);
   if (bytes > 0 && !(port.xoff & bit) && q.ingress_bytes >= xoff_threshold(in_pid)) {
     port.xoff |= bit;  // XOFF: pause the upstream port for this priority
+    ++xoff_count_[port.node];
     q.xoff_level_bytes = q.ingress_bytes;
     port.pfc_pending |= bit;
     if (observer_ != nullptr)
       observer_->pfc_decided(in_pid, tc, true, q.ingress_bytes, sim_.now().ps());
     kick(in_pid);
   } else if (bytes < 0 && (port.xoff & bit)) {
-    const int64_t offset =
-        s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * cfg_.wire.wire_bytes(cfg_.mtu_bytes);
-    if (q.ingress_bytes <= std::max<int64_t>(0, xoff_threshold(in_pid) - offset)) {
-      port.xoff &= static_cast<uint8_t>(~bit);  // XON: resume it
-      port.pfc_pending |= bit;
-      if (observer_ != nullptr)
-        observer_->pfc_decided(in_pid, tc, false, q.ingress_bytes, sim_.now().ps());
-      kick(in_pid);
+    maybe_xon(in_pid, tc);
+  }
+}
+
+void Network::maybe_xon(uint32_t in_pid, int tc) {
+  Port& port = ports_[in_pid];
+  const PfcSwitchSettings& s = policy_[port.node].pfc;
+  const LosslessQueue& q = lq(in_pid, tc);
+  const int64_t offset =
+      s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * cfg_.wire.wire_bytes(cfg_.mtu_bytes);
+  if (q.ingress_bytes > std::max<int64_t>(0, xoff_threshold(in_pid) - offset)) return;
+  port.xoff &= static_cast<uint8_t>(~(1u << tc));  // XON: resume it
+  --xoff_count_[port.node];
+  port.pfc_pending |= static_cast<uint8_t>(1u << tc);
+  if (observer_ != nullptr)
+    observer_->pfc_decided(in_pid, tc, false, q.ingress_bytes, sim_.now().ps());
+  kick(in_pid);
+}
+
+void Network::recheck_dynamic_xon(uint32_t node) {
+  // A dynamic threshold rises whenever the shared buffer frees up, whoever's bytes left: an
+  // ingress in XOFF may now be below XON although none of its own frames moved.
+  for (uint32_t pid = first_port_[node]; pid < first_port_[node + 1] && xoff_count_[node] > 0;
+       ++pid) {
+    for (uint32_t m = ports_[pid].xoff; m != 0; m &= m - 1) {
+      maybe_xon(pid, std::countr_zero(m));
     }
   }
 }
@@ -1133,10 +1169,7 @@ void Network::on_xoff_refresh(uint64_t port_id) {
   port.refresh_timer = false;
   if (port.xoff == 0) return;
   port.pfc_pending |= port.xoff;
-  kick(static_cast<uint32_t>(port_id));
-  if (port.transmitting && !port.refresh_timer && port.pfc_pending != 0) {
-    // Waiting behind a frame: the frame is sent (and the timer re-armed) when it ends.
-  }
+  kick(static_cast<uint32_t>(port_id));  // (behind a frame: sent, and re-armed, when it ends)
 }
 
 void Network::on_pfc_arrival(Packet* p) {
@@ -1163,8 +1196,9 @@ void Network::pause_queue(uint32_t port_id, int tc, int64_t until_ps) {
   q.paused_until_ps = until_ps;
   if (!(port.paused >> tc & 1)) {
     port.paused |= static_cast<uint8_t>(1u << tc);
-    q.paused_since_ps = sim_.now().ps();
-    if (observer_ != nullptr) observer_->pause_changed(port_id, tc, true, q.paused_since_ps);
+    // Paused time is not counted while the watchdog has the queue ignore PAUSE.
+    q.paused_since_ps = (port.storm >> tc & 1) ? -1 : sim_.now().ps();
+    if (observer_ != nullptr) observer_->pause_changed(port_id, tc, true, sim_.now().ps());
   }
   if (!port.pause_timer) {
     port.pause_timer = true;
@@ -1178,9 +1212,12 @@ void Network::resume_queue(uint32_t port_id, int tc) {
   if (!(port.paused >> tc & 1)) return;
   LosslessQueue& q = lq(port_id, tc);
   port.paused &= static_cast<uint8_t>(~(1u << tc));
-  queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps +=
-      sim_.now().ps() - q.paused_since_ps;
+  if (q.paused_since_ps >= 0) {  // (not counted while the watchdog ignores the pause)
+    queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps +=
+        sim_.now().ps() - q.paused_since_ps;
+  }
   q.paused_since_ps = -1;
+  q.stuck_since_ps = -1;
   if (observer_ != nullptr) observer_->pause_changed(port_id, tc, false, sim_.now().ps());
   port_idle(port_id);
 }
@@ -1236,17 +1273,24 @@ void Network::watchdog_scan(int64_t now) {
       if ((port.storm & bit) && now - q.last_pfc_rx_ps >= cfg_.watchdog_restoration_ps) {
         port.storm &= static_cast<uint8_t>(~bit);  // restored: PAUSE honoured again
         if (q.paused_until_ps <= now) resume_queue(pid, tc);
-        if (port.paused & bit) {  // still paused: detection starts over from now
-          queues_[static_cast<size_t>(pid) * kTrafficClasses + tc].paused_ps +=
-              now - q.paused_since_ps;
-          q.paused_since_ps = now;
-        }
+        if (port.paused & bit) q.paused_since_ps = now;  // paused again from now (counted)
+        q.stuck_since_ps = -1;
         continue;
       }
-      if (!(port.storm & bit) && (port.paused & bit) &&
-          now - q.paused_since_ps >= cfg_.watchdog_detection_ps) {
-        port.storm |= bit;  // stormed
+      if (port.storm & bit) continue;
+      // A storm: paused with frames queued that cannot drain, continuously for the detection
+      // time (as SONiC's pfcwd; seen at each check, so up to one check interval late).
+      if (!(port.paused & bit) || port.head[tc] == nullptr) {
+        q.stuck_since_ps = -1;
+        continue;
+      }
+      if (q.stuck_since_ps < 0) q.stuck_since_ps = q.paused_since_ps;
+      if (now - q.stuck_since_ps >= cfg_.watchdog_detection_ps) {
+        port.storm |= bit;  // stormed: PAUSE ignored from now, not counted as paused time
+        q.stuck_since_ps = -1;
         QueueCounters& qc = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
+        qc.paused_ps += now - q.paused_since_ps;
+        q.paused_since_ps = -1;
         qc.storms += 1;
         if (deadlock_.detected_at_ps >= 0) deadlock_.broken_by_watchdog = true;
         if (cfg_.watchdog_drop) {

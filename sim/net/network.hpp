@@ -504,6 +504,7 @@ class Network {
     int64_t paused_until_ps = 0;   ///< paused while now < this
     int64_t paused_since_ps = -1;  ///< start of the current continuous pause, -1 = running
     int64_t last_pfc_rx_ps = -1;   ///< last PFC frame pausing this queue (watchdog restore)
+    int64_t stuck_since_ps = -1;  ///< watchdog: paused with frames queued since (-1 = not)
     int64_t credits = 0;           ///< InfiniBand: 64-byte credits for the peer's VL buffer
     int64_t tx_at_check = -1;      ///< deadlock detector: tx_packets at the previous check
   };
@@ -537,6 +538,10 @@ class Network {
   void resume_queue(uint32_t port_id, int tc);
   /// Ingress accounting at a switch: `bytes` came in (> 0) or left (< 0) on port `in_pid`.
   void ingress_change(uint32_t in_pid, int tc, int64_t bytes);
+  /// XON for (in_pid, tc) in XOFF if its count is at or below the XON level now.
+  void maybe_xon(uint32_t in_pid, int tc);
+  /// Dynamic thresholds: maybe_xon for every ingress of `node` in XOFF.
+  void recheck_dynamic_xon(uint32_t node);
   int64_t xoff_threshold(uint32_t in_pid) const;
   /// The stuck cycle among blocked queues, if the state proves one (else empty).
   std::vector<uint64_t> find_deadlock();
@@ -626,6 +631,7 @@ class Network {
   std::string failure_;
   std::vector<LosslessQueue> lq_;     ///< port x traffic class
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
+  std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF
   bool check_pending_ = false;        ///< a lossless check event is scheduled
   std::vector<uint64_t> last_cycle_;  ///< the candidate cycle of the previous check
   DeadlockReport deadlock_;

@@ -80,7 +80,7 @@ TEST_CASE("run prints the nccl-tests table and the summary") {
   CHECK(r.out.find("# counters   : drops 0") != std::string::npos);
 }
 
-TEST_CASE("same scenario and seed give byte-identical results.json; a new seed is recorded") {
+TEST_CASE("same scenario and seed give byte-identical results.json — a new seed is recorded") {
   const fs::path a = scratch("a"), b = scratch("b"), c = scratch("c");
   REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + a.string()).exit_code ==
           0);
@@ -247,7 +247,7 @@ TEST_CASE("every scenario in scenarios/ validates, describes its fabric and runs
 }
 
 TEST_CASE(
-    "every scenarios/pfc-deadlock-*.yaml deadlocks with its cycle; its -fixed twin completes") {
+    "every scenarios/pfc-deadlock-*.yaml deadlocks with its cycle — its -fixed twin completes") {
   int seen = 0;
   for (const auto& entry : fs::directory_iterator(fs::path(FABRICSIM_SOURCE_DIR) / "scenarios")) {
     const std::string name = entry.path().stem().string();
@@ -557,7 +557,7 @@ TEST_CASE("fresh-user findings on the packet model: RTO floor, stale trace, refu
   }
 }
 
-TEST_CASE("ecn: marks are counted in results.json and per queue; kmin must be below kmax") {
+TEST_CASE("ecn: marks are counted in results.json and per queue — kmin must be below kmax") {
   // The quickstart's ring queues a frame or two at leaf egresses: with kmin 0 and kmax 4 KB
   // (less than one 4178-byte frame), every data packet that finds a frame ahead is marked.
   const fs::path d = scratch("ecn");

@@ -1002,7 +1002,7 @@ TEST_CASE("misspelt packet-model keys get a suggestion", "[config]") {
   }
 }
 
-TEST_CASE("a switch profile supplies defaults; the scenario's keys win", "[config]") {
+TEST_CASE("a switch profile supplies defaults — the scenario's keys win", "[config]") {
   const std::string dir = source_path("tests/data/config");
   const std::string profile = dir + "/profile_shared.yaml";
   SECTION("profile keys fill the section; the scenario overrides alpha") {
@@ -1969,7 +1969,7 @@ const std::string kTorus =
 
 }  // namespace
 
-TEST_CASE("traffic: flows with their defaults and units; workload becomes optional", "[config]") {
+TEST_CASE("traffic: flows with their defaults and units — workload becomes optional", "[config]") {
   const std::string path = source_path("tests/data/config/traffic.yaml");
   const Scenario s = load_scenario(path);
   CHECK_FALSE(s.has_workload);

@@ -402,7 +402,7 @@ TEST_CASE("A CNP restarts the alpha timer", "[dcqcn]") {
   CHECK(rp.alpha() == Approx(a * (1 - c.g)).epsilon(1e-15));
 }
 
-TEST_CASE("The rate stays in [min_rate, line rate]; at line rate the increase stops", "[dcqcn]") {
+TEST_CASE("The rate stays in [min_rate, line rate] — at line rate the increase stops", "[dcqcn]") {
   const DcqcnConfig c = paper_with(55 * kUs, 55 * kUs, 0);
   DcqcnRp rp(&c, kLine, 0);
   // A CNP every microsecond for 2 ms: the rate falls to the floor and stays there.

@@ -404,7 +404,7 @@ TEST_CASE("RngStream reference values", "[rng]") {
   CHECK(b.next() == 0x4EB0352EE7CE29D4ULL);
 }
 
-TEST_CASE("RngStream: same (seed, name) gives the same sequence; a different one does not",
+TEST_CASE("RngStream: same (seed, name) gives the same sequence — a different one does not",
           "[rng]") {
   const auto draw = [](uint64_t seed, std::string_view name) {
     RngStream r(seed, name);

@@ -41,7 +41,7 @@ struct PfcLog : NetObserver {
 
 }  // namespace
 
-TEST_CASE("PFC: 802.1Qbb quanta are 512 bit times; the 802.3 Annex 31D response bounds") {
+TEST_CASE("PFC: 802.1Qbb quanta are 512 bit times — the 802.3 Annex 31D response bounds") {
   // 65535 quanta x 512 bits at 400 Gb/s = 83.8848 us; at 100 Gb/s = 335.5392 us.
   CHECK(pause_time_ps(65535, 400 * kGbps) == 83'884'800);
   CHECK(pause_time_ps(65535, 100 * kGbps) == 335'539'200);
@@ -52,7 +52,7 @@ TEST_CASE("PFC: 802.1Qbb quanta are 512 bit times; the 802.3 Annex 31D response 
   CHECK(pfc_response_bound_ps(25 * kGbps) == 80 * 512 * 40);
 }
 
-TEST_CASE("PFC: a 16:1 incast is lossless at line rate; without PFC the same incast drops") {
+TEST_CASE("PFC: a 16:1 incast is lossless at line rate — without PFC the same incast drops") {
   // 16 hosts send 200 KB each to host16 through one leaf with 100 KB of buffer per port.
   const int n = 16;
   const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead, bytes = 200'000;
@@ -120,7 +120,7 @@ TEST_CASE("PFC: XOFF at the threshold, XON at XOFF - offset, in alternation per 
   CHECK(bed.net->totals().drops == 0);
 }
 
-TEST_CASE("PFC headroom: sized by the formula nothing drops; half of it overflows") {
+TEST_CASE("PFC headroom: sized by the formula nothing drops — half of it overflows") {
   // 8:1 incast over 1 km cables (5 us each way): what is in flight after XOFF dominates.
   const int n = 8;
   const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead, prop = 5'000'000,
@@ -262,7 +262,7 @@ TEST_CASE("InfiniBand credits: a 16:1 incast never drops, runs at line rate, cre
   bed.net->check_conservation();
 }
 
-TEST_CASE("InfiniBand credits: the torus ring's credit loop deadlocks; a dateline VL fixes it") {
+TEST_CASE("InfiniBand credits: the torus ring's credit loop deadlocks — a dateline VL fixes it") {
   Scenario sc = torus_ring(0);
   sc.pfc.enabled = false;
   sc.transport = "infiniband";
@@ -445,6 +445,15 @@ TEST_CASE("PFC watchdog: a deadlocked cycle is declared stormed after the detect
     int64_t first_done = INT64_MAX;
     for (int64_t x : rec.done) first_done = std::min(first_done, x);
     CHECK(first_done >= 1'000'000'000);  // nothing finished before the watchdog acted
+    // A queue is never paused and sending at once: paused time + wire time <= the run.
+    // (Regression: time stormed, PAUSE ignored while sending, was counted as paused.)
+    bed.net->settle_statistics();
+    const auto& ports = bed.net->ports();
+    for (uint32_t pid = 0; pid < ports.size(); ++pid) {
+      const QueueCounters& q = bed.net->queue(pid, 3);
+      INFO("port " << pid << " paused " << q.paused_ps << " ps, sent " << q.tx_bytes << " B");
+      CHECK(q.paused_ps + ser(q.tx_bytes, ports[pid].rate_bps) <= bed.sim.now_ps() + 1'000'000);
+    }
     bed.net->check_conservation();
   }
 }
@@ -497,7 +506,7 @@ TEST_CASE("Per-switch overrides: ECN only where configured, a smaller XOFF on on
   CHECK(xoff1 > 0);
 }
 
-TEST_CASE("PFC deadlock from bounced routes in a Clos; a bounce class fixes it") {
+TEST_CASE("PFC deadlock from bounced routes in a Clos — a bounce class fixes it") {
   // leaf0 has lost spine1 and leaf3 spine0: leaf0 <-> leaf3 traffic must go up, down to leaf1
   // or leaf2, up again and down (ECMP over shortest paths; up-down has no route). With leaf1 <->
   // leaf2 traffic over both spines, class 3's buffers form a cycle through both tiers.
@@ -554,4 +563,27 @@ TEST_CASE("a queue pair held back by a pause that never ends fails after retry_c
   // 8 timeouts of 100 us after the last progress, which ended before the deadlock was proven.
   CHECK(bed.sim.now_ps() <= bed.net->deadlock().detected_at_ps + 8 * 100'000'000);
   CHECK(bed.sim.now_ps() >= 8 * 100'000'000);
+}
+
+TEST_CASE("dynamic PFC thresholds: XON when lossy traffic frees the shared buffer, no false deadlock") {
+  // Regression (researcher review): XON was checked only when the ingress's own frames left. On
+  // the torus ring with a shared buffer and dynamic thresholds, lossy flows draining from the
+  // same switches raise the XOFF level above the stuck ring ingresses, so they must resume; the
+  // detector used to call the ring deadlocked at 243 us.
+  Scenario sc = torus_ring(0);
+  sc.topology.dims = {4, 2};
+  sc.sw.buffer_model = "shared";
+  sc.sw.shared_buffer_bytes = 2'000'000;
+  sc.nic.mtu_bytes = 4096;
+  sc.pfc.threshold = "dynamic";
+  sc.pfc.alpha = 1.0 / 8;
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 512 << 10, 0, i);
+  for (int i = 0; i < 4; ++i) bed.net->send(4 + i, i, 2 << 20, 0, 4 + i, 0);  // lossy class 0
+  bed.sim.run();
+  CHECK(bed.net->deadlock().detected_at_ps < 0);
+  CHECK(bed.net->messages_in_flight() == 0);
+  bed.net->check_conservation();
 }

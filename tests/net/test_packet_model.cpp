@@ -324,7 +324,7 @@ TEST_CASE("shared buffer: one congested queue settles at alpha x pool / (1 + alp
   }
 }
 
-TEST_CASE("traffic classes: strict priority serves class 5 first; DWRR 1:3 shares 1/4 : 3/4") {
+TEST_CASE("traffic classes: strict priority serves class 5 first — DWRR 1:3 shares 1/4 : 3/4") {
   // Hosts 0 and 1 each send K frames to host 2, in classes 1 and 5, at line rate R: the egress
   // to host 2 is offered 2R. Strict priority: class 5 goes through as if alone (waiting at most
   // one class-1 frame), class 1 ends after both: 2K slots. DWRR with weights 1 (class 1) and 3

@@ -156,7 +156,7 @@ TEST_CASE("ECMP hash spreads flows over equal-cost uplinks within 10%") {
   CHECK(uplinks == 4);
 }
 
-TEST_CASE("per-packet spraying spreads one flow's packets; per-flow keeps them on one path") {
+TEST_CASE("per-packet spraying spreads one flow's packets — per-flow keeps them on one path") {
   for (const char* mode : {"per_flow", "per_packet"}) {
     auto sc = testing::spine_leaf(2, 4, 1, 400'000'000'000, 0, 0, 64 << 20, 4096);
     sc.link.fabric_rate_bps = 100'000'000'000;
@@ -173,7 +173,7 @@ TEST_CASE("per-packet spraying spreads one flow's packets; per-flow keeps them o
   }
 }
 
-TEST_CASE("a failed link is avoided by routes and by traffic; a cut fabric is refused") {
+TEST_CASE("a failed link is avoided by routes and by traffic — a cut fabric is refused") {
   auto sc = testing::spine_leaf(2, 2, 2, 100'000'000'000, 0, 0, 64 << 20, 4096);
   sc.topology.failed_links = {"leaf0-spine0"};
   testing::Bed bed(sc);
@@ -205,7 +205,7 @@ TEST_CASE("a failed link is avoided by routes and by traffic; a cut fabric is re
   CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("no link between leaf0 and host3"));
 }
 
-TEST_CASE("dimension-order routing refuses a failed link on its only path; ECMP goes around") {
+TEST_CASE("dimension-order routing refuses a failed link on its only path — ECMP goes around") {
   auto sc = torus({4, 4}, true);
   const Fabric f0 = build_fabric(sc);
   // Fail one ring link, named by its routers.
@@ -218,7 +218,7 @@ TEST_CASE("dimension-order routing refuses a failed link on its only path; ECMP 
   for (const auto& path : all_routes(f, r)) (void)path;  // all real, none over the failed link
 }
 
-TEST_CASE("a degraded link runs at its negotiated rate; above nominal is refused") {
+TEST_CASE("a degraded link runs at its negotiated rate — above nominal is refused") {
   auto sc = testing::spine_leaf(2, 1, 1, 400'000'000'000, 0, 0, 64 << 20, 4096);
   sc.topology.degraded_links = {{"leaf0-spine0", 200'000'000'000}};
   const Fabric f = build_fabric(sc);
