@@ -296,8 +296,8 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
               " quanta is shorter than two MTU frames plus PFC frames (" +
               std::to_string(2 * (mtu_frame + kPfcFrameWireBytes)) +
               " B): the refresh, sent at half the pause time behind up to one frame, could "
-              "arrive after the pause expired; at least " + std::to_string(min_quanta) +
-              " quanta at this MTU");
+              "arrive after the pause expired; at least " +
+              std::to_string(min_quanta) + " quanta at this MTU");
     }
     const int64_t nports = first_port_[v + 1] - first_port_[v];
     const int64_t share = cfg.buffer_model == BufferModel::kStatic

@@ -504,7 +504,7 @@ class Network {
     int64_t paused_until_ps = 0;   ///< paused while now < this
     int64_t paused_since_ps = -1;  ///< start of the current continuous pause, -1 = running
     int64_t last_pfc_rx_ps = -1;   ///< last PFC frame pausing this queue (watchdog restore)
-    int64_t stuck_since_ps = -1;  ///< watchdog: paused with frames queued since (-1 = not)
+    int64_t stuck_since_ps = -1;   ///< watchdog: paused with frames queued since (-1 = not)
     int64_t credits = 0;           ///< InfiniBand: 64-byte credits for the peer's VL buffer
     int64_t tx_at_check = -1;      ///< deadlock detector: tx_packets at the previous check
   };

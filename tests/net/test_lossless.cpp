@@ -565,7 +565,8 @@ TEST_CASE("a queue pair held back by a pause that never ends fails after retry_c
   CHECK(bed.sim.now_ps() >= 8 * 100'000'000);
 }
 
-TEST_CASE("dynamic PFC thresholds: XON when lossy traffic frees the shared buffer, no false deadlock") {
+TEST_CASE(
+    "dynamic PFC thresholds: XON when lossy traffic frees the shared buffer, no false deadlock") {
   // Regression (researcher review): XON was checked only when the ingress's own frames left. On
   // the torus ring with a shared buffer and dynamic thresholds, lossy flows draining from the
   // same switches raise the XOFF level above the stuck ring ingresses, so they must resume; the
