@@ -1,8 +1,10 @@
 // Switch buffer admission (the MMU): may one more packet join an egress queue?
 //
 // Kept apart from forwarding (HPCC ns-3's SwitchMmu, STYLE.md item 10): sim/net asks admit()
-// before it queues a packet on a switch egress queue and reports every enqueue and dequeue, so
-// PFC and ECN (issue 5) extend this class without touching forwarding.
+// before it queues a packet on a switch egress queue and reports every enqueue and dequeue.
+// Lossless classes (PFC, congestion/pfc.hpp; InfiniBand credits) skip admit() and are bounded
+// at the ingress instead, but still report enqueues and dequeues, so their bytes use the shared
+// pool (and move the dynamic thresholds) like any other.
 //
 // Two models (scenario `switch.buffer_model`):
 //  - static: each egress port owns `buffer_per_port_bytes`; a packet is admitted while the

@@ -1807,7 +1807,8 @@ TEST_CASE("switches: errors point at the switch's key, with the switch's path", 
               path + ":29:14)");
     // A switch's own threshold dynamic (on a shared buffer) with its alpha.
     TempScenario file(leaf0("    pfc: {threshold: dynamic, alpha: 1/4}\n", shared_base()));
-    const fabricsim::PfcConfig& own = load_scenario(file.path()).switches.at("leaf0").pfc;
+    const fabricsim::Scenario loaded = load_scenario(file.path());  // (not a temporary)
+    const fabricsim::PfcConfig& own = loaded.switches.at("leaf0").pfc;
     CHECK(own.threshold == "dynamic");
     CHECK(own.alpha == 0.25);
   }
