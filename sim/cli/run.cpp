@@ -33,6 +33,20 @@ Scenario load(const RunOptions& opts) {
   return load_scenario(opts.scenario_path, sets);
 }
 
+/// Creates DIR and proves it writable before a long run, so a typo costs seconds, not hours.
+void check_out_dir(const std::string& dir) {
+  const std::string where = "--out " + dir;
+  if (dir.empty()) throw ConfigError(where, 0, 0, "", "expected a directory name");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw ConfigError(where, 0, 0, "", "cannot create the directory: " + ec.message());
+  const std::filesystem::path probe = std::filesystem::path(dir) / ".fabricsim_write_test";
+  if (!std::ofstream(probe)) {
+    throw ConfigError(where, 0, 0, "", "cannot write files in this directory");
+  }
+  std::filesystem::remove(probe, ec);
+}
+
 namespace {
 
 /// PFC, credits, the dateline and DCQCN: what the loader cannot check without the fabric.
@@ -173,20 +187,6 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
 std::string cost_model_path(const Scenario& sc) {
   const std::filesystem::path p(sc.cost_model);
   return p.is_absolute() ? p.string() : (std::filesystem::path(sc.path).parent_path() / p).string();
-}
-
-/// Creates DIR and proves it writable before a long run, so a typo costs seconds, not hours.
-void check_out_dir(const std::string& dir) {
-  const std::string where = "--out " + dir;
-  if (dir.empty()) throw ConfigError(where, 0, 0, "", "expected a directory name");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw ConfigError(where, 0, 0, "", "cannot create the directory: " + ec.message());
-  const std::filesystem::path probe = std::filesystem::path(dir) / ".fabricsim_write_test";
-  if (!std::ofstream(probe)) {
-    throw ConfigError(where, 0, 0, "", "cannot write files in this directory");
-  }
-  std::filesystem::remove(probe, ec);
 }
 
 FabricSummary summarize(const Scenario& sc, const Fabric& f) {

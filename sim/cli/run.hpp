@@ -45,6 +45,10 @@ struct Prepared {
 /// ConfigError (exit 2).
 Scenario load(const RunOptions& opts);
 
+/// Creates `dir` (with parents) and proves it writable, so a typo costs seconds, not a run.
+/// Throws ConfigError naming "--out DIR" (exit 2).
+void check_out_dir(const std::string& dir);
+
 /// Builds and checks everything a run needs before anything is printed or written, and
 /// resolves the scenario's traffic host names against the fabric. Throws ConfigError (exit 2)
 /// for a fabric that cannot be built, routed or run.

@@ -131,17 +131,6 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
   return c;
 }
 
-/// A CSV field, quoted (RFC 4180) only when it holds a comma, quote or line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char ch : s) {
-    if (ch == '"') q += '"';
-    q += ch;
-  }
-  return q + '"';
-}
-
 /// A Markdown table cell: '|' escaped, line breaks as blanks.
 std::string md_cell(const std::string& s) {
   std::string out;
@@ -232,21 +221,6 @@ std::string shell_word(const std::string& s) {
   std::string q = "'";
   for (const char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
   return q + "'";
-}
-
-/// Creates DIR and proves it writable before the first point runs (a copy of run.cpp's
-/// check_out_dir, which is internal to it).
-void check_out_dir(const std::string& dir) {
-  const std::string where = "--out " + dir;
-  if (dir.empty()) throw ConfigError(where, 0, 0, "", "expected a directory name");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw ConfigError(where, 0, 0, "", "cannot create the directory: " + ec.message());
-  const std::filesystem::path probe = std::filesystem::path(dir) / ".fabricsim_write_test";
-  if (!std::ofstream(probe)) {
-    throw ConfigError(where, 0, 0, "", "cannot write files in this directory");
-  }
-  std::filesystem::remove(probe, ec);
 }
 
 /// "point-007": the point number zero-padded to the digits of the point count, at least 3.

@@ -34,18 +34,6 @@ std::string format_time_us(double us) {
   return buf;
 }
 
-/// A CSV text field, quoted (RFC 4180) only when it holds a comma, quote or line break.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char ch : s) {
-    if (ch == '"') q += '"';
-    q += ch;
-  }
-  q += '"';
-  return q;
-}
-
 /// printf-style fixed-point text of a double; "" for NaN or infinity (never "nan" in a CSV).
 std::string fixed(double v, int decimals) {
   if (!std::isfinite(v)) return "";
@@ -69,6 +57,17 @@ int64_t nearest_rank(const std::vector<int64_t>& sorted, int64_t num, int64_t de
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char ch : s) {
+    if (ch == '"') q += '"';
+    q += ch;
+  }
+  q += '"';
+  return q;
+}
 
 FctSummary fct_summary(const std::vector<FlowRow>& flows, bool traffic_only) {
   std::vector<int64_t> fct;

@@ -159,6 +159,9 @@ struct FctSummary {
   int64_t completed = 0;
   int64_t p50_ps = -1, p99_ps = -1, max_ps = -1;
 };
+/// A CSV text field, quoted (RFC 4180) only when it holds a comma, quote or line break.
+std::string csv_field(const std::string& s);
+
 /// Over the completed rows of `flows`, or only the traffic flows' with `traffic_only`.
 FctSummary fct_summary(const std::vector<FlowRow>& flows, bool traffic_only = false);
 
