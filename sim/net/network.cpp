@@ -879,13 +879,15 @@ void Network::forward(Packet* p) {
     return;
   }
   p->in_tc = p->tc;
-  if (cfg_.dateline_class >= 0 && out.dim >= 0) {
+  // Only lossless traffic changes class (lossy classes have no buffer dependency to break).
+  if (cfg_.dateline_class >= 0 && out.dim >= 0 && lossless(p->node, qps_[p->qp].tc)) {
     // Dateline: each dimension starts on the QP's class and moves to the dateline class when
     // it crosses the wraparound link.
     if (ports_[in_pid].dim != out.dim) p->tc = qps_[p->qp].tc;
     if (out.wrap) p->tc = static_cast<uint8_t>(cfg_.dateline_class);
   }
-  if (cfg_.bounce_class >= 0 && ports_[in_pid].from_above && out.from_above) {
+  if (cfg_.bounce_class >= 0 && ports_[in_pid].from_above && out.from_above &&
+      lossless(p->node, p->tc)) {
     p->tc = static_cast<uint8_t>(cfg_.bounce_class);  // a bounce: came down, goes up again
   }
   if (is_switch_[p->node]) {
