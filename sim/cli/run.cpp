@@ -54,9 +54,7 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
   const bool roce = sc.transport == "roce";
   if (sc.routing.dateline_class >= 0) {
     const uint8_t bit = static_cast<uint8_t>(1u << sc.routing.dateline_class);
-    uint8_t lossless = 0;
-    for (int p : sc.pfc.priorities) lossless |= static_cast<uint8_t>(1u << p);
-    if (sc.pfc.priorities.empty()) lossless = static_cast<uint8_t>(1u << sc.nic.traffic_class);
+    const uint8_t lossless = pfc_lossless_mask(sc.pfc, sc.nic.traffic_class);
     if (roce && !(sc.pfc.enabled && (lossless & bit))) {
       throw key_error(sc, "routing.dateline_class",
                       "class " + std::to_string(sc.routing.dateline_class) +
@@ -68,9 +66,7 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
   }
   if (sc.routing.bounce_class >= 0) {
     const int b = sc.routing.bounce_class;
-    uint8_t lossless = 0;
-    for (int p : sc.pfc.priorities) lossless |= static_cast<uint8_t>(1u << p);
-    if (sc.pfc.priorities.empty()) lossless = static_cast<uint8_t>(1u << sc.nic.traffic_class);
+    const uint8_t lossless = pfc_lossless_mask(sc.pfc, sc.nic.traffic_class);
     if (fabric.kind == "torus") {
       throw key_error(sc, "routing.bounce_class",
                       "applies to Clos fabrics (spine-leaf, fat-tree, rail-optimized); a torus "

@@ -55,8 +55,7 @@ NetConfig net_config_for(const Scenario& sc) {
   const auto pfc_settings = [&](const PfcConfig& c) {
     PfcSwitchSettings s;
     s.enabled = c.enabled && sc.transport == "roce";
-    for (int prio : c.priorities) s.lossless_mask |= static_cast<uint8_t>(1u << prio);
-    if (c.priorities.empty()) s.lossless_mask = static_cast<uint8_t>(1u << sc.nic.traffic_class);
+    s.lossless_mask = pfc_lossless_mask(c, sc.nic.traffic_class);
     s.dynamic = c.threshold == "dynamic";
     s.xoff_bytes = c.xoff_bytes;
     s.alpha = c.alpha;

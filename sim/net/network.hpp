@@ -337,6 +337,14 @@ struct DeviceConfigError : std::invalid_argument {
   std::string key;
 };
 
+/// The lossless priorities of a `pfc:` section as a bit mask (bit p = priority p): its
+/// `priorities`, or `traffic_class` (nic.traffic_class) when none are listed.
+inline uint8_t pfc_lossless_mask(const PfcConfig& pfc, int traffic_class) {
+  uint8_t mask = 0;
+  for (int p : pfc.priorities) mask |= static_cast<uint8_t>(1u << p);
+  return pfc.priorities.empty() ? static_cast<uint8_t>(1u << traffic_class) : mask;
+}
+
 /// The device parameters of a scenario. Throws std::invalid_argument for an unknown transport
 /// (the loader has already rejected one).
 NetConfig net_config_for(const Scenario& scenario);
