@@ -1,8 +1,73 @@
 #include "collectives/nccl_tests.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string_view>
+#include <utility>
 
 namespace fabricsim {
+
+namespace {
+
+/// Levenshtein distance between a and b.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+    }
+  }
+  return row[b.size()];
+}
+
+/// "; did you mean 'x'?" for the candidate closest to `word` (edit distance at most
+/// max(2, |word| / 3)), or for the name `aliases` maps `word` to; else "".
+std::string did_you_mean(
+    const std::string& word, const std::vector<std::string>& candidates,
+    const std::vector<std::pair<std::string_view, std::string_view>>& aliases = {}) {
+  for (const auto& [alias, name] : aliases) {
+    if (alias == word) return "; did you mean '" + std::string(name) + "'?";
+  }
+  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  const std::string* best = nullptr;
+  size_t best_distance = limit + 1;
+  for (const std::string& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_distance) {
+      best = &c;
+      best_distance = d;
+    }
+  }
+  return best ? "; did you mean '" + *best + "'?" : "";
+}
+
+/// How a collective's GetCollByteCount shapes the buffers (see NcclTestsSize).
+enum class Shape { kWhole, kGather, kScatter, kAllToAll };
+
+Shape shape_of(const std::string& collective, const char* who) {
+  if (collective == "all_reduce" || collective == "broadcast" || collective == "reduce" ||
+      collective == "sendrecv") {
+    return Shape::kWhole;
+  }
+  if (collective == "all_gather") return Shape::kGather;
+  if (collective == "reduce_scatter") return Shape::kScatter;
+  if (collective == "alltoall") return Shape::kAllToAll;
+  throw std::invalid_argument(std::string(who) + ": unknown nccl-tests collective '" + collective +
+                              "'" + did_you_mean(collective, nccl_tests_collectives()));
+}
+
+/// -o names in src/common.cu test_opnames (mulsum needs NCCL >= 2.11).
+const std::vector<std::string>& nccl_tests_ops() {
+  static const std::vector<std::string> kOps = {"sum", "prod", "max", "min", "avg", "mulsum"};
+  return kOps;
+}
+
+}  // namespace
 
 double busbw_factor(const std::string& collective, int ranks) {
   const double n = ranks;
@@ -31,6 +96,90 @@ std::vector<int64_t> sweep_sizes(int64_t minbytes, int64_t maxbytes, int64_t ste
     if (s > maxbytes / stepfactor) break;  // the next step would pass maxbytes (or overflow)
   }
   return sizes;
+}
+
+const std::vector<std::string>& nccl_tests_collectives() {
+  static const std::vector<std::string> kCollectives = {
+      "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"};
+  return kCollectives;
+}
+
+NcclTestsSize nccl_tests_size(const std::string& collective, int64_t requested_bytes,
+                              int elem_bytes, int nranks) {
+  const Shape shape = shape_of(collective, "nccl_tests_size");
+  if (requested_bytes < 0) throw std::invalid_argument("nccl_tests_size: requested_bytes < 0");
+  if (elem_bytes != 1 && elem_bytes != 2 && elem_bytes != 4 && elem_bytes != 8) {
+    throw std::invalid_argument("nccl_tests_size: elem_bytes must be 1, 2, 4 or 8");
+  }
+  if (nranks < 1) throw std::invalid_argument("nccl_tests_size: nranks must be >= 1");
+
+  const int64_t count = requested_bytes / elem_bytes;
+  // (count / n) & -(16 / eltSize): whole 16-byte chunks per rank.
+  const int64_t per_chunk = 16 / elem_bytes;
+  const int64_t base = count / nranks / per_chunk * per_chunk;
+  int64_t send = count, recv = count, param = count;
+  switch (shape) {
+    case Shape::kWhole:
+      break;
+    case Shape::kGather:
+      send = param = base;
+      recv = base * nranks;
+      break;
+    case Shape::kScatter:
+      send = base * nranks;
+      recv = param = base;
+      break;
+    case Shape::kAllToAll:
+      send = recv = base * nranks;
+      param = base;
+      break;
+  }
+  NcclTestsSize s;
+  s.send_bytes = send * elem_bytes;
+  s.recv_bytes = recv * elem_bytes;
+  s.size_bytes = std::max(s.send_bytes, s.recv_bytes);
+  s.count = param;
+  return s;
+}
+
+std::string nccl_tests_redop(const std::string& collective, const std::string& op) {
+  shape_of(collective, "nccl_tests_redop");
+  const auto& ops = nccl_tests_ops();
+  if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
+    throw std::invalid_argument("nccl_tests_redop: unknown nccl-tests op '" + op + "'" +
+                                did_you_mean(op, ops));
+  }
+  if (collective == "all_gather" || collective == "broadcast" || collective == "alltoall") {
+    return "none";
+  }
+  return op;
+}
+
+int nccl_tests_root(const std::string& collective, int root) {
+  shape_of(collective, "nccl_tests_root");
+  if (collective != "broadcast" && collective != "reduce") return -1;
+  if (root < 0) throw std::invalid_argument("nccl_tests_root: root must be >= 0");
+  return root;
+}
+
+const std::vector<std::string>& nccl_tests_types() {
+  static const std::vector<std::string> kTypes = {"int8",   "uint8", "int32", "uint32", "int64",
+                                                  "uint64", "half",  "float", "double", "bfloat16"};
+  return kTypes;
+}
+
+int nccl_tests_type_bytes(const std::string& name) {
+  static constexpr int kBytes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};  // in nccl_tests_types() order
+  const auto& types = nccl_tests_types();
+  const auto it = std::find(types.begin(), types.end(), name);
+  if (it != types.end()) return kBytes[it - types.begin()];
+  // NCCL's enum spellings (ncclFloat32 …) and NCCL 1's names, which nccl-tests does not accept.
+  static const std::vector<std::pair<std::string_view, std::string_view>> kSpellings = {
+      {"char", "int8"},     {"int", "int32"},  {"float16", "half"},   {"fp16", "half"},
+      {"float32", "float"}, {"fp32", "float"}, {"float64", "double"}, {"fp64", "double"},
+      {"bf16", "bfloat16"}, {"uint", "uint32"}};
+  throw std::invalid_argument("nccl_tests_type_bytes: unknown nccl-tests type '" + name + "'" +
+                              did_you_mean(name, types, kSpellings));
 }
 
 }  // namespace fabricsim

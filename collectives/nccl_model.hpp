@@ -1,0 +1,325 @@
+// NCCL's protocols (LL, LL128, Simple), the NCCL_* settings that steer it, and its
+// algorithm/protocol cost model (ncclTopoTuneModel + ncclTopoGetAlgoTime), as a pure library.
+//
+// Every constant and formula here is taken from NVIDIA NCCL v2.20.3-1 (git commit
+// b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, makefiles/version.mk 2.20.3), files:
+//   src/graph/tuning.cc    baseLat, hwLat, llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
+//                          perChMaxTreeBws, getNetOverhead, treeCorrectionFactor, the bandwidth and
+//                          latency formulas, the LL128 default-enable rule, parseList (NCCL_ALGO /
+//                          NCCL_PROTO syntax), the plateau factor in ncclTopoGetAlgoTime
+//   src/include/device.h   NCCL_STEPS, union ncclLLFifoLine, NCCL_LL_LINES_PER_THREAD,
+//                          NCCL_LL_MAX_NTHREADS, NCCL_LL128_LINESIZE / _LINEELEMS / _DATAELEMS,
+//                          NCCL_LL128_ELEMS_PER_THREAD, NCCL_LL128_MAX_NTHREADS
+//   src/init.cc            DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE and
+//                          computeBuffSizes (NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE, NCCL_BUFFSIZE)
+//   src/graph/connect.cc   NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (legacy NCCL_MIN_NRINGS /
+//                          NCCL_MAX_NRINGS); there is no NCCL_NCHANNELS
+//   src/graph/paths.cc     NCCL_NET_GDR_LEVEL: names, legacy integers (levelsOldToNew), default PXB
+//   src/graph/topo.cc      topoPathTypeStr (LOC NVL NVB PIX PXB PXN PHB SYS)
+//   src/enqueue.cc         the selection loop (algorithm-major, strict "<": ties keep the lower
+//                          algorithm index, then the lower protocol index)
+//
+// Units: latency and time in µs; bandwidth in GB/s (10⁹ B/s, NCCL's unit: bytes / (1000 × GB/s)
+// is µs); sizes in bytes. NCCL computes in float; this model computes in double.
+//
+// Only NCCL's Tree and Ring algorithms are modelled (no CollNet, NVLS, NVLSTree). fabricsim's
+// halving_doubling AllReduce is not an NCCL algorithm and is never chosen here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace fabricsim {
+
+/// NCCL's protocols, in NCCL's index order (NCCL_PROTO_LL 0, NCCL_PROTO_LL128 1,
+/// NCCL_PROTO_SIMPLE 2).
+enum class NcclProto { kLL, kLL128, kSimple };
+/// NCCL's algorithms that fabricsim models, in NCCL's index order (NCCL_ALGO_TREE 0,
+/// NCCL_ALGO_RING 1).
+enum class NcclAlgo { kTree, kRing };
+inline constexpr int kNcclNumProtos = 3;
+inline constexpr int kNcclNumAlgos = 2;
+
+/// "ll", "ll128", "simple".
+const char* to_string(NcclProto p);
+/// "tree", "ring".
+const char* to_string(NcclAlgo a);
+
+/// A bad NCCL setting. `variable` is the environment variable (or the YAML key the caller passed,
+/// e.g. "nccl.algo"); `message` says what was expected, with a "did you mean" for a misspelt
+/// name. what() reads "VARIABLE: MESSAGE".
+class NcclSettingError : public std::invalid_argument {
+ public:
+  NcclSettingError(std::string variable, std::string message);
+  std::string variable;
+  std::string message;
+};
+
+/// One protocol name as NCCL spells it ("LL", "LL128", "Simple"), case-insensitive as NCCL's
+/// parseList (strcasecmp). Throws NcclSettingError{variable, ...} for anything else.
+NcclProto parse_nccl_proto(const std::string& name, const std::string& variable = "NCCL_PROTO");
+/// One algorithm name as NCCL spells it ("Tree", "Ring"), case-insensitive. NCCL's other
+/// algorithms (CollNetDirect, CollNetChain, NVLS, NVLSTree) throw "not modelled"; anything else
+/// throws with a "did you mean".
+NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable = "NCCL_ALGO");
+
+// ---------------------------------------------------------------------------------------------
+// Protocols
+// ---------------------------------------------------------------------------------------------
+
+/// NCCL_STEPS (device.h): the slots of every connection's FIFO buffer.
+inline constexpr int kNcclSteps = 8;
+
+/// How one protocol frames data in its FIFO buffer.
+struct ProtocolSpec {
+  NcclProto proto;
+  /// Bytes of one line on the wire. LL: 16 (union ncclLLFifoLine: data1, flag1, data2, flag2,
+  /// each uint32). LL128: 128 (NCCL_LL128_LINESIZE, 16 uint64). Simple: 1 (no lines, no flags).
+  int line_bytes;
+  /// Payload bytes in one line. LL: 8 (two uint32 of data). LL128: 120 (NCCL_LL128_DATAELEMS =
+  /// 15 of the 16 uint64; the 16th carries the flag). Simple: 1.
+  int data_bytes_per_line;
+  /// The buffer NCCL allocates per connection when no variable sets it (init.cc):
+  ///   LL     DEFAULT_LL_BUFFSIZE    = NCCL_LL_LINES_PER_THREAD 8 × NCCL_LL_MAX_NTHREADS 512
+  ///                                   × NCCL_STEPS 8 × sizeof(ncclLLFifoLine) 16 = 524288
+  ///   LL128  DEFAULT_LL128_BUFFSIZE = NCCL_LL128_ELEMS_PER_THREAD 120 × NCCL_LL128_MAX_NTHREADS
+  ///                                   640 × NCCL_STEPS 8 × sizeof(uint64_t) 8 = 4915200
+  ///   Simple DEFAULT_BUFFSIZE       = 1 << 22 = 4194304 (4 MiB)
+  int64_t default_buffsize_bytes;
+  /// The variable computeBuffSizes reads for this protocol's buffer: NCCL_LL_BUFFSIZE,
+  /// NCCL_LL128_BUFFSIZE, NCCL_BUFFSIZE. NCCL_BUFFSIZE therefore sets the Simple buffer only.
+  const char* buffsize_variable;
+};
+
+/// The spec of `p` (static storage).
+const ProtocolSpec& protocol_spec(NcclProto p);
+
+/// Payload bytes one step carries with a `buffsize_bytes` buffer: buffsize / NCCL_STEPS, rounded
+/// down to whole lines, × data_bytes_per_line / line_bytes. With the defaults: LL 32768, LL128
+/// 576000, Simple 524288. Throws std::invalid_argument for buffsize_bytes <= 0.
+int64_t step_data_bytes(NcclProto p, int64_t buffsize_bytes);
+
+/// Bytes sent on the wire per payload byte: line_bytes / data_bytes_per_line (LL 2, LL128
+/// 128/120, Simple 1).
+double wire_factor(NcclProto p);
+
+// ---------------------------------------------------------------------------------------------
+// Settings (the NCCL_* environment)
+// ---------------------------------------------------------------------------------------------
+
+/// Which algorithms NCCL_ALGO allows, indexed by NcclAlgo. Unset: all.
+struct NcclAlgoFilter {
+  std::array<bool, kNcclNumAlgos> allowed{true, true};
+  bool allows(NcclAlgo a) const { return allowed[static_cast<int>(a)]; }
+};
+
+/// Which protocols NCCL_PROTO allows, indexed by NcclProto. When the variable is unset
+/// (`set_by_user` false) NCCL enables LL and Simple and decides LL128 by its default rule
+/// (nccl_ll128_enabled_by_default); once set, the list is obeyed as written, LL128 included.
+struct NcclProtoFilter {
+  std::array<bool, kNcclNumProtos> allowed{true, true, true};
+  bool set_by_user = false;
+};
+
+/// GPU-to-NIC (and GPU-to-GPU) path types, in NCCL's order (topo.h PATH_LOC 0 … PATH_SYS 7);
+/// a larger value is a longer path. Spelled as topoPathTypeStr: LOC NVL NVB PIX PXB PXN PHB SYS.
+enum class NcclPathType { kLoc, kNvl, kNvb, kPix, kPxb, kPxn, kPhb, kSys };
+/// "LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS".
+const char* to_string(NcclPathType t);
+
+/// The network transport: NCCL_NET names it ("IB" or "Socket", case-insensitive); unset, NCCL
+/// takes IB when it finds it, else sockets; NCCL_IB_DISABLE=1 leaves sockets.
+enum class NcclNet { kAuto, kIb, kSocket };
+
+/// The NCCL_* settings fabricsim understands, as NCCL reads them.
+struct NcclSettings {
+  NcclAlgoFilter algo;    ///< NCCL_ALGO
+  NcclProtoFilter proto;  ///< NCCL_PROTO
+  /// NCCL_BUFFSIZE: the Simple buffer, bytes (> 0); 0 = DEFAULT_BUFFSIZE (4 MiB).
+  int64_t buffsize_bytes = 0;
+  int64_t ll_buffsize_bytes = 0;     ///< NCCL_LL_BUFFSIZE, bytes (> 0); 0 = default
+  int64_t ll128_buffsize_bytes = 0;  ///< NCCL_LL128_BUFFSIZE, bytes (> 0); 0 = default
+  /// NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (or the legacy NCCL_MIN_NRINGS / NCCL_MAX_NRINGS,
+  /// which the NCHANNELS names override), 1..kNcclMaxChannelsAccepted; 0 = unset.
+  int min_nchannels = 0;
+  int max_nchannels = 0;
+  /// NCCL_NET_GDR_LEVEL: GPUDirect RDMA is used when the GPU-NIC path is no longer than this.
+  /// Unset, NCCL uses PXB (paths.cc ncclTopoCheckGdr).
+  NcclPathType net_gdr_level = NcclPathType::kPxb;
+  bool ib_disable = false;       ///< NCCL_IB_DISABLE=1
+  NcclNet net = NcclNet::kAuto;  ///< NCCL_NET
+};
+
+/// The largest channel count the parsers accept. NCCL clamps NCCL_MIN/MAX_NCHANNELS to its
+/// MAXCHANNELS (device.h) with a warning instead of failing. The device.h of 2.20.3 itself was
+/// not available; MAXCHANNELS is 64 in the newer device.h read (the one with
+/// NCCL_MAX_LOCAL_RANKS 72) and 32 in older ones (e.g. 2.8 devcomm.h), so this accepts up to 64
+/// and rejects more.
+inline constexpr int kNcclMaxChannelsAccepted = 64;
+
+/// The transport NCCL ends up with: NCCL_NET if set, else sockets when NCCL_IB_DISABLE=1, else IB.
+NcclNet effective_net(const NcclSettings& s);
+
+/// The buffer NCCL allocates for protocol `p` under `s` (the protocol's variable, else its
+/// default), bytes.
+int64_t nccl_buffsize_bytes(NcclProto p, const NcclSettings& s);
+
+/// NCCL_ALGO syntax (tuning.cc parseList): a comma-separated list of names, case-insensitive; a
+/// leading '^' allows every algorithm except those listed. Blanks around names are ignored.
+/// Unlike NCCL, which silently skips a name it does not know, this throws NcclSettingError
+/// {variable, ...} with a "did you mean"; also for an empty list and for a list that leaves
+/// neither Tree nor Ring allowed.
+NcclAlgoFilter parse_algo_list(const std::string& value, const std::string& variable = "NCCL_ALGO");
+/// NCCL_PROTO, same syntax, names LL, LL128, Simple. The result has set_by_user = true. Throws
+/// for an unknown name, an empty list, or a list that allows no protocol.
+NcclProtoFilter parse_proto_list(const std::string& value,
+                                 const std::string& variable = "NCCL_PROTO");
+/// NCCL_NET_GDR_LEVEL: a path name exactly as NCCL compares it (strcmp, upper case: LOC NVL NVB
+/// PIX PXB PXN PHB SYS), or a legacy integer 0..5 mapped as paths.cc levelsOldToNew: 0 LOC,
+/// 1 PIX, 2 PXB, 3 PHB, 4 SYS, 5 SYS. NCCL silently ignores a lower-case name and clamps a larger
+/// integer to SYS; this throws NcclSettingError for both (with the upper-case spelling as
+/// "did you mean").
+NcclPathType parse_gdr_level(const std::string& value,
+                             const std::string& variable = "NCCL_NET_GDR_LEVEL");
+
+/// Reads from `env` only the variables listed in NcclSettings (plus the legacy
+/// NCCL_MIN_NRINGS / NCCL_MAX_NRINGS); other keys are ignored. Throws NcclSettingError naming
+/// the variable for a bad value: sizes and counts must be plain decimal integers in range,
+/// NCCL_IB_DISABLE 0 or 1, NCCL_NET IB or Socket, NCCL_MIN_NCHANNELS <= NCCL_MAX_NCHANNELS,
+/// NCCL_NET=IB together with NCCL_IB_DISABLE=1 is a contradiction. NCCL_NCHANNELS, which NCCL
+/// does not read, throws and names the two variables it does read.
+NcclSettings parse_nccl_env(const std::map<std::string, std::string>& env);
+
+// ---------------------------------------------------------------------------------------------
+// Cost model
+// ---------------------------------------------------------------------------------------------
+
+/// The link classes of NCCL's hwLat table (NCCL_HW_NVLINK 0, NCCL_HW_PCI 1, NCCL_HW_NET 2).
+enum class NcclHw { kNvlink, kPci, kNet };
+
+/// NCCL's per-step latency hwLat[hw][algo][proto], µs (tuning.cc; these are the per-hop
+/// software/hardware overheads the packet replay can use):
+///              Tree LL  LL128  Simple    Ring LL  LL128  Simple
+///   NVLINK        0.6   1.25   28           0.6   1.9    3.4
+///   PCI           1.0   1.9    28           1.0   2.5    5.7
+///   NET           5.0   8.5    28           2.7   4.0   14.0
+/// (NCCL sets PCI/Tree/Simple to PCI/Ring/Simple on POWER CPUs; not modelled.)
+double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, NcclProto p);
+/// NCCL's base latency baseLat[algo][proto], µs (tuning.cc): Tree {6.8, 14.0, 0},
+/// Ring {6.6, 14.0, 8.4} for {LL, LL128, Simple}.
+double nccl_base_latency_us(NcclAlgo a, NcclProto p);
+/// NCCL's treeCorrectionFactor[proto][log2(bytes / 64)] (tuning.cc, 23 entries, powers of two
+/// from 64 B to 256 MiB); 1 from 2^23 × 64 B = 512 MiB up. Multiplies the tree bandwidth.
+/// Throws std::invalid_argument for bytes < 0.
+double nccl_tree_correction_factor(NcclProto p, int64_t bytes);
+
+/// What ncclTopoTuneModel needs to know about one communicator. The graph numbers are per
+/// channel, as NCCL's ncclTopoGraph stores them; one graph stands for both the ring and the tree
+/// graph (NCCL searches them separately; they usually agree on channels and speeds).
+struct NcclTuneInputs {
+  /// nccl-tests name: all_reduce, all_gather, reduce_scatter, broadcast, reduce.
+  std::string collective = "all_reduce";
+  int nranks = 0;            ///< >= 2, a multiple of nnodes
+  int nnodes = 0;            ///< >= 1
+  int nchannels = 0;         ///< graph nChannels, 1..kNcclMaxChannelsAccepted
+  double bw_intra_GBps = 0;  ///< graph bwIntra, per channel, GB/s (> 0)
+  double bw_inter_GBps = 0;  ///< graph bwInter, per channel, GB/s (> 0)
+  /// GPU arch (SM version × 10 + minor: 70 Volta, 80 Ampere, 90 Hopper): row of llMaxBws (one
+  /// node) and perChMax* tables (>= 90 Hopper, >= 80 Ampere, else Volta), the plateau factor,
+  /// the LL128 default rule. All GPUs are taken to be the same arch.
+  int compute_capability = 90;
+  /// graph typeIntra: NVLink (kNvlink) or PCI (kPci) inside a node. kNet is invalid.
+  NcclHw intra_hw = NcclHw::kNvlink;
+  /// graph typeInter: the GPU-to-NIC path the graph uses (LL128 default rule only).
+  NcclPathType gpu_nic_path = NcclPathType::kPxb;
+  /// The CPU vendor: AMD picks llMaxBws row 1 on several nodes and a 2 µs net overhead
+  /// (getNetOverhead); false = Intel (row 0, 1 µs).
+  bool cpu_amd = false;
+  /// graph latencyInter, µs (>= 0): the NET node's latency from the topology; 0 unless a
+  /// topology file gives one. Added to the inter-node step latency (twice for Simple).
+  double latency_inter_us = 0;
+  /// graph sameChannels of the ring graph: Broadcast/Reduce pay one step latency if true, nsteps
+  /// step latencies if false.
+  bool ring_same_channels = true;
+};
+
+/// NCCL's two numbers for one (collective, algorithm, protocol), before any NCCL_ALGO /
+/// NCCL_PROTO filtering.
+struct NcclAlgoProtoCost {
+  double latency_us = 0;
+  /// comm->bandwidths: the algorithm bandwidth NCCL stores (bus bandwidth × nranks/nsteps for
+  /// Ring, × 0.5 for Tree), GB/s.
+  double bw_GBps = 0;
+};
+
+/// True when NCCL 2.20.3 has algorithm `a` for `collective` among Tree and Ring: Ring for all
+/// five, Tree for all_reduce only. Throws std::invalid_argument for an unknown collective.
+bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
+
+/// ncclTopoTuneModel's latency and bandwidth for (inputs.collective, a, p). Throws
+/// std::invalid_argument for invalid inputs or an algorithm the collective does not have.
+/// Bandwidth, with busBw = nchannels × (nnodes <= 2 ? bw_intra : bw_inter):
+///   Ring LL     min(llMaxBw, busBw × (nnodes > 1 or all_reduce or reduce ? 1/4 : 1/3))
+///   Ring LL128  min(busBw × (ppn < 2 ? 0.7 : 0.92), nchannels × perChMaxRingLL128Bw)
+///   Ring Simple busBw;  the three then × nranks / nsteps
+///   Tree        t = min(busBw × 0.92, nchannels × perChMaxTreeBw); LL min(t / 3.8, llMaxBw);
+///               LL128 min(t × (nnodes == 1 ? 7/9 : 120/128), nchannels × perChMaxTreeLL128Bw);
+///               Simple t; the three then × 0.5
+/// Latency, intraLat = hwLat[intra_hw], interLat = hwLat[NET] + latency_inter (+ again for
+/// Simple):
+///   Ring AllReduce/AllGather/ReduceScatter: baseLat + (nsteps − nInterSteps) ×
+///       max(intraLat, netOverhead) + nInterSteps × interLat, netOverhead = 0 on one node, else
+///       1 µs (Intel) or 2 µs (AMD), × 3 for Simple
+///   Ring Broadcast/Reduce: baseLat + hwLat[hw] (same channels) or nsteps × hwLat[hw] with
+///       Simple using Tree's Simple entry; hw = intra_hw on one node, NET otherwise
+///   Tree: baseLat + 2 × ((nranks/nnodes − 1) × intraLat + floor(log2 nnodes) × interLat)
+/// nsteps = 2(n−1) AllReduce, n−1 AllGather/ReduceScatter, n Broadcast/Reduce; nInterSteps =
+/// 2·nnodes (0 on one node) AllReduce, nnodes−1 AllGather/ReduceScatter, nnodes otherwise.
+/// Left out: Tree × 0.85 when NCCL's tree search fell back to NCCL_TOPO_PATTERN_TREE (it starts
+/// from the balanced tree), multi-node NVLink (MNNVL, counted as one node), NCCL_NET_OVERHEAD,
+/// and the POWER-CPU hwLat tweak.
+NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProto p);
+
+/// NCCL's rule for LL128 when NCCL_PROTO is unset (tuning.cc): on iff the GPU-NIC path is at
+/// most PXB (at most PXN on compute capability >= 90), the intra-node path is NVLink, and the
+/// arch is exactly 70, 80 or 90. (NCCL also disables it for Ring AllReduce on 2 ranks of
+/// sm90 built with CUDA 11.8; not modelled.) Throws like nccl_tuned_cost for invalid inputs.
+bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in);
+
+/// ncclTopoGetAlgoTime for one operation of `bytes` (>= 0; NCCL's nBytes, which is the
+/// nccl-tests size: the whole buffer, count × nranks × type size for all_gather and
+/// reduce_scatter), µs:
+///   latency + bytes / (1000 × bw), where
+///   bw ×= treeCorrectionFactor[p][log2(bytes/64)] for Tree below 2^23 × 64 bytes, and
+///   latency ×= 1.4 (1.9 below compute capability 80) for Ring Simple AllReduce on more than one
+///   node once bytes / (nchannels × nranks) >= 64 (the ring "plateau").
+/// Left out: the per-call nChannels rescaling and numPipeOps (aggregated calls), both 1:1 for a
+/// single operation on every channel. Throws std::invalid_argument like nccl_tuned_cost, and for
+/// bytes < 0.
+double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int64_t bytes);
+
+struct NcclChoice {
+  NcclAlgo algo;
+  NcclProto proto;
+  double time_us;  ///< predicted_time_us of the pair
+};
+
+/// What select() does when the filters leave no pair for the collective.
+enum class NcclEmptyChoice {
+  kThrow,         ///< std::invalid_argument naming the collective and the filters
+  kRingFallback,  ///< as NCCL 2.20.3: the fastest Ring protocol, ignoring both filters
+};
+
+/// The pair NCCL picks: the smallest predicted_time_us among the algorithms the collective has,
+/// NCCL_ALGO allows and protocols enabled (NCCL_PROTO, or LL and Simple plus LL128 by its
+/// default rule when unset), scanning Tree before Ring and LL, LL128, Simple with a strict "<",
+/// so ties keep the lower algorithm, then the lower protocol. When nothing is left (e.g.
+/// NCCL_ALGO=Tree for all_gather) NCCL falls back to Ring with every protocol; by default this
+/// throws instead (see NcclEmptyChoice). Throws std::invalid_argument like predicted_time_us.
+NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_t bytes,
+                  NcclEmptyChoice on_empty = NcclEmptyChoice::kThrow);
+
+}  // namespace fabricsim
