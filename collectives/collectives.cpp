@@ -53,7 +53,9 @@ TransferDag chain(const char* who, int ranks, int64_t count, int elem_bytes, int
     for (int h = 0; h < hops; ++h) {
       const uint32_t id = dag.add(mod(first + h, ranks), mod(first + h + 1, ranks), bytes);
       if (h > 0) dag.depends(id, id - 1);
-      if (k > 0) dag.depends(id, id - static_cast<uint32_t>(hops));
+      if (k >= kConnectionWindow) {
+        dag.depends(id, id - static_cast<uint32_t>(kConnectionWindow * hops));
+      }
     }
   }
   return dag;

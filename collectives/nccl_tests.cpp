@@ -1,5 +1,7 @@
 #include "collectives/nccl_tests.hpp"
 
+#include "sim/config/loader.hpp"  // closest_match
+
 #include <algorithm>
 #include <stdexcept>
 #include <string_view>
@@ -9,41 +11,16 @@ namespace fabricsim {
 
 namespace {
 
-/// Levenshtein distance between a and b.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t substitute = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
-      diagonal = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
-    }
-  }
-  return row[b.size()];
-}
-
-/// "; did you mean 'x'?" for the candidate closest to `word` (edit distance at most
-/// max(2, |word| / 3)), or for the name `aliases` maps `word` to; else "".
+/// "; did you mean 'x'?" for the name `aliases` maps `word` to, or for the candidate
+/// closest_match finds; else "".
 std::string did_you_mean(
     const std::string& word, const std::vector<std::string>& candidates,
     const std::vector<std::pair<std::string_view, std::string_view>>& aliases = {}) {
   for (const auto& [alias, name] : aliases) {
     if (alias == word) return "; did you mean '" + std::string(name) + "'?";
   }
-  const size_t limit = std::max<size_t>(2, word.size() / 3);
-  const std::string* best = nullptr;
-  size_t best_distance = limit + 1;
-  for (const std::string& c : candidates) {
-    const size_t d = edit_distance(word, c);
-    if (d < best_distance) {
-      best = &c;
-      best_distance = d;
-    }
-  }
-  return best ? "; did you mean '" + *best + "'?" : "";
+  const std::string best = closest_match(word, candidates);
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 
 /// How a collective's GetCollByteCount shapes the buffers (see NcclTestsSize).

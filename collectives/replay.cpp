@@ -14,11 +14,22 @@ DagReplayer::DagReplayer(const TransferDag& dag, CollectiveTransport& transport)
 void DagReplayer::start() {
   start_ = finish_ = transport_.now();
   for (uint32_t i = 0; i < dag_.size(); ++i) {
-    if (waiting_[i] == 0) {
-      const Transfer& t = dag_.transfer(i);
-      transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, i);
-    }
+    if (waiting_[i] == 0) release(i);
   }
+}
+
+void DagReplayer::release(uint32_t id) {
+  const Transfer& t = dag_.transfer(id);
+  if (t.delay_ps > 0) {
+    transport_.post_after(t.delay_ps, id);
+  } else {
+    transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id);
+  }
+}
+
+void DagReplayer::post(uint64_t id) {
+  const Transfer& t = dag_.transfer(static_cast<uint32_t>(id));
+  transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id);
 }
 
 void DagReplayer::complete(uint64_t id) {
@@ -27,10 +38,7 @@ void DagReplayer::complete(uint64_t id) {
   ++completed_;
   finish_ = transport_.now();
   for (uint32_t next : dag_.dependents(static_cast<uint32_t>(id))) {
-    if (--waiting_[next] == 0) {
-      const Transfer& t = dag_.transfer(next);
-      transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, next);
-    }
+    if (--waiting_[next] == 0) release(next);
   }
 }
 
@@ -40,6 +48,14 @@ PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_
 
 void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) {
   net_.send(src_rank, dst_rank, bytes, flow, tag);
+}
+
+void PacketTransport::post_after(int64_t delay_ps, uint64_t tag) {
+  sim_.at<&PacketTransport::on_post_timer>(sim_.now() + SimTime(delay_ps), this, tag);
+}
+
+void PacketTransport::on_post_timer(uint64_t tag) {
+  if (replayer_ != nullptr) replayer_->post(tag);
 }
 
 void PacketTransport::on_message_complete(uint64_t tag) {

@@ -20,6 +20,8 @@ class CollectiveTransport {
   virtual ~CollectiveTransport() = default;
   /// Starts a transfer; the backend calls DagReplayer::complete(tag) when it has been received.
   virtual void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) = 0;
+  /// Calls DagReplayer::post(tag) `delay_ps` (> 0) picoseconds from now.
+  virtual void post_after(int64_t delay_ps, uint64_t tag) = 0;
   virtual SimTime now() const = 0;
 };
 
@@ -31,6 +33,8 @@ class DagReplayer {
   void start();
   /// Transfer `id` has been fully received. Throws std::logic_error on a repeated completion.
   void complete(uint64_t id);
+  /// Transfer `id`'s delay has passed: hands it to the network.
+  void post(uint64_t id);
   bool done() const { return completed_ == dag_.size(); }
   size_t completed() const { return completed_; }
   SimTime start_time() const { return start_; }
@@ -39,6 +43,7 @@ class DagReplayer {
  private:
   const TransferDag& dag_;
   CollectiveTransport& transport_;
+  void release(uint32_t id);       ///< every dependency of `id` is met: post now or after its delay
   std::vector<uint32_t> waiting_;  ///< remaining dependencies per transfer
   std::vector<uint8_t> finished_;
   size_t completed_ = 0;
@@ -87,10 +92,12 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   void attach(DagReplayer* replayer) { replayer_ = replayer; }
   void attach_traffic(TrafficPlayer* traffic) { traffic_ = traffic; }
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
+  void post_after(int64_t delay_ps, uint64_t tag) override;
   SimTime now() const override { return sim_.now(); }
   void on_message_complete(uint64_t tag) override;
 
  private:
+  void on_post_timer(uint64_t tag);
   Simulator& sim_;
   Network& net_;
   DagReplayer* replayer_ = nullptr;

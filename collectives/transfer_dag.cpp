@@ -7,7 +7,7 @@ namespace fabricsim {
 uint32_t TransferDag::add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uint32_t flow) {
   if (bytes < 0) throw std::invalid_argument("TransferDag::add: negative size");
   if (src_rank == dst_rank) throw std::invalid_argument("TransferDag::add: src == dst");
-  transfers_.push_back(Transfer{src_rank, dst_rank, bytes, flow});
+  transfers_.push_back(Transfer{src_rank, dst_rank, bytes, flow, 0});
   dep_count_.push_back(0);
   dependents_.emplace_back();
   return static_cast<uint32_t>(transfers_.size() - 1);
@@ -20,6 +20,13 @@ void TransferDag::depends(uint32_t after, uint32_t before) {
   }
   dependents_[before].push_back(after);
   ++dep_count_[after];
+}
+
+void TransferDag::set_delay(uint32_t id, int64_t delay_ps) {
+  if (id >= transfers_.size() || delay_ps < 0) {
+    throw std::invalid_argument("TransferDag::set_delay: bad transfer id or negative delay");
+  }
+  transfers_[id].delay_ps = delay_ps;
 }
 
 int64_t TransferDag::total_bytes() const {

@@ -10,11 +10,20 @@
 
 namespace fabricsim {
 
+/// Chunks one connection may have in flight: a pipelined algorithm's send of chunk k on a
+/// connection waits for its chunk k − kConnectionWindow to have arrived (NCCL's NCCL_STEPS = 8
+/// buffer slots per connection, src/include/device.h; a slot counts as free once its chunk has
+/// arrived).
+inline constexpr int kConnectionWindow = 8;
+
 struct Transfer {
   int32_t src_rank;
   int32_t dst_rank;
   int64_t bytes;
   uint32_t flow;  ///< connection id between the pair (NCCL: channel); picks the ECMP path
+  /// Software latency between the transfer's dependencies completing and its post to the
+  /// network, picoseconds (NCCL's per-step protocol latency, the launch latency); 0 = none.
+  int64_t delay_ps = 0;
 };
 
 class TransferDag {
@@ -25,6 +34,8 @@ class TransferDag {
   /// `after` starts only once `before` has completed. Throws std::invalid_argument unless
   /// before < after (ids are added in a topological order, so no cycle can form).
   void depends(uint32_t after, uint32_t before);
+  /// Sets transfer `id`'s delay_ps. Throws std::invalid_argument for a negative delay or a bad id.
+  void set_delay(uint32_t id, int64_t delay_ps);
 
   size_t size() const { return transfers_.size(); }
   const Transfer& transfer(uint32_t id) const { return transfers_[id]; }

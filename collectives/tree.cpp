@@ -146,8 +146,8 @@ TransferDag tree_allreduce(const TreeLayout& layout, int64_t count, int elem_byt
     // to r from its parent.
     constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
     std::vector<uint32_t> up(ranks, kNone), down(ranks, kNone);
-    // The same ids for the last kTreeWindow chunks (slot k mod kTreeWindow).
-    std::vector<uint32_t> up_hist(size_t(ranks) * kTreeWindow, kNone), down_hist = up_hist;
+    // The same ids for the last kConnectionWindow chunks (slot k mod kConnectionWindow).
+    std::vector<uint32_t> up_hist(size_t(ranks) * kConnectionWindow, kNone), down_hist = up_hist;
     const auto flow = static_cast<uint32_t>(c);
     for (int64_t k = 0; k < chunks[c]; ++k) {
       const int64_t bytes = std::min(chunk_elems, part[c] - k * chunk_elems) * elem_bytes;
@@ -155,8 +155,8 @@ TransferDag tree_allreduce(const TreeLayout& layout, int64_t count, int elem_byt
         const int r = bfs[i];
         const uint32_t id = dag.add(r, t.parent[r], bytes, flow);
         for (int child : t.children[r]) dag.depends(id, up[child]);
-        const size_t slot = size_t(r) * kTreeWindow + size_t(k % kTreeWindow);
-        if (k >= kTreeWindow) dag.depends(id, up_hist[slot]);
+        const size_t slot = size_t(r) * kConnectionWindow + size_t(k % kConnectionWindow);
+        if (k >= kConnectionWindow) dag.depends(id, up_hist[slot]);
         up[r] = up_hist[slot] = id;
       }
       for (size_t i = 1; i < bfs.size(); ++i) {  // down: parents before children
@@ -167,8 +167,8 @@ TransferDag tree_allreduce(const TreeLayout& layout, int64_t count, int elem_byt
         } else {
           dag.depends(id, down[from]);
         }
-        const size_t slot = size_t(r) * kTreeWindow + size_t(k % kTreeWindow);
-        if (k >= kTreeWindow) dag.depends(id, down_hist[slot]);
+        const size_t slot = size_t(r) * kConnectionWindow + size_t(k % kConnectionWindow);
+        if (k >= kConnectionWindow) dag.depends(id, down_hist[slot]);
         down[r] = down_hist[slot] = id;
       }
     }

@@ -48,9 +48,6 @@ TreeLinks dtree_second_links(int nodes, int node);
 int tree_height(int nodes);
 
 /// Ranks are numbered server-major: rank = server × gpus_per_server + local GPU.
-/// Chunks a connection may have in flight (NCCL_STEPS, NCCL src/include/device.h).
-constexpr int kTreeWindow = 8;
-
 struct TreeLayout {
   int servers;
   int gpus_per_server;
@@ -72,10 +69,10 @@ struct TreeLayout {
 /// with what it received from its children, to its parent; the root, once it has received the
 /// chunk from all its children, sends the result to each child, and every rank forwards it to
 /// its children once it has received it from its parent. A send of chunk k depends on every
-/// receive its sender needs for chunk k and on the same sender's send of chunk k − kTreeWindow
-/// to the same destination: like NCCL's NCCL_STEPS = 8 buffer slots per connection, at most 8
-/// chunks are in flight on a connection (a slot counts as free once its chunk has arrived).
-/// Every transfer's flow id is its channel.
+/// receive its sender needs for chunk k and on the same sender's send of chunk k −
+/// kConnectionWindow to the same destination: like NCCL's NCCL_STEPS = 8 buffer slots per
+/// connection, at most 8 chunks are in flight on a connection (a slot counts as free once its chunk
+/// has arrived). Every transfer's flow id is its channel.
 ///
 /// Transfer ids: channel-major, then chunk; channel c chunk k owns the block of 2(N−1) ids
 /// starting at 2(N−1) × (chunks of channels 0 … c−1 + k), with N = servers × G ranks. The first
@@ -87,7 +84,7 @@ struct TreeLayout {
 /// Closed forms: per channel per chunk each rank sends the chunk once up (but the root) and once
 /// to each child down, so total bytes = 2(N−1) × count × elem_bytes. The rank tree of a channel
 /// has height H = tree_height(servers) + G − 1 (the chain tail of a deepest server), and the
-/// critical path is 2H + ⌊(chunks − 1) / kTreeWindow⌋ transfers for a channel of `chunks`
+/// critical path is 2H + ⌊(chunks − 1) / kConnectionWindow⌋ transfers for a channel of `chunks`
 /// chunks (chunk k up a rank at height h leaves as transfer h + 1 + ⌊k / W⌋ on the path; down to
 /// depth d as H + d + 1 + ⌊k / W⌋ − 1), so the DAG's is 2(⌈log2 servers⌉ + G − 1) +
 /// ⌊(chunks of channel 0 − 1) / 8⌋; for G = 1 and one chunk 2⌈log2 servers⌉.

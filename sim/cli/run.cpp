@@ -5,6 +5,7 @@
 #include <boost/range/iterator_range.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -13,6 +14,8 @@
 #include <optional>
 #include <sstream>
 
+#include "collectives/nccl_model.hpp"
+#include "collectives/nccl_plan.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
@@ -27,10 +30,98 @@
 
 namespace fabricsim {
 
+namespace {
+
+/// The NCCL_* variables fabricsim reads, and the `nccl.` key each one sets ("" = none: read
+/// from the environment only).
+const std::pair<const char*, const char*> kNcclVariables[] = {
+    {"NCCL_ALGO", "algo"},
+    {"NCCL_PROTO", "proto"},
+    {"NCCL_BUFFSIZE", "buffsize"},
+    {"NCCL_LL_BUFFSIZE", ""},
+    {"NCCL_LL128_BUFFSIZE", ""},
+    {"NCCL_NCHANNELS", ""},  // NCCL does not read it: parse_nccl_env says which ones it does
+    {"NCCL_MIN_NCHANNELS", "min_nchannels"},
+    {"NCCL_MAX_NCHANNELS", "max_nchannels"},
+    {"NCCL_MIN_NRINGS", ""},
+    {"NCCL_MAX_NRINGS", ""},
+    {"NCCL_NET_GDR_LEVEL", "net_gdr_level"},
+    {"NCCL_IB_DISABLE", "ib_disable"},
+    {"NCCL_NET", "net"},
+};
+
+/// The scenario's nccl section as NCCL_* variables (only what it sets).
+std::map<std::string, std::string> nccl_variables(const Scenario& sc) {
+  std::map<std::string, std::string> env;
+  const NcclConfig& n = sc.nccl;
+  if (!n.algo.empty()) env["NCCL_ALGO"] = n.algo;
+  if (!n.proto.empty()) env["NCCL_PROTO"] = n.proto;
+  if (n.buffsize_bytes > 0) env["NCCL_BUFFSIZE"] = std::to_string(n.buffsize_bytes);
+  if (n.ll_buffsize_bytes > 0) env["NCCL_LL_BUFFSIZE"] = std::to_string(n.ll_buffsize_bytes);
+  if (n.ll128_buffsize_bytes > 0) {
+    env["NCCL_LL128_BUFFSIZE"] = std::to_string(n.ll128_buffsize_bytes);
+  }
+  if (n.min_nchannels > 0) env["NCCL_MIN_NCHANNELS"] = std::to_string(n.min_nchannels);
+  if (n.max_nchannels > 0) env["NCCL_MAX_NCHANNELS"] = std::to_string(n.max_nchannels);
+  if (!n.net_gdr_level.empty()) env["NCCL_NET_GDR_LEVEL"] = n.net_gdr_level;
+  if (n.ib_disable) env["NCCL_IB_DISABLE"] = "1";
+  if (!n.net.empty()) env["NCCL_NET"] = n.net;
+  return env;
+}
+
+/// The NCCL_* variables of fabricsim's own environment override the scenario's nccl section
+/// (NCCL reads them at init), unless --set gave the key. Throws ConfigError (exit 2) for a bad
+/// value, naming the variable.
+void apply_nccl_environment(Scenario& sc) {
+  std::map<std::string, std::string> env;
+  for (const auto& [var, key] : kNcclVariables) {
+    if (const char* value = std::getenv(var)) env[var] = value;
+  }
+  if (env.empty()) return;
+  NcclSettings parsed;
+  try {
+    parsed = parse_nccl_env(env);
+  } catch (const NcclSettingError& e) {
+    throw ConfigError("environment variable " + e.variable + "=" + env[e.variable], 0, 0,
+                      e.variable, e.message);
+  }
+  for (const auto& [var, value] : env) {
+    std::string key;
+    for (const auto& [v, k] : kNcclVariables) {
+      if (var == v) key = k;
+    }
+    if (!key.empty()) {
+      const auto it = sc.origins.find("nccl." + key);
+      if (it != sc.origins.end() && it->second.where.rfind("--set", 0) == 0) continue;
+      sc.origins["nccl." + key] = KeyOrigin{"environment variable " + var + "=" + value, 0, 0};
+    }
+    sc.nccl.from_env[key.empty() ? var : "nccl." + key] = var + "=" + value;
+    NcclConfig& n = sc.nccl;
+    if (var == "NCCL_ALGO") n.algo = value;
+    if (var == "NCCL_PROTO") n.proto = value;
+    if (var == "NCCL_BUFFSIZE") n.buffsize_bytes = parsed.buffsize_bytes;
+    if (var == "NCCL_LL_BUFFSIZE") n.ll_buffsize_bytes = parsed.ll_buffsize_bytes;
+    if (var == "NCCL_LL128_BUFFSIZE") n.ll128_buffsize_bytes = parsed.ll128_buffsize_bytes;
+    if (var == "NCCL_MIN_NCHANNELS" || var == "NCCL_MIN_NRINGS") {
+      n.min_nchannels = parsed.min_nchannels;
+    }
+    if (var == "NCCL_MAX_NCHANNELS" || var == "NCCL_MAX_NRINGS") {
+      n.max_nchannels = parsed.max_nchannels;
+    }
+    if (var == "NCCL_NET_GDR_LEVEL") n.net_gdr_level = value;
+    if (var == "NCCL_IB_DISABLE") n.ib_disable = parsed.ib_disable;
+    if (var == "NCCL_NET") n.net = value;
+  }
+}
+
+}  // namespace
+
 Scenario load(const RunOptions& opts) {
   std::vector<std::string> sets = opts.sets;
   if (opts.seed) sets.push_back("seed=" + std::to_string(*opts.seed));
-  return load_scenario(opts.scenario_path, sets);
+  Scenario sc = load_scenario(opts.scenario_path, sets);
+  apply_nccl_environment(sc);
+  return sc;
 }
 
 /// Creates DIR and proves it writable before a long run, so a typo costs seconds, not hours.
@@ -299,6 +390,108 @@ void fill_counters(const Network& net, RunReport& rep) {
   }
 }
 
+/// The `nccl.` key a variable maps to (for errors), or the variable itself.
+std::string nccl_key_of(const std::string& variable) {
+  for (const auto& [v, k] : kNcclVariables) {
+    if (variable == v && *k != '\0') return std::string("nccl.") + k;
+  }
+  return variable;
+}
+
+/// The workload's collective setup on this fabric: ranks and servers, NCCL's settings and
+/// channels, the cost model's view of the links. Throws ConfigError (exit 2) for a workload the
+/// fabric or the algorithms cannot run.
+NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
+  const WorkloadConfig& w = sc.workload;
+  NcclRunSetup setup;
+  setup.collective = w.collective;
+  setup.algorithm = w.algorithm;
+  setup.protocol = w.protocol;
+  const int hosts = static_cast<int>(fabric.hosts.size());
+  const int ranks = w.ngpus > 0 ? w.ngpus : hosts;
+  if (ranks > hosts) {
+    throw key_error(sc, "workload.ngpus",
+                    "ngpus is " + std::to_string(ranks) + " but the fabric has " +
+                        std::to_string(hosts) + " GPUs; expected at most " + std::to_string(hosts));
+  }
+  const bool rooted = w.collective == "broadcast" || w.collective == "reduce";
+  if (sc.origins.count("workload.root") && !rooted) {
+    throw key_error(sc, "workload.root",
+                    "root applies to broadcast and reduce only, not to " + w.collective);
+  }
+  if (w.root >= ranks) {
+    throw key_error(sc, "workload.root",
+                    "root " + std::to_string(w.root) + " is not a rank; expected 0 to " +
+                        std::to_string(ranks - 1));
+  }
+  setup.root = w.root;
+  if (w.algorithm != "auto" && !algorithm_supports(w.algorithm, w.collective)) {
+    std::string runs;
+    for (const char* a : {"ring", "tree", "halving_doubling", "p2p"}) {
+      if (algorithm_supports(a, w.collective)) runs += std::string(runs.empty() ? "" : ", ") + a;
+    }
+    throw key_error(sc, "workload.algorithm",
+                    "algorithm " + w.algorithm + " does not run " + w.collective +
+                        "; expected auto or " + runs);
+  }
+  if ((w.collective == "alltoall" || w.collective == "sendrecv") && w.protocol != "auto" &&
+      w.protocol != "simple") {
+    throw key_error(sc, "workload.protocol",
+                    w.collective +
+                        " moves Simple steps (NCCL's point-to-point path); expected "
+                        "auto or simple");
+  }
+  try {
+    setup.settings = parse_nccl_env(nccl_variables(sc));
+  } catch (const NcclSettingError& e) {
+    throw key_error(sc, nccl_key_of(e.variable), e.message);
+  }
+  if ((w.algorithm == "ring" || w.algorithm == "tree") &&
+      !setup.settings.algo.allows(parse_nccl_algo(w.algorithm))) {
+    throw key_error(sc, "workload.algorithm",
+                    "workload.algorithm " + w.algorithm + " is excluded by nccl.algo (" +
+                        sc.nccl.algo + "); expected one algorithm setting that allows it");
+  }
+  if (w.protocol != "auto" && setup.settings.proto.set_by_user &&
+      !setup.settings.proto.allowed[static_cast<int>(parse_nccl_proto(w.protocol))]) {
+    throw key_error(sc, "workload.protocol",
+                    "workload.protocol " + w.protocol + " is excluded by nccl.proto (" +
+                        sc.nccl.proto + "); expected one protocol setting that allows it");
+  }
+
+  const int g = std::max(1, fabric.gpus_per_server);
+  setup.layout = RankLayout{ranks, g};
+  const int nics = fabric.kind == "rail-optimized"
+                       ? (sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : g)
+                       : 1;
+  // NCCL opens two channels per NIC on InfiniBand/RoCE (its ring search duplicates the
+  // channels it finds); NCCL_MIN/MAX_NCHANNELS bound the count.
+  int channels = std::min(2 * nics, kNcclMaxChannelsAccepted);
+  if (setup.settings.min_nchannels > 0) channels = std::max(channels, setup.settings.min_nchannels);
+  if (setup.settings.max_nchannels > 0) channels = std::min(channels, setup.settings.max_nchannels);
+  setup.channels = channels;
+
+  NcclTuneInputs& t = setup.tune;
+  t.nranks = ranks;
+  t.nnodes = setup.layout.servers();
+  if (ranks % g != 0) t.nnodes = ranks;  // a partial server: NCCL's model needs whole nodes
+  t.nchannels = channels;
+  const double nic_GBps = static_cast<double>(sc.link.host_rate_bps) / 8e9;
+  t.bw_inter_GBps = nic_GBps * nics / channels;
+  t.bw_intra_GBps = g > 1 && sc.link.nvlink_rate_bps > 0
+                        ? static_cast<double>(sc.link.nvlink_rate_bps) / 8e9 / channels
+                        : t.bw_inter_GBps;
+  t.intra_hw = NcclHw::kNvlink;
+  t.gpu_nic_path = NcclPathType::kPix;  // a GPU and its NIC under one PCIe switch (DGX)
+  setup.staged = t.gpu_nic_path > setup.settings.net_gdr_level ||
+                 effective_net(setup.settings) == NcclNet::kSocket;
+  setup.pcie_rate_bps = sc.link.pcie_rate_bps;
+  setup.pcie_latency_ps = sc.link.pcie_latency_ps;
+  setup.step_latency_ps = sc.nccl.step_latency_ps;
+  setup.launch_latency_ps = sc.nccl.launch_latency_ps;
+  return setup;
+}
+
 }  // namespace
 
 Prepared prepare(Scenario& sc) {
@@ -314,7 +507,8 @@ Prepared prepare(Scenario& sc) {
   check_runnable(sc, fabric);
   RoutingTable routes = build_routes(sc, fabric);
   check_lossless(sc, fabric, routes);
-  return Prepared{std::move(fabric), std::move(routes)};
+  NcclRunSetup nccl = sc.has_workload ? nccl_setup(sc, fabric) : NcclRunSetup{};
+  return Prepared{std::move(fabric), std::move(routes), std::move(nccl)};
 }
 
 RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
@@ -336,8 +530,20 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   rep.scenario = sc.name;
   rep.seed = sc.seed;
   rep.fabric = summarize(sc, fabric);
+  if (sc.has_workload) {
+    const NcclRunSetup& n = prepared.nccl;
+    rep.nccl.ranks = n.layout.ranks;
+    rep.nccl.servers = n.layout.servers();
+    rep.nccl.gpus_per_server = n.layout.gpus_per_server;
+    rep.nccl.channels = n.channels;
+    rep.nccl.transport = effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB";
+    rep.nccl.gdr = !n.staged;
+    rep.nccl.algo = sc.nccl.algo;
+    rep.nccl.proto = sc.nccl.proto;
+    for (const auto& [key, assignment] : sc.nccl.from_env)
+      rep.nccl.environment.push_back(assignment);
+  }
   rep.has_workload = sc.has_workload;
-  const int ranks = static_cast<int>(fabric.hosts.size());
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes = sc.has_workload ? sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes,
                                                    sc.workload.stepfactor, elem)
@@ -406,22 +612,26 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
 
   // Sizes run back to back on one network, like one all_reduce_perf process (1 iteration each:
   // the idle network repeats exactly, so warm-up and averaging would change nothing).
+  const NcclRunSetup& setup = prepared.nccl;
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
-    const int64_t count = sizes[i] / elem;
+    const SizePlan plan = plan_size(setup, sizes[i], elem);
     CollectiveRow row;
     row.collective = sc.workload.collective;
-    row.algorithm = "ring";
-    row.protocol = "simple";
+    row.algorithm = plan.algorithm;
+    row.protocol = plan.protocol;
+    row.nccl_model_time_us = plan.nccl_model_time_us;
+    row.channels = plan.spec.channels;
     row.datatype = sc.workload.datatype;
-    row.redop = sc.workload.redop;
-    row.ranks = ranks;
-    row.size_bytes = sizes[i];
-    row.count = count;
-    if (count == 0) {  // NCCL returns at once for a count of 0: nothing moves, no time passes
+    row.redop = nccl_tests_redop(row.collective, sc.workload.redop);
+    row.root = nccl_tests_root(row.collective, setup.root);
+    row.ranks = setup.layout.ranks;
+    row.size_bytes = plan.size.size_bytes;
+    row.count = plan.size.count;
+    if (plan.buffer_count == 0) {  // NCCL returns at once for a count of 0: nothing moves
       rep.rows.push_back(row);
       continue;
     }
-    const TransferDag dag = ring_allreduce(ranks, count, elem);
+    const TransferDag dag = build_collective(setup.layout, plan.spec, plan.buffer_count, elem);
     DagReplayer replayer(dag, transport);
     transport.attach(&replayer);
     replayer.start();
@@ -436,7 +646,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
     if (!ok) break;
     row.time_ps = (replayer.finish_time() - replayer.start_time()).ps();
     row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
-    row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, ranks);
+    row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
   }
   if (rep.complete && !traffic.done()) {
@@ -480,6 +690,22 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
               << (sc.traffic.size() == 1 ? "" : "s");
   }
   std::cout << ", seed " << sc.seed << "\n";
+  if (sc.has_workload) {
+    const NcclRunSetup& n = prepared.nccl;
+    std::cout << "# nccl       : " << n.layout.ranks << " ranks on " << n.layout.servers()
+              << " server" << (n.layout.servers() == 1 ? "" : "s") << " x "
+              << n.layout.gpus_per_server << " GPU" << (n.layout.gpus_per_server == 1 ? "" : "s")
+              << ", " << n.channels << " channels, NET/"
+              << (effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB")
+              << (n.staged ? " staged through host memory" : " with GPUDirect RDMA")
+              << ", NCCL_ALGO " << (sc.nccl.algo.empty() ? "(all)" : sc.nccl.algo)
+              << ", NCCL_PROTO " << (sc.nccl.proto.empty() ? "(NCCL's)" : sc.nccl.proto);
+    for (const auto& [key, assignment] : sc.nccl.from_env) {
+      std::cout << (key == sc.nccl.from_env.begin()->first ? "; from the environment: " : ", ")
+                << assignment;
+    }
+    std::cout << "\n";
+  }
   const bool progress = opts.progress && isatty(STDERR_FILENO);
   std::optional<ChromeTrace> trace;
   const std::filesystem::path dir(opts.out_dir);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/nccl_plan.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
@@ -40,6 +41,7 @@ struct RunOptions {
 struct Prepared {
   Fabric fabric;
   RoutingTable routes;
+  NcclRunSetup nccl;  ///< the workload's collective setup (default without a workload)
 };
 /// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
 /// ConfigError (exit 2).

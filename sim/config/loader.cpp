@@ -413,6 +413,12 @@ const QuantitySpec kDcqcnRate{"rate",
                               100'000'000'000'000,
                               "a rate from 1Mbps to 100Tbps"};
 
+/// NCCL_BUFFSIZE: NCCL accepts any positive size; below 64 KiB a step would carry less than
+/// one 8 KiB slice.
+const QuantitySpec kNcclBuffsize{"size", "4MiB",           parse_size_bytes,
+                                 65'536, int64_t{1} << 32, "a buffer size from 64KiB to 4GiB"};
+const QuantitySpec kNcclLatency{
+    "time", "2us", parse_time_ps, 0, 1'000'000'000'000, "a time from 0s to 1s"};
 const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
 const Choices kTopologyKinds{
     "topology kind", {"spine-leaf", "fat-tree", "rail-optimized", "torus"}, {}, {}};
@@ -421,11 +427,15 @@ const Choices kRoutingAlgorithms{
 const Choices kLoadBalancing{"load balancing", {"per_flow", "per_packet"}, {}, {}};
 const Choices kCollectives{
     "collective",
-    {"all_reduce"},
-    {"all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"},
-    {}};
-const Choices kAlgorithms{"algorithm", {"auto", "ring"}, {"tree", "halving_doubling"}, {}};
-const Choices kProtocols{"protocol", {"auto", "simple"}, {"ll", "ll128"}, {}};
+    {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"},
+    {},
+    {{"allreduce", "all_reduce"},
+     {"allgather", "all_gather"},
+     {"reducescatter", "reduce_scatter"},
+     {"all_to_all", "alltoall"},
+     {"send_recv", "sendrecv"}}};
+const Choices kAlgorithms{"algorithm", {"auto", "ring", "tree", "halving_doubling", "p2p"}, {}, {}};
+const Choices kProtocols{"protocol", {"auto", "ll", "ll128", "simple"}, {}, {}};
 const Choices kDatatypes{
     "datatype",
     {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"},
@@ -503,6 +513,7 @@ const Section kSections[] = {{"topology", true},
                              {"infiniband", false, &kInfiniband},
                              {"switches", false},
                              {"workload", true, nullptr, kTrafficSection},
+                             {"nccl", false},
                              {kTrafficSection, false}};
 /// `switches:` maps switch names to these sections, whose keys (the same rows of kFields) they
 /// override for that switch.
@@ -682,6 +693,10 @@ const Field kFields[] = {
   {"link", "nvlink_rate", true,
    [](const Value& v, Scenario& s) { s.link.nvlink_rate_bps = v.quantity(kPositiveRate); },
    "rail-optimized"},
+  {"link", "pcie_rate", false,
+   [](const Value& v, Scenario& s) { s.link.pcie_rate_bps = v.quantity(kPositiveRate); }},
+  {"link", "pcie_latency", false,
+   [](const Value& v, Scenario& s) { s.link.pcie_latency_ps = v.quantity(kNonNegativeTime); }},
   {"link", "bit_error_rate", false,
    [](const Value& v, Scenario& s) { s.link.bit_error_rate = bit_error_rate(v); }},
 
@@ -840,6 +855,30 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.workload.datatype = v.choice(kDatatypes); }},
   {"workload", "redop", false,
    [](const Value& v, Scenario& s) { s.workload.redop = v.choice(kRedops); }},
+  {"workload", "op", false,  // nccl-tests' -o; the same setting as redop
+   [](const Value& v, Scenario& s) { s.workload.redop = v.choice(kRedops); }},
+  {"workload", "ngpus", false,
+   [](const Value& v, Scenario& s) { s.workload.ngpus = int(v.integer(2, 1 << 20)); }},
+  {"workload", "root", false,
+   [](const Value& v, Scenario& s) { s.workload.root = int(v.integer(0, (1 << 20) - 1)); }},
+  {"nccl", "algo", false, [](const Value& v, Scenario& s) { s.nccl.algo = v.string(); }},
+  {"nccl", "proto", false, [](const Value& v, Scenario& s) { s.nccl.proto = v.string(); }},
+  {"nccl", "buffsize", false,
+   [](const Value& v, Scenario& s) { s.nccl.buffsize_bytes = v.quantity(kNcclBuffsize); }},
+  {"nccl", "nchannels", false,  // NCCL_NCHANNELS of older NCCL: both bounds
+   [](const Value& v, Scenario& s) { s.nccl.min_nchannels = s.nccl.max_nchannels = int(v.integer(1, 64)); }},
+  {"nccl", "min_nchannels", false,
+   [](const Value& v, Scenario& s) { s.nccl.min_nchannels = int(v.integer(1, 64)); }},
+  {"nccl", "max_nchannels", false,
+   [](const Value& v, Scenario& s) { s.nccl.max_nchannels = int(v.integer(1, 64)); }},
+  {"nccl", "net_gdr_level", false,
+   [](const Value& v, Scenario& s) { s.nccl.net_gdr_level = v.scalar("a level: LOC, PIX, PXB, PHB or SYS"); }},
+  {"nccl", "ib_disable", false, [](const Value& v, Scenario& s) { s.nccl.ib_disable = v.boolean(); }},
+  {"nccl", "net", false, [](const Value& v, Scenario& s) { s.nccl.net = v.scalar("IB or Socket"); }},
+  {"nccl", "step_latency", false,  // absent = NCCL's per-step constants
+   [](const Value& v, Scenario& s) { s.nccl.step_latency_ps = v.quantity(kNcclLatency); }},
+  {"nccl", "launch_latency", false,  // absent = NCCL's base latency
+   [](const Value& v, Scenario& s) { s.nccl.launch_latency_ps = v.quantity(kNcclLatency); }},
   {"workload", "minbytes", true,
    [](const Value& v, Scenario& s) { s.workload.minbytes = v.quantity(kSweepSize); }},
   {"workload", "maxbytes", true,
@@ -1658,6 +1697,9 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 
   // Cross-field rules.
   if (!found.count("link.fabric_rate")) s.link.fabric_rate_bps = s.link.host_rate_bps;
+  if (found.count("workload.op") && found.count("workload.redop")) {
+    found.at("workload.op").fail("op and redop are the same setting (nccl-tests' -o); give one");
+  }
   if (s.workload.minbytes > s.workload.maxbytes) {
     const Value& min = found.at("workload.minbytes");
     const Value& max = found.at("workload.maxbytes");

@@ -121,6 +121,10 @@ struct LinkConfig {
   int64_t fabric_rate_bps = 0;       ///< leaf <-> spine link rate; defaults to host_rate
   int64_t propagation_delay_ps = 0;  ///< per link, one way, e.g. "500ns" (~100 m of fibre)
   int64_t nvlink_rate_bps = 0;       ///< rail-optimized: GPU <-> NVSwitch, per direction
+  /// GPU <-> host memory over PCIe, per direction: carries NCCL's staging when GPUDirect RDMA
+  /// is off. Default PCIe Gen5 x16, 16 × 32 GT/s × 128/130 = 504 Gb/s (HARDWARE.md §1.2).
+  int64_t pcie_rate_bps = 504'123'076'923;
+  int64_t pcie_latency_ps = 1'000'000;  ///< one crossing of PCIe and host memory (assumed 1 us)
   /// Bit error rate of every network link (0 = error-free; IEEE 802.3 400GBASE links are
   /// specified at a post-FEC BER below 1e-13). NVLinks are error-free. 0 … 1e-3.
   double bit_error_rate = 0.0;
@@ -271,16 +275,42 @@ struct SwitchOverride {
   EcnConfig ecn;
 };
 
-/// `workload:` section: an nccl-tests style size sweep of one collective.
+/// `workload:` section: an nccl-tests style size sweep of one collective (nccl-tests' flags:
+/// -b minbytes, -e maxbytes, -f stepfactor, -o op, -d datatype, -r root; the collective as the
+/// binary's name without _perf).
 struct WorkloadConfig {
-  std::string collective = "all_reduce";  ///< nccl-tests name; all_reduce so far
-  std::string algorithm = "ring";         ///< auto | ring (tree, halving_doubling later)
-  std::string protocol = "simple";        ///< auto | ll | ll128 | simple (only simple modelled)
-  std::string datatype = "float";         ///< nccl-tests type names: float, half, double, int8 …
-  std::string redop = "sum";              ///< sum | prod | min | max | avg
-  int64_t minbytes = 0;                   ///< first size of the sweep, bytes (-b); 1B … maxbytes
-  int64_t maxbytes = 0;                   ///< last size of the sweep, bytes (-e); at most 64GiB
-  int64_t stepfactor = 2;                 ///< multiplicative step between sizes (-f); >= 2
+  std::string collective = "all_reduce";  ///< all_reduce, all_gather, reduce_scatter, broadcast,
+                                          ///< reduce, alltoall, sendrecv
+  std::string algorithm = "auto";  ///< auto (NCCL's cost model) | ring | tree | halving_doubling
+                                   ///< | p2p (alltoall, sendrecv)
+  std::string protocol = "auto";   ///< auto (NCCL's cost model) | ll | ll128 | simple
+  std::string datatype = "float";  ///< nccl-tests type names: float, half, double, int8 …
+  std::string redop = "sum";       ///< sum | prod | min | max | avg (`op`, or `redop`)
+  int64_t minbytes = 0;            ///< first size of the sweep, bytes (-b); 1B … maxbytes
+  int64_t maxbytes = 0;            ///< last size of the sweep, bytes (-e); at most 64GiB
+  int64_t stepfactor = 2;          ///< multiplicative step between sizes (-f); >= 2
+  int ngpus = 0;                   ///< ranks taking part: the first ngpus GPUs; 0 = every GPU
+  int root = 0;                    ///< broadcast and reduce root rank (-r)
+};
+
+/// `nccl:` section: NCCL's environment variables, under their names without NCCL_ and in
+/// lower case. The same NCCL_* variables in fabricsim's environment override these (as NCCL
+/// reads them at init), and --set overrides both. Values use NCCL's own syntax.
+struct NcclConfig {
+  std::string algo;               ///< NCCL_ALGO: "" = every algorithm; "Ring", "Tree", "^Tree" …
+  std::string proto;              ///< NCCL_PROTO: "" = every protocol; "Simple", "^LL128" …
+  int64_t buffsize_bytes = 0;     ///< NCCL_BUFFSIZE (Simple's buffer); 0 = NCCL's 4 MiB
+  int min_nchannels = 0;          ///< NCCL_MIN_NCHANNELS; 0 = unset
+  int max_nchannels = 0;          ///< NCCL_MAX_NCHANNELS; 0 = unset
+  std::string net_gdr_level;      ///< NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS; "" = NCCL's
+  bool ib_disable = false;        ///< NCCL_IB_DISABLE: true = NCCL's socket transport
+  std::string net;                ///< NCCL_NET: "" = IB when there is one, "IB", "Socket"
+  int64_t ll_buffsize_bytes = 0;  ///< NCCL_LL_BUFFSIZE (environment only); 0 = NCCL's
+  int64_t ll128_buffsize_bytes = 0;  ///< NCCL_LL128_BUFFSIZE (environment only); 0 = NCCL's
+  int64_t step_latency_ps = -1;      ///< per-step software latency; -1 = NCCL's constants
+  int64_t launch_latency_ps = -1;    ///< per-collective latency; -1 = NCCL's constants
+  /// Keys whose value came from the environment: key -> "NCCL_ALGO=Tree".
+  std::map<std::string, std::string> from_env;
 };
 
 /// One item of the `traffic:` section: a point-to-point flow (an RDMA write of `bytes` on
@@ -315,6 +345,7 @@ struct Scenario {
   RoutingConfig routing;
   EcnConfig ecn;
   /// `traffic:` explicit flows, run from time 0 (alone, or beside the workload's sweep).
+  NcclConfig nccl;
   std::vector<TrafficFlow> traffic;
   bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;

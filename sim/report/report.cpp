@@ -97,17 +97,26 @@ std::string format_ps_as_us(int64_t ps) {
 
 void print_table_header(std::ostream& out) {
   out << "#\n"
-      << "#       size         count      type   redop    root     time   algbw   busbw #wrong\n"
-      << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       \n";
+      << "#                                                              out-of-place         "
+         "              in-place          \n"
+      << "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+         "     time   algbw   busbw #wrong  algorithm protocol\n"
+      << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
+         "     (us)  (GB/s)  (GB/s)                           \n";
 }
 
 void print_table_row(std::ostream& out, const CollectiveRow& r) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %5s\n",
+  // nccl-tests' columns; in-place repeats out-of-place (the model moves the same bytes either
+  // way); then the algorithm and protocol the collective ran with.
+  const std::string time = format_time_us(static_cast<double>(r.time_ps) / 1e6);
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %5s  %s  %6.2f  %6.2f  %5s  %9s "
+                "%8s\n",
                 static_cast<long long>(r.size_bytes), static_cast<long long>(r.count),
-                r.datatype.c_str(), r.redop.c_str(), r.root,
-                format_time_us(static_cast<double>(r.time_ps) / 1e6).c_str(), r.algbw_GBps,
-                r.busbw_GBps, "N/A");
+                r.datatype.c_str(), r.redop.c_str(), r.root, time.c_str(), r.algbw_GBps,
+                r.busbw_GBps, "N/A", time.c_str(), r.algbw_GBps, r.busbw_GBps, "N/A",
+                r.algorithm.c_str(), r.protocol.c_str());
   out << buf;
 }
 
@@ -211,21 +220,37 @@ void write_results_json(const std::string& path, const RunReport& r) {
                  {"host_rate_bps", r.fabric.host_rate_bps}};
   ordered_json rows = ordered_json::array();
   for (const auto& row : r.rows) {
-    rows.push_back({{"collective", row.collective},
-                    {"algorithm", row.algorithm},
-                    {"protocol", row.protocol},
-                    {"ranks", row.ranks},
-                    {"size_bytes", row.size_bytes},
-                    {"count", row.count},
-                    {"type", row.datatype},
-                    {"redop", row.redop},
-                    {"root", row.root},
-                    {"time_ps", row.time_ps},
-                    {"time_us", static_cast<double>(row.time_ps) / 1e6},
-                    {"algbw_GBps", row.algbw_GBps},
-                    {"busbw_GBps", row.busbw_GBps}});
+    rows.push_back(
+        {{"collective", row.collective},
+         {"algorithm", row.algorithm},
+         {"protocol", row.protocol},
+         {"ranks", row.ranks},
+         {"size_bytes", row.size_bytes},
+         {"count", row.count},
+         {"type", row.datatype},
+         {"redop", row.redop},
+         {"root", row.root},
+         {"time_ps", row.time_ps},
+         {"time_us", static_cast<double>(row.time_ps) / 1e6},
+         {"algbw_GBps", row.algbw_GBps},
+         {"busbw_GBps", row.busbw_GBps},
+         {"channels", row.channels},
+         {"nccl_model_time_us", row.nccl_model_time_us >= 0 ? ordered_json(row.nccl_model_time_us)
+                                                            : ordered_json(nullptr)}});
   }
   j["collectives"] = rows;
+  if (r.has_workload) {
+    const NcclSummary& n = r.nccl;
+    j["nccl"] = {{"ranks", n.ranks},
+                 {"servers", n.servers},
+                 {"gpus_per_server", n.gpus_per_server},
+                 {"channels", n.channels},
+                 {"transport", n.transport},
+                 {"gdr", n.gdr},
+                 {"algo", n.algo},
+                 {"proto", n.proto},
+                 {"environment", n.environment}};
+  }
   const auto& c = r.counters;
   j["counters"] = {{"drops", c.drops},
                    {"retransmits", c.retransmits},

@@ -28,6 +28,10 @@ struct CollectiveRow {
   int64_t time_ps = 0;    ///< collective time, first send to last receive
   double algbw_GBps = 0;  ///< size / time, GB = 10⁹ B
   double busbw_GBps = 0;  ///< algbw × nccl-tests' factor for the collective
+  int channels = 0;       ///< NCCL channels the collective ran on
+  /// NCCL's own cost-model prediction for the chosen algorithm and protocol, µs; -1 where it
+  /// has none (halving_doubling, p2p). Not the simulated time: what NCCL expects.
+  double nccl_model_time_us = -1;
 };
 
 struct FabricSummary {
@@ -126,10 +130,21 @@ struct FlowRow {
   bool traffic = false;  ///< one of the scenario's traffic flows (else a collective's message)
 };
 
+/// How the collectives ran: ranks in servers and NCCL's settings (results.json `nccl`).
+struct NcclSummary {
+  int ranks = 0, servers = 0, gpus_per_server = 0, channels = 0;
+  std::string transport;                 ///< "IB" (RDMA verbs, also RoCE) or "Socket"
+  bool gdr = true;                       ///< GPUDirect RDMA used (else staged through host memory)
+  std::string algo;                      ///< NCCL_ALGO as given ("" = every algorithm)
+  std::string proto;                     ///< NCCL_PROTO as given ("" = NCCL's default set)
+  std::vector<std::string> environment;  ///< NCCL_* variables taken from the environment
+};
+
 struct RunReport {
   std::string scenario;
   uint64_t seed = 0;
   FabricSummary fabric;
+  NcclSummary nccl;
   std::vector<CollectiveRow> rows;
   Counters counters;
   DeadlockRow deadlock;

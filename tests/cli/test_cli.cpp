@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -435,8 +436,10 @@ TEST_CASE("validate also checks the cost_model file the scenario names") {
 
 TEST_CASE("trace.json is Chrome trace JSON: message spans and queue counters, capped with a note") {
   const fs::path d = scratch("trace"), small = scratch("trace_cap");
-  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall + " --out " + d.string()).exit_code ==
-          0);
+  REQUIRE(fabricsim("run scenarios/quickstart.yaml" + kSmall +
+                    " --set workload.algorithm=ring --set workload.protocol=simple --out " +
+                    d.string())
+              .exit_code == 0);
   const auto t = nlohmann::json::parse(slurp(d / "trace.json"));
   REQUIRE(t.is_array());
   int begins = 0, ends = 0, counters = 0;
@@ -445,8 +448,9 @@ TEST_CASE("trace.json is Chrome trace JSON: message spans and queue counters, ca
     ends += e["ph"] == "e";
     counters += e["ph"] == "C";
   }
-  // One span per message: 6 sizes x 2 (16 - 1) ring steps x 16 ranks.
-  CHECK(begins == 6 * 30 * 16);
+  // One span per message: 6 sizes x 2 (16 - 1) ring steps x 16 ranks x 2 channels (each size
+  // is one loop: 256 KiB over 2 channels is under 16 ranks x 2 MiB chunks).
+  CHECK(begins == 6 * 30 * 16 * 2);
   CHECK(ends == begins);
   CHECK(counters > 0);
   const Result r = fabricsim("run scenarios/quickstart.yaml" + kSmall +
@@ -908,4 +912,135 @@ TEST_CASE("fresh-user findings on lossless settings: refused as bad input at the
   const Result r = fabricsim("validate " + (d / "e.yaml").string());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("traffic[5].size: expected a size from 1B to 64GiB") != std::string::npos);
+}
+
+TEST_CASE(
+    "collectives: every collective runs with nccl-tests' columns and the algorithm per size") {
+  // nccl-tests' columns for 16 ranks and a 64 KiB request (count = per-rank elements for
+  // all_gather, reduce_scatter and alltoall; redop none where nothing is reduced, root only for
+  // broadcast and reduce), and the algorithm and protocol each size ran with.
+  struct Case {
+    const char* collective;
+    const char* row_prefix;  // size, count, type, redop, root
+    const char* algorithms;  // the ones the row may show
+  };
+  const Case cases[] = {
+      {"all_reduce", "       65536         16384     float     sum      -1", "ring tree"},
+      {"all_gather", "       65536          1024     float    none      -1", "ring"},
+      {"reduce_scatter", "       65536          1024     float     sum      -1", "ring"},
+      {"broadcast", "       65536         16384     float    none       0", "ring"},
+      {"reduce", "       65536         16384     float     sum       0", "ring"},
+      {"alltoall", "       65536          1024     float    none      -1", "p2p"},
+      {"sendrecv", "       65536         16384     float     sum      -1", "p2p"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.collective);
+    const Result r =
+        fabricsim(std::string("run scenarios/quickstart.yaml --set workload.collective=") +
+                  c.collective + " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB");
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const size_t at = r.out.find(c.row_prefix);
+    REQUIRE(at != std::string::npos);
+    std::istringstream row(r.out.substr(at, r.out.find('\n', at) - at));
+    std::vector<std::string> cols;
+    for (std::string w; row >> w;) cols.push_back(w);
+    REQUIRE(cols.size() == 15);  // 13 nccl-tests columns, algorithm, protocol
+    CHECK(std::string(c.algorithms).find(cols[13]) != std::string::npos);
+    CHECK((cols[14] == "ll" || cols[14] == "ll128" || cols[14] == "simple"));
+    CHECK(cols[5] == cols[9]);  // in-place repeats out-of-place
+  }
+}
+
+TEST_CASE(
+    "collectives: NCCL settings from the scenario, the environment and --set, in that order") {
+  const std::string q = "run scenarios/quickstart.yaml --set workload.maxbytes=64KiB";
+  auto algorithms = [](const std::string& out) {
+    std::set<std::string> seen;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream row(line);
+      std::vector<std::string> cols;
+      for (std::string w; row >> w;) cols.push_back(w);
+      if (cols.size() == 15) seen.insert(cols[13] + "/" + cols[14]);
+    }
+    return seen;
+  };
+  // NCCL's cost model picks Tree/LL for these small sizes on 16 nodes (NCCL 2.20 tuning.cc).
+  const Result plain = fabricsim(q);
+  REQUIRE(plain.exit_code == 0);
+  CHECK(algorithms(plain.out) == std::set<std::string>{"tree/ll"});
+  const Result ring = fabricsim(q + " --set nccl.algo=Ring");
+  REQUIRE(ring.exit_code == 0);
+  CHECK(algorithms(ring.out) == std::set<std::string>{"ring/ll"});
+  // The environment overrides the scenario (NCCL reads it at init); --set overrides both.
+  ::setenv("NCCL_PROTO", "Simple", 1);
+  const Result env = fabricsim(q + " --out " + scratch("nccl_env").string());
+  const Result env_and_set = fabricsim(q + " --set nccl.proto=LL128");
+  ::setenv("NCCL_PROTO", "Simpel", 1);
+  const Result bad_env = fabricsim(q);
+  ::unsetenv("NCCL_PROTO");
+  REQUIRE(env.exit_code == 0);
+  CHECK(algorithms(env.out) == std::set<std::string>{"tree/simple"});
+  CHECK(env.out.find("from the environment: NCCL_PROTO=Simple") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(scratch("nccl_env") / "results.json"));
+  CHECK(j["nccl"]["environment"] == nlohmann::json::array({"NCCL_PROTO=Simple"}));
+  CHECK(j["collectives"][0]["protocol"] == "simple");
+  REQUIRE(env_and_set.exit_code == 0);
+  CHECK(algorithms(env_and_set.out) == std::set<std::string>{"tree/ll128"});
+  CHECK(bad_env.exit_code == 2);
+  CHECK(bad_env.err.find("NCCL_PROTO") != std::string::npos);
+  CHECK(bad_env.err.find("did you mean") != std::string::npos);
+}
+
+TEST_CASE("collectives: bad workload and NCCL settings are bad input at their key") {
+  struct Case {
+    const char* args;
+    const char* key;
+    const char* text;
+  };
+  const Case cases[] = {
+      {"--set workload.collective=all_gather --set workload.algorithm=tree", "workload.algorithm",
+       "does not run all_gather; expected auto or ring"},
+      {"--set workload.collective=alltoall --set workload.algorithm=ring", "workload.algorithm",
+       "expected auto or p2p"},
+      {"--set workload.collective=alltoall --set workload.protocol=ll", "workload.protocol",
+       "expected auto or simple"},
+      {"--set workload.ngpus=17", "workload.ngpus", "expected at most 16"},
+      {"--set workload.root=3", "workload.root", "broadcast and reduce only"},
+      {"--set workload.collective=broadcast --set workload.root=16", "workload.root",
+       "expected 0 to 15"},
+      {"--set nccl.algo=Rign", "nccl.algo", "did you mean"},
+      {"--set nccl.proto=^LL,LL128,Simple", "nccl.proto", ""},
+      {"--set nccl.net_gdr_level=pix", "nccl.net_gdr_level", "PIX"},
+      {"--set nccl.min_nchannels=8 --set nccl.max_nchannels=4", "nccl.", ""},
+      {"--set nccl.algo=Tree --set workload.algorithm=ring", "workload.algorithm",
+       "excluded by nccl.algo"},
+      {"--set workload.op=max --set workload.redop=sum", "workload.op", "the same setting"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Result r = fabricsim(std::string("validate scenarios/quickstart.yaml ") + c.args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.key) != std::string::npos);
+    CHECK(r.err.find(c.text) != std::string::npos);
+  }
+}
+
+TEST_CASE("collectives: ngpus picks the first GPUs, and busbw uses that rank count") {
+  const std::string d = scratch("ngpus").string();
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.ngpus=4 --set workload.minbytes=1MiB "
+      "--set workload.maxbytes=1MiB --out " +
+      d);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(slurp(fs::path(d) / "results.json"));
+  const auto& row = j["collectives"][0];
+  CHECK(row["ranks"] == 4);
+  CHECK(j["nccl"]["ranks"] == 4);
+  // nccl-tests: busbw = algbw x 2(n-1)/n with n = 4 ranks.
+  CHECK(row["busbw_GBps"].get<double>() == Approx(row["algbw_GBps"].get<double>() * 2 * 3 / 4.0));
 }

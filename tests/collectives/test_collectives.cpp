@@ -158,19 +158,21 @@ TEST_CASE("ring_reducescatter: (N-1)/N of the input per rank, rank r ends with p
   }
 }
 
-TEST_CASE("ring_broadcast and ring_reduce: pipelined chain, critical path chunks + N - 2") {
+TEST_CASE(
+    "ring_broadcast and ring_reduce: pipelined chain, critical path N - 1 + (chunks - 1) / 8") {
   for (int n : {2, 3, 5, 8}) {
-    for (int chunks : {1, 4, 7}) {
+    for (int chunks : {1, 4, 7, 8, 9, 17}) {
       for (int root : {0, n - 1}) {
         const int64_t count = 4 * 7 * 1000, elem = 4;
         const TransferDag bcast = ring_broadcast(n, count, elem, root, chunks);
         const TransferDag reduce = ring_reduce(n, count, elem, root, chunks);
         REQUIRE(bcast.size() == static_cast<size_t>(chunks * (n - 1)));
         REQUIRE(reduce.size() == static_cast<size_t>(chunks * (n - 1)));
-        CHECK(critical_path(bcast) == chunks + n - 2);
-        CHECK(critical_path(reduce) == chunks + n - 2);
-        // Every rank but the chain's last sends the whole buffer once; each link one chunk at a
-        // time, so one dependency per earlier chunk on the same hop.
+        // Chunk k on hop h is transfer h + 1 + k / 8 of a chain: it waits for chunk k on hop
+        // h − 1 and for chunk k − 8 on hop h (8 chunks in flight per link).
+        CHECK(critical_path(bcast) == n - 1 + (chunks - 1) / kConnectionWindow);
+        CHECK(critical_path(reduce) == n - 1 + (chunks - 1) / kConnectionWindow);
+        // Every rank but the chain's last sends the whole buffer once.
         const auto sent_b = bytes_sent(bcast, n), sent_r = bytes_sent(reduce, n);
         for (int r = 0; r < n; ++r) {
           CHECK(sent_b[r] == (r == mod(root - 1, n) ? 0 : count * elem));

@@ -287,9 +287,9 @@ TEST_CASE("tree_allreduce: transfers follow the documented id blocks, trees and 
         } else {
           want.push_back(down_id[b][sender]);
         }
-        if (b - first_block[c] >= kTreeWindow) {
-          want.push_back(is_up[t] ? up_id[b - kTreeWindow][tr.src_rank]
-                                  : down_id[b - kTreeWindow][tr.dst_rank]);
+        if (b - first_block[c] >= kConnectionWindow) {
+          want.push_back(is_up[t] ? up_id[b - kConnectionWindow][tr.src_rank]
+                                  : down_id[b - kConnectionWindow][tr.dst_rank]);
         }
         std::sort(want.begin(), want.end());
         std::sort(preds[t].begin(), preds[t].end());
@@ -390,11 +390,11 @@ TEST_CASE("tree_allreduce: 2 servers x 2 GPUs, 2 channels, by hand") {
 TEST_CASE(
     "tree_allreduce: critical path 2H + floor((chunks - 1) / 8), H = ceil(log2 servers) + G - 1") {
   // Up, chunk k leaves a rank above a subtree of height h as transfer h + 1 + floor(k / W) of a
-  // chain (W = kTreeWindow = 8 chunks in flight per connection): a send waits for its children's
-  // sends of chunk k (one level deeper) and its own send of chunk k − W (W chunks earlier). Down
-  // adds one transfer per level. So the last chunk reaches the deepest rank at
-  // 2H + floor((chunks − 1) / W): nothing else links chunks (no two connections share
-  // anything in the DAG), so up to W chunks pipeline freely.
+  // chain (W = kConnectionWindow = 8 chunks in flight per connection): a send waits for its
+  // children's sends of chunk k (one level deeper) and its own send of chunk k − W (W chunks
+  // earlier). Down adds one transfer per level. So the last chunk reaches the deepest rank at 2H +
+  // floor((chunks − 1) / W): nothing else links chunks (no two connections share anything in the
+  // DAG), so up to W chunks pipeline freely.
   for (int s = 2; s <= 64; ++s) {
     INFO("servers " << s);
     const int h = ceil_log2(s);
@@ -402,7 +402,7 @@ TEST_CASE(
     CHECK(critical_path(tree_allreduce({s, 1}, 100, 4, 2, 400)) == 2 * h);  // both trees
     for (int chunks : {2, 8, 9, 16, 17, 20}) {
       CHECK(critical_path(tree_allreduce({s, 1}, chunks * 10, 4, 1, 40)) ==
-            2 * h + (chunks - 1) / kTreeWindow);
+            2 * h + (chunks - 1) / kConnectionWindow);
     }
   }
   // With G GPUs per server the chain adds G − 1 levels below every head.
@@ -412,9 +412,9 @@ TEST_CASE(
     const int height = ceil_log2(lay.servers) + lay.gpus_per_server - 1;
     CHECK(critical_path(tree_allreduce(lay, 64, 4, 1, 256)) == 2 * height);
     // 3 channels of 91/90/90 elements in chunks of 5: channel 0 has 19 chunks, the others 18.
-    CHECK(critical_path(tree_allreduce(lay, 271, 4, 3, 20)) == 2 * height + 18 / kTreeWindow);
+    CHECK(critical_path(tree_allreduce(lay, 271, 4, 3, 20)) == 2 * height + 18 / kConnectionWindow);
     // 2 channels of 46/45 elements in chunks of 5: 10 and 9 chunks; channel 0 sets the length.
-    CHECK(critical_path(tree_allreduce(lay, 91, 4, 2, 20)) == 2 * height + 9 / kTreeWindow);
+    CHECK(critical_path(tree_allreduce(lay, 91, 4, 2, 20)) == 2 * height + 9 / kConnectionWindow);
   }
 }
 

@@ -164,8 +164,8 @@ TEST_CASE("quickstart.yaml loads with the values written in it", "[config]") {
   CHECK(s.sw.radix == 32);
   CHECK(s.nic.mtu_bytes == 4096);  // 4096B
   CHECK(s.workload.collective == "all_reduce");
-  CHECK(s.workload.algorithm == "ring");
-  CHECK(s.workload.protocol == "simple");
+  CHECK(s.workload.algorithm == "auto");
+  CHECK(s.workload.protocol == "auto");
   CHECK(s.workload.datatype == "float");
   CHECK(s.workload.redop == "sum");
   CHECK(s.workload.minbytes == 8 * 1024);           // 8KiB
@@ -302,7 +302,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload and traffic");
+          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl and traffic");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -310,7 +310,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, infiniband, switches, workload and traffic, got a list");
+          "dcqcn, infiniband, switches, workload, nccl and traffic, got a list");
   }
 }
 
@@ -338,7 +338,7 @@ TEST_CASE("unknown keys are rejected with a suggestion", "[config]") {
   SECTION("no close match: the valid keys are listed") {
     check(edit("  fabric_rate: 800Gbps", "  colour: red"), 12, 3, "link.colour",
           "unknown key 'colour'; valid keys are: host_rate, fabric_rate, propagation_delay, "
-          "nvlink_rate, bit_error_rate");
+          "nvlink_rate, pcie_rate, pcie_latency, bit_error_rate");
   }
   SECTION("a key in the wrong section") {
     check(edit("  fabric_rate: 800Gbps", "  mtu: 9000B"), 12, 3, "link.mtu",
@@ -529,21 +529,16 @@ TEST_CASE("names outside a fixed set", "[config]") {
           "unknown topology kind 'spine_leaf'; did you mean 'spine-leaf'?");
   }
   SECTION("a misspelt collective") {
-    check(edit("  collective: all_reduce", "  collective: allreduce"), 20, 15,
-          "workload.collective", "unknown collective 'allreduce'; did you mean 'all_reduce'?");
+    check(edit("  collective: all_reduce", "  collective: all_redcue"), 20, 15,
+          "workload.collective", "unknown collective 'all_redcue'; did you mean 'all_reduce'?");
   }
-  SECTION("a collective that is recognised but not built") {
-    check(edit("  collective: all_reduce", "  collective: all_gather"), 20, 15,
-          "workload.collective",
-          "'all_gather' is not built yet: only all_reduce is available in this version");
+  SECTION("a misspelt algorithm") {
+    check(edit("  algorithm: ring", "  algorithm: halving-doubling"), 21, 14, "workload.algorithm",
+          "unknown algorithm 'halving-doubling'; did you mean 'halving_doubling'?");
   }
-  SECTION("an algorithm that is recognised but not built") {
-    check(edit("  algorithm: ring", "  algorithm: tree"), 21, 14, "workload.algorithm",
-          "'tree' is not built yet: only auto and ring are available in this version");
-  }
-  SECTION("a protocol that is recognised but not built") {
-    check(edit("  protocol: simple", "  protocol: ll128"), 22, 13, "workload.protocol",
-          "'ll128' is not built yet: only auto and simple are available in this version");
+  SECTION("a misspelt protocol") {
+    check(edit("  protocol: simple", "  protocol: simpel"), 22, 13, "workload.protocol",
+          "unknown protocol 'simpel'; did you mean 'simple'?");
   }
   SECTION("an unknown datatype") {
     check(edit("  datatype: float", "  datatype: flaot"), 23, 13, "workload.datatype",

@@ -279,8 +279,8 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
                                                     {"in_flight_bytes", 40}});
   std::vector<std::string> top;
   for (const auto& [k, v] : j.items()) top.push_back(k);
-  CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "counters",
-                                        "conservation", "flows", "deadlock", "run",
+  CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "nccl",
+                                        "counters", "conservation", "flows", "deadlock", "run",
                                         "ports_truncated", "ports"});
 }
 

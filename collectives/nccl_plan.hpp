@@ -1,0 +1,63 @@
+// From a workload and NCCL's settings to the collective of each size: which algorithm and
+// protocol NCCL would pick (its cost model, nccl_model.hpp), with how many channels, in what
+// chunks, and the DAG that fabricsim replays (plan.hpp).
+//
+// Sources: NCCL 2.19/2.20 src/enqueue.cc computeCollChunkInfo (a step is buffsize /
+// NCCL_STEPS; LL carries half of it as payload, LL128 120 of every 128 bytes; Simple ring
+// AllReduce, AllGather and ReduceScatter move ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS =
+// NCCL_STEPS / 2 steps per chunk, everything else one step; Tree LL128 halves its chunk, to
+// 128 KiB while a channel has fewer than (1 + log2 nNodes + ppn/10) × 64/ppn chunks, then to
+// 32 KiB below × 16/ppn), src/include/collectives.h (the CHUNKSTEPS constants).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "collectives/nccl_model.hpp"
+#include "collectives/nccl_tests.hpp"
+#include "collectives/plan.hpp"
+
+namespace fabricsim {
+
+/// A run's collective setup, resolved once before the sweep.
+struct NcclRunSetup {
+  std::string collective = "all_reduce";  ///< nccl-tests name
+  std::string algorithm = "auto";         ///< workload.algorithm: auto or a plan.hpp name
+  std::string protocol = "auto";          ///< workload.protocol: auto, ll, ll128, simple
+  int root = 0;
+  RankLayout layout;
+  int channels = 1;  ///< NCCL channels (clamped to NCCL_MIN/MAX_NCHANNELS)
+  NcclSettings settings;
+  NcclTuneInputs tune;  ///< the cost model's view of the fabric (collective set per size)
+  /// GPUDirect RDMA off or the socket transport: inter-server data is staged through host
+  /// memory, one PCIe crossing of `pcie_latency_ps` + bytes at `pcie_rate_bps` at each end.
+  bool staged = false;
+  int64_t pcie_rate_bps = 0;
+  int64_t pcie_latency_ps = 0;
+  int64_t step_latency_ps = -1;    ///< -1 = NCCL's hwLat[NVLINK] for the algorithm and protocol
+  int64_t launch_latency_ps = -1;  ///< -1 = NCCL's baseLat for the algorithm and protocol
+};
+
+/// One size of the sweep, planned.
+struct SizePlan {
+  NcclTestsSize size;     ///< nccl-tests' size and count columns
+  int64_t buffer_count;   ///< elements the DAG builder cuts (plan.hpp build_collective)
+  std::string algorithm;  ///< ring, tree, halving_doubling, p2p
+  std::string protocol;   ///< ll, ll128, simple
+  /// NCCL's predicted time for the pair, µs (nccl_model.hpp predicted_time_us); -1 where NCCL's
+  /// model does not apply (halving_doubling, p2p).
+  double nccl_model_time_us = -1;
+  CollectiveSpec spec;  ///< what build_collective gets
+};
+
+/// Plans one size: nccl-tests' size semantics for the collective; the algorithm and protocol
+/// as given, or NCCL's choice (select) where "auto" (alltoall and sendrecv are p2p, Simple); the
+/// chunk as NCCL cuts it for that pair (step_data_bytes × chunk steps, see the file comment);
+/// the protocol's wire factor; step latency hwLat[NVLINK][algo][proto] and launch latency
+/// baseLat[algo][proto] unless the setup overrides them (Ring's for halving_doubling and p2p),
+/// fabricsim simulating the network part of NCCL's latencies itself; and the staging delay.
+/// Throws std::invalid_argument when the setup's algorithm cannot run the collective, or the
+/// NCCL_ALGO/NCCL_PROTO filters leave nothing for it.
+SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_bytes);
+
+}  // namespace fabricsim

@@ -1,0 +1,201 @@
+#include "collectives/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "collectives/collectives.hpp"
+#include "collectives/tree.hpp"
+#include "sim/core/time.hpp"
+
+namespace fabricsim {
+
+namespace {
+
+int mod(int a, int n) {
+  return ((a % n) + n) % n;
+}
+
+// Elements of part i of `count` cut into `parts` (the first count % parts get one more).
+int64_t part_count(int64_t count, int parts, int i) {
+  return count / parts + (i < count % parts ? 1 : 0);
+}
+
+// Appends `sub`, whose ranks are ring positions, mapping position p to order[p] (an empty
+// order maps ranks to themselves) and giving every transfer flow `flow`. Returns the id the
+// first transfer of `sub` got.
+uint32_t append(TransferDag& out, const TransferDag& sub, const std::vector<int>& order,
+                uint32_t flow) {
+  const uint32_t base = static_cast<uint32_t>(out.size());
+  auto rank = [&](int p) { return order.empty() ? p : order[p]; };
+  for (uint32_t i = 0; i < sub.size(); ++i) {
+    const Transfer& t = sub.transfer(i);
+    out.add(rank(t.src_rank), rank(t.dst_rank), t.bytes, flow);
+  }
+  for (uint32_t i = 0; i < sub.size(); ++i) {
+    for (uint32_t d : sub.dependents(i)) out.depends(base + d, base + i);
+  }
+  return base;
+}
+
+// Per rank, the last send and the last receive (by id, which is each rank's program order in
+// the builders) among transfers [first, end) of `dag`; kNone where there is none.
+constexpr uint32_t kNone = ~uint32_t{0};
+struct LastOps {
+  std::vector<uint32_t> send, recv;
+};
+LastOps last_ops(const TransferDag& dag, uint32_t first, int ranks) {
+  LastOps ops{std::vector<uint32_t>(ranks, kNone), std::vector<uint32_t>(ranks, kNone)};
+  for (uint32_t i = first; i < dag.size(); ++i) {
+    ops.send[dag.transfer(i).src_rank] = i;
+    ops.recv[dag.transfer(i).dst_rank] = i;
+  }
+  return ops;
+}
+
+// The ring builders on one loop's share, in ring positions.
+TransferDag ring_loop(const std::string& collective, int ranks, int64_t count, int elem_bytes) {
+  if (collective == "all_reduce") return ring_allreduce(ranks, count, elem_bytes);
+  if (collective == "all_gather") return ring_allgather(ranks, count, elem_bytes);
+  return ring_reducescatter(ranks, count, elem_bytes);
+}
+
+// Copies `dag` with each transfer's bytes × wire_factor (rounded up) and its delay set.
+TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const RankLayout& layout) {
+  TransferDag out;
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag.transfer(i);
+    const int64_t bytes =
+        spec.wire_factor == 1.0
+            ? t.bytes
+            : static_cast<int64_t>(std::ceil(static_cast<double>(t.bytes) * spec.wire_factor));
+    out.add(t.src_rank, t.dst_rank, bytes, t.flow);
+    int64_t delay = spec.step_latency_ps;
+    if (dag.dependency_count(i) == 0) delay += spec.launch_latency_ps;
+    if (spec.staging_rate_bps > 0 && layout.server_of(t.src_rank) != layout.server_of(t.dst_rank)) {
+      delay += spec.staging_latency_ps + 2 * serialization_ps(bytes, spec.staging_rate_bps);
+    }
+    out.set_delay(i, delay);
+  }
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    for (uint32_t d : dag.dependents(i)) out.depends(d, i);
+  }
+  return out;
+}
+
+}  // namespace
+
+int RankLayout::gpus_in(int s) const {
+  return std::min(gpus_per_server, ranks - s * gpus_per_server);
+}
+
+std::vector<int> ring_order(const RankLayout& layout, int channel) {
+  if (layout.ranks < 2 || layout.gpus_per_server < 1 || channel < 0) {
+    throw std::invalid_argument("ring_order: needs ranks >= 2, gpus_per_server >= 1, channel >= 0");
+  }
+  std::vector<int> order;
+  order.reserve(layout.ranks);
+  const int servers = layout.servers();
+  if (servers == 1 || layout.gpus_per_server == 1) {
+    for (int i = 0; i < layout.ranks; ++i) order.push_back((i + channel) % layout.ranks);
+    return order;
+  }
+  const int g = layout.gpus_per_server;
+  int entry = channel % g;  // local GPU the ring enters the server at
+  for (int s = 0; s < servers; ++s) {
+    const int n = layout.gpus_in(s);
+    const int e = entry % n;
+    const int step = s % 2 == 0 ? 1 : -1;  // ascending, then descending: a snake
+    for (int i = 0; i < n; ++i) order.push_back(s * g + mod(e + step * i, n));
+    entry = mod(e - step, n);  // left from the last GPU visited; the next server enters there
+  }
+  return order;
+}
+
+bool algorithm_supports(const std::string& algorithm, const std::string& collective) {
+  if (algorithm == "ring") {
+    return collective == "all_reduce" || collective == "all_gather" ||
+           collective == "reduce_scatter" || collective == "broadcast" || collective == "reduce";
+  }
+  if (algorithm == "tree" || algorithm == "halving_doubling") return collective == "all_reduce";
+  if (algorithm == "p2p") return collective == "alltoall" || collective == "sendrecv";
+  return false;
+}
+
+TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
+                             int64_t buffer_count, int elem_bytes) {
+  const int n = layout.ranks;
+  if (!algorithm_supports(spec.algorithm, spec.collective)) {
+    throw std::invalid_argument("build_collective: algorithm '" + spec.algorithm +
+                                "' does not run collective '" + spec.collective + "'");
+  }
+  if (n < 2 || layout.gpus_per_server < 1 || buffer_count < 0 || elem_bytes <= 0 ||
+      spec.channels < 1 || spec.chunk_bytes < 0 || !(spec.wire_factor >= 1.0) ||
+      spec.step_latency_ps < 0 || spec.launch_latency_ps < 0 || spec.staging_latency_ps < 0 ||
+      spec.staging_rate_bps < 0) {
+    throw std::invalid_argument("build_collective: bad layout, buffer or spec");
+  }
+  if (spec.root < 0 || spec.root >= n) {
+    throw std::invalid_argument("build_collective: root outside [0, ranks)");
+  }
+  TransferDag dag;
+  if (spec.algorithm == "tree") {
+    if (n % layout.gpus_per_server != 0) {
+      throw std::invalid_argument("build_collective: tree needs whole servers");
+    }
+    const int64_t chunk = spec.chunk_bytes > 0 ? std::max<int64_t>(spec.chunk_bytes, elem_bytes)
+                                               : std::max<int64_t>(buffer_count, 1) * elem_bytes;
+    return finalize(tree_allreduce(TreeLayout{n / layout.gpus_per_server, layout.gpus_per_server},
+                                   buffer_count, elem_bytes, spec.channels, chunk),
+                    spec, layout);
+  }
+  for (int c = 0; c < spec.channels; ++c) {
+    const int64_t part = part_count(buffer_count, spec.channels, c);
+    const uint32_t flow = static_cast<uint32_t>(c);
+    if (spec.algorithm == "halving_doubling") {
+      append(dag, halving_doubling_allreduce(n, part, elem_bytes), {}, flow);
+    } else if (spec.collective == "alltoall") {
+      append(dag, alltoall(n, part, elem_bytes), {}, flow);
+    } else if (spec.collective == "sendrecv") {
+      append(dag, sendrecv(n, part, elem_bytes), {}, flow);
+    } else if (spec.collective == "broadcast" || spec.collective == "reduce") {
+      const std::vector<int> order = ring_order(layout, c);
+      const int root_pos =
+          static_cast<int>(std::find(order.begin(), order.end(), spec.root) - order.begin());
+      const int64_t bytes = part * elem_bytes;
+      const int chunks = spec.chunk_bytes > 0
+                             ? static_cast<int>(std::max<int64_t>(
+                                   1, (bytes + spec.chunk_bytes - 1) / spec.chunk_bytes))
+                             : 1;
+      append(dag,
+             spec.collective == "broadcast" ? ring_broadcast(n, part, elem_bytes, root_pos, chunks)
+                                            : ring_reduce(n, part, elem_bytes, root_pos, chunks),
+             order, flow);
+    } else {
+      const std::vector<int> order = ring_order(layout, c);
+      const int64_t loop_bytes = spec.chunk_bytes > 0 ? int64_t{n} * spec.chunk_bytes : 0;
+      const int64_t bytes = part * elem_bytes;
+      const int64_t loops =
+          loop_bytes > 0 ? std::max<int64_t>(1, (bytes + loop_bytes - 1) / loop_bytes) : 1;
+      LastOps prev;
+      for (int64_t l = 0; l < loops; ++l) {
+        const int64_t share = part / loops + (l < part % loops ? 1 : 0);
+        const TransferDag sub = ring_loop(spec.collective, n, share, elem_bytes);
+        const uint32_t base = append(dag, sub, order, flow);
+        if (l > 0) {
+          // A rank starts loop l with its first send, once its loop l−1 is over.
+          for (uint32_t i = 0; i < sub.size(); ++i) {
+            if (sub.dependency_count(i) != 0) continue;
+            const int r = dag.transfer(base + i).src_rank;
+            if (prev.send[r] != kNone) dag.depends(base + i, prev.send[r]);
+            if (prev.recv[r] != kNone) dag.depends(base + i, prev.recv[r]);
+          }
+        }
+        prev = last_ops(dag, base, n);
+      }
+    }
+  }
+  return finalize(dag, spec, layout);
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,88 @@
+// A collective as NCCL runs it, as one TransferDag: ranks in servers, channels, rings built over
+// servers, the protocol's step size, wire overhead and per-step latency.
+//
+// Sources: NCCL src/enqueue.cc (chunk and loop sizes: a ring loop moves nranks × chunk per
+// channel; Simple ring all-reduce chunks are ALLREDUCE_CHUNKSTEPS = NCCL_STEPS/2 buffer steps,
+// LL and LL128 one step), src/graph/rings.cc and NCCL_CROSS_NIC (inter-server ring hops stay on
+// one rail); the algorithms' own sources are in collectives.hpp, transfer_dag.hpp and tree.hpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectives/transfer_dag.hpp"
+
+namespace fabricsim {
+
+/// How ranks sit in servers: `ranks` GPUs numbered server by server, `gpus_per_server` per
+/// server (the last server may hold fewer). Rank r is GPU r mod G of server r / G.
+struct RankLayout {
+  int ranks = 0;
+  int gpus_per_server = 1;
+  int servers() const { return (ranks + gpus_per_server - 1) / gpus_per_server; }
+  int server_of(int rank) const { return rank / gpus_per_server; }
+  /// GPUs in server s (G, or fewer for a last partial server).
+  int gpus_in(int s) const;
+};
+
+/// The ring of channel `channel`: the ranks in the order data flows (rank order[i] sends to
+/// order[i+1], the last to the first). One server (or G = 1): ranks in order, rotated by the
+/// channel so channels enter at different GPUs. Several servers: each server's GPUs are visited
+/// in one run over NVLink, alternately ascending from GPU e and descending back to it (a
+/// "snake"), so every hop between servers joins GPUs of the same local index, i.e. the same
+/// rail (NCCL's rings keep inter-server traffic on the same NICs, NCCL_CROSS_NIC=0): server
+/// 2k is entered at GPU e = channel mod G and left from GPU e − 1, server 2k+1 entered at
+/// e − 1 and left from e. With an odd number of servers the hop closing the ring changes rail.
+/// Throws std::invalid_argument for ranks < 2, gpus_per_server < 1 or channel < 0.
+std::vector<int> ring_order(const RankLayout& layout, int channel);
+
+/// What to build. Collective names are nccl-tests' (all_reduce, all_gather, reduce_scatter,
+/// broadcast, reduce, alltoall, sendrecv); algorithms: ring (every collective but alltoall and
+/// sendrecv), tree (all_reduce: NCCL's double binary tree, tree.hpp), halving_doubling
+/// (all_reduce: Rabenseifner, not an NCCL algorithm), p2p (alltoall, sendrecv: NCCL's grouped
+/// point-to-point).
+struct CollectiveSpec {
+  std::string collective = "all_reduce";
+  std::string algorithm = "ring";
+  int channels = 1;               ///< NCCL channels: the buffer is split across them, >= 1
+  int64_t chunk_bytes = 0;        ///< payload of one pipeline step per channel; 0 = unlimited
+  double wire_factor = 1.0;       ///< bytes sent per payload byte (the protocol's, >= 1)
+  int root = 0;                   ///< broadcast, reduce
+  int64_t step_latency_ps = 0;    ///< software latency of each step, before its post
+  int64_t launch_latency_ps = 0;  ///< once per collective, before the first steps
+  /// Staging through host memory (GPUDirect RDMA off, or sockets): a transfer between servers
+  /// is delayed by staging_latency_ps + 2 × its bytes at staging_rate_bps (the copy into host
+  /// memory at the sender and out of it at the receiver, both counted before the post, one
+  /// step's data at a time; the copies' PCIe load is not modelled). 0 = no staging.
+  int64_t staging_latency_ps = 0;
+  int64_t staging_rate_bps = 0;
+};
+
+/// Whether `algorithm` can run `collective` here (see CollectiveSpec).
+bool algorithm_supports(const std::string& algorithm, const std::string& collective);
+
+/// The DAG of one collective on `buffer_count` elements of `elem_bytes`, where buffer_count is
+/// what the algorithm's builder cuts: all_reduce, broadcast, reduce, sendrecv: the buffer;
+/// all_gather: the output buffer (every rank's piece); reduce_scatter: each rank's input;
+/// alltoall: each rank's buffer (N blocks).
+///
+/// Channels: channel c handles the c-th of `channels` contiguous parts of the buffer (parts
+/// differ by at most one element), on its own ring (ring_order), with flow id c so it is its
+/// own queue pair. Ring collectives run in loops: a loop moves N × chunk of the channel's part
+/// (ring all-reduce, all-gather, reduce-scatter), so a part of P bytes takes
+/// L = ceil(P / (N × chunk)) loops of nearly equal size; a rank starts loop l+1 once its last
+/// send and receive of loop l are done (NCCL's kernel runs the loops one after another).
+/// Broadcast and reduce pipeline ceil(P / chunk) chunks down the chain. Tree all-reduce
+/// pipelines chunks up and down the tree (tree.hpp). Halving-doubling, alltoall and sendrecv
+/// move each channel's part in one go.
+/// Every transfer's bytes are payload × wire_factor rounded up; every transfer gets
+/// step_latency_ps as its delay, plus launch_latency_ps if it has no dependency, plus the
+/// staging delay if it crosses servers.
+/// Throws std::invalid_argument for an unknown or unsupported collective/algorithm, ranks < 2,
+/// buffer_count < 0, elem_bytes <= 0, channels < 1, chunk_bytes < 0, wire_factor < 1, a root
+/// outside [0, ranks), a negative latency or staging setting.
+TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
+                             int64_t buffer_count, int elem_bytes);
+
+}  // namespace fabricsim

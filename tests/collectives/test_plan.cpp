@@ -1,0 +1,311 @@
+// Collectives as NCCL runs them (collectives/plan.hpp): rings built over servers stay on one
+// rail between servers; channels, loops, the protocol's wire overhead and step latency give the
+// transfer counts, bytes and delays their closed forms say; replayed on a fabric, Ring and Tree
+// AllReduce match their alpha-beta times, and on a 3:1 spine-leaf a ring whose every hop
+// crosses leaves gets the cross-leaf bound.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "../support.hpp"
+#include "collectives/nccl_tests.hpp"
+#include "collectives/plan.hpp"
+#include "collectives/replay.hpp"
+#include "collectives/tree.hpp"
+
+using namespace fabricsim;
+
+namespace {
+
+// Simulated time of `dag` on a fresh network of `sc`, seconds; checks nothing was dropped.
+double replay_s(const Scenario& sc, const TransferDag& dag) {
+  fabricsim::testing::Bed bed(sc);
+  PacketTransport transport(bed.sim, *bed.net);
+  DagReplayer replayer(dag, transport);
+  transport.attach(&replayer);
+  replayer.start();
+  REQUIRE(bed.sim.run() == StopReason::kWorkloadDone);
+  REQUIRE(replayer.done());
+  CHECK(bed.net->totals().drops == 0);
+  return (replayer.finish_time() - replayer.start_time()).seconds();
+}
+
+// RoCEv2 framing (written out, not taken from sim/net): Ethernet 14 + IPv4 20 + UDP 8 + BTH 12
+// + ICRC 4 + FCS 4 + preamble/SFD 8 + IFG 12 per data frame; an ACK adds the 4-byte AETH.
+constexpr double kFrameOverhead = 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12;
+constexpr double kAckWire = kFrameOverhead + 4;
+
+}  // namespace
+
+TEST_CASE("ring_order: every rank once, and every hop between servers stays on one rail") {
+  for (int g : {1, 2, 4, 8}) {
+    for (int servers : {1, 2, 3, 4, 6}) {
+      const RankLayout layout{servers * g, g};
+      if (layout.ranks < 2) continue;
+      std::vector<int> exits(layout.ranks, 0);  // channels leaving a server from each GPU
+      for (int c = 0; c < 2 * g; ++c) {
+        const std::vector<int> order = ring_order(layout, c);
+        std::vector<int> sorted = order;
+        std::sort(sorted.begin(), sorted.end());
+        std::vector<int> all(layout.ranks);
+        std::iota(all.begin(), all.end(), 0);
+        REQUIRE(sorted == all);
+        // Each server's GPUs are contiguous in the ring (one NVLink run per server).
+        int changes = 0;
+        for (int i = 0; i < layout.ranks; ++i) {
+          const int a = order[i], b = order[(i + 1) % layout.ranks];
+          if (a / g == b / g) continue;
+          ++changes;
+          ++exits[a];
+          // Rail-aligned: the same local GPU (NIC) on both ends, except the hop closing a ring
+          // over an odd number of servers.
+          const bool closing = i == layout.ranks - 1;
+          if (!(closing && servers % 2 == 1)) CHECK(a % g == b % g);
+        }
+        CHECK(changes == (servers > 1 ? servers : 0));
+        if (servers > 1 && g > 1) CHECK(order[0] == c % g);  // enters server 0 at GPU c
+      }
+      // 2G channels spread evenly over the NICs: every GPU sends 2 channels out of its server.
+      if (servers > 1 && servers % 2 == 0 && g > 1) {
+        for (int r = 0; r < layout.ranks; ++r) CHECK(exits[r] == 2);
+      }
+    }
+  }
+  CHECK_THROWS_AS(ring_order(RankLayout{1, 1}, 0), std::invalid_argument);
+  CHECK_THROWS_AS(ring_order(RankLayout{8, 8}, -1), std::invalid_argument);
+}
+
+TEST_CASE("build_collective: loops, channels, wire factor and latencies as the closed forms say") {
+  const int n = 8;
+  const int64_t elems = 1 << 20;  // 4 MiB of floats
+  CollectiveSpec spec;
+  spec.collective = "all_reduce";
+  spec.algorithm = "ring";
+  spec.channels = 2;
+  spec.chunk_bytes = 64 << 10;
+  spec.wire_factor = 2.0;  // LL: 8 bytes of line per 4 bytes of data
+  spec.step_latency_ps = 600'000;
+  spec.launch_latency_ps = 6'600'000;
+  const TransferDag dag = build_collective(RankLayout{n, 4}, spec, elems, 4);
+  // Channel part 2 MiB; a loop moves N × chunk = 512 KiB: 4 loops of 2(N−1) steps × N ranks.
+  const int64_t loops = (elems * 4 / 2) / (n * (64 << 10));
+  REQUIRE(loops == 4);
+  CHECK(dag.size() == static_cast<size_t>(2 * loops * 2 * (n - 1) * n));
+  // Each rank sends 2(N−1)/N of the buffer, doubled on the wire.
+  CHECK(dag.total_bytes() == 2 * (2 * (n - 1) * elems * 4 / n) * n);
+  int roots = 0;
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const bool root = dag.dependency_count(i) == 0;
+    roots += root;
+    CHECK(dag.transfer(i).delay_ps == (root ? 6'600'000 + 600'000 : 600'000));
+    CHECK(dag.transfer(i).flow < 2);
+  }
+  CHECK(roots == 2 * n);  // only the first loop's first step of each channel starts at once
+
+  // Every other collective, halving-doubling and tree: bytes and the algorithm/collective rules.
+  struct Case {
+    const char* collective;
+    const char* algorithm;
+    int64_t expected_bytes;  // total payload, for N = 8 and `elems` elements of 4 bytes
+  };
+  const int64_t s = elems * 4;
+  const Case cases[] = {
+      {"all_gather", "ring", (n - 1) * s},      // each rank forwards N−1 pieces of S/N
+      {"reduce_scatter", "ring", (n - 1) * s},  // the input is S per rank
+      {"broadcast", "ring", (n - 1) * s},       // every hop of the chain carries S
+      {"reduce", "ring", (n - 1) * s},          //
+      {"alltoall", "p2p", (n - 1) * s},         // N−1 blocks of S/N per rank
+      {"sendrecv", "p2p", n * s},               // S from every rank
+      {"all_reduce", "halving_doubling", 2 * (n - 1) * s / n * n},
+      {"all_reduce", "tree", 2 * (n - 1) * s},  // once up and once down per rank but the root
+  };
+  for (const Case& c : cases) {
+    CollectiveSpec x;
+    x.collective = c.collective;
+    x.algorithm = c.algorithm;
+    x.channels = 2;
+    x.chunk_bytes = 256 << 10;
+    x.root = 3;
+    INFO(c.collective << " " << c.algorithm);
+    CHECK(build_collective(RankLayout{n, 4}, x, elems, 4).total_bytes() == c.expected_bytes);
+    CHECK(algorithm_supports(c.algorithm, c.collective));
+  }
+  CHECK_FALSE(algorithm_supports("tree", "all_gather"));
+  CHECK_FALSE(algorithm_supports("ring", "alltoall"));
+  CollectiveSpec bad = spec;
+  bad.algorithm = "tree";
+  bad.collective = "broadcast";
+  CHECK_THROWS_AS(build_collective(RankLayout{n, 4}, bad, elems, 4), std::invalid_argument);
+  bad = spec;
+  bad.root = n;
+  CHECK_THROWS_AS(build_collective(RankLayout{n, 4}, bad, elems, 4), std::invalid_argument);
+  bad = spec;
+  bad.wire_factor = 0.5;
+  CHECK_THROWS_AS(build_collective(RankLayout{n, 4}, bad, elems, 4), std::invalid_argument);
+}
+
+TEST_CASE("Ring AllReduce in loops under one switch: t = launch + L·2(N−1)·(α + λ + C/B)") {
+  // One leaf: every ring hop is host → leaf → host, the same α for all. A step of chunk C
+  // takes α + C/B after its data arrived (the packets of one message pipeline), plus the step
+  // latency λ before the post; the loops run one after another (a rank starts loop l+1 when
+  // its loop l is done), so the time is L·2(N−1) steps plus the launch latency.
+  const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
+  const int n = 8;
+  const auto sc = fabricsim::testing::one_leaf(n, rate, prop, lat, 64 << 20, mtu);
+  const double wire = mtu + kFrameOverhead;
+  const double b_Bps = rate / 8.0 * mtu / (wire + kAckWire);  // ACKs share the downlink
+  const double alpha_s = (2 * prop + lat) * 1e-12 + wire * 8 / rate;
+  for (int64_t step_latency_ps : {int64_t{0}, int64_t{3'400'000}}) {
+    CollectiveSpec spec;
+    spec.channels = 1;
+    spec.chunk_bytes = 1 << 20;
+    spec.step_latency_ps = step_latency_ps;
+    spec.launch_latency_ps = 8'400'000;
+    const int64_t size = 64 << 20;
+    const double t = replay_s(sc, build_collective(RankLayout{n, 1}, spec, size / 4, 4));
+    const int loops = static_cast<int>(size / (n * spec.chunk_bytes));  // 8
+    const double c_bytes = static_cast<double>(size) / (loops * n);
+    const double predicted =
+        8.4e-6 + loops * 2 * (n - 1) * (alpha_s + step_latency_ps * 1e-12 + c_bytes / b_Bps);
+    INFO("step latency " << step_latency_ps << " ps: simulated " << t * 1e6 << " us, closed form "
+                         << predicted * 1e6 << " us");
+    CHECK(t == Approx(predicted).epsilon(0.02));
+  }
+}
+
+TEST_CASE("Tree AllReduce on a non-blocking leaf: its closed form, and where Ring and Tree cross") {
+  // Double binary tree, two channels (one per tree), even N: every rank is interior (2
+  // children) in one tree and a leaf in the other, so per byte of the buffer it sends
+  // S/2 × (1 up + 2 down) + S/2 × 1 up = 2S and receives as much: the bandwidth term is 2S/B.
+  // Pipelined in chunks of C (C = S/2 when the part is one chunk), the first chunk crosses 2H
+  // hops (H = log2 N up, H down) first: t_tree = 2H·(α + C/B) + 2S/B. Ring (one loop):
+  // t_ring = 2(N−1)·α + 2(N−1)/N · S/B. Latency O(log N) against O(N), bandwidth 2 against
+  // 2(N−1)/N: the two cross where the closed forms are equal.
+  const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
+  const int n = 16;
+  const auto sc = fabricsim::testing::one_leaf(n, rate, prop, lat, 64 << 20, mtu);
+  const double wire = mtu + kFrameOverhead;
+  // Both directions of every host link carry data and the ACKs of the other direction's data.
+  const double b_Bps = rate / 8.0 * mtu / (wire + kAckWire);
+  const double alpha_s = (2 * prop + lat) * 1e-12 + wire * 8 / rate;
+  const int h = tree_height(n);
+  REQUIRE(h == 4);
+  const int64_t chunk = 64 << 10;
+  auto t_ring = [&](double s) { return 2 * (n - 1) * alpha_s + 2.0 * (n - 1) / n * s / b_Bps; };
+  auto t_tree = [&](double s) {
+    return 2 * h * (alpha_s + std::min<double>(chunk, s / 2) / b_Bps) + 2 * s / b_Bps;
+  };
+  CollectiveSpec ring;
+  ring.channels = 2;
+  CollectiveSpec tree;
+  tree.algorithm = "tree";
+  tree.channels = 2;
+  tree.chunk_bytes = chunk;
+  auto sim = [&](const CollectiveSpec& spec, int64_t s) {
+    return replay_s(sc, build_collective(RankLayout{n, 1}, spec, s / 4, 4));
+  };
+  // Large: both within 2% of their closed forms.
+  const int64_t big = 64 << 20;
+  const double tr_big = sim(ring, big), tt_big = sim(tree, big);
+  INFO("64 MiB: ring " << tr_big * 1e6 << " us (closed form " << t_ring(big) * 1e6 << "), tree "
+                       << tt_big * 1e6 << " us (" << t_tree(big) * 1e6 << ")");
+  CHECK(tr_big == Approx(t_ring(big)).epsilon(0.02));
+  CHECK(tt_big == Approx(t_tree(big)).epsilon(0.02));
+  // Small: latency terms 2(N−1) against 2H steps (the tiny chunks add little).
+  const double tr_small = sim(ring, 4096), tt_small = sim(tree, 4096);
+  INFO("4 KiB: ring " << tr_small * 1e6 << " us, tree " << tt_small * 1e6 << " us");
+  CHECK(tr_small / tt_small == Approx((n - 1.0) / h).epsilon(0.15));
+  // The crossover S* (C = chunk there): 2(N−1)α − 2H(α + C/B) = (2 − 2(N−1)/N)·S*/B.
+  const double crossover =
+      (2 * (n - 1) * alpha_s - 2 * h * (alpha_s + chunk / b_Bps)) * b_Bps / (2 - 2.0 * (n - 1) / n);
+  REQUIRE(crossover > 4 * chunk);
+  INFO("crossover by the closed forms: " << crossover << " B");
+  const int64_t below = static_cast<int64_t>(crossover / 4) / 64 * 64;
+  const int64_t above = static_cast<int64_t>(crossover * 4) / 64 * 64;
+  const double tr_below = sim(ring, below), tt_below = sim(tree, below);
+  const double tr_above = sim(ring, above), tt_above = sim(tree, above);
+  INFO("S*/4: ring " << tr_below * 1e6 << " us, tree " << tt_below * 1e6 << " us; 4 S*: ring "
+                     << tr_above * 1e6 << " us, tree " << tt_above * 1e6 << " us");
+  CHECK(tt_below < tr_below);
+  CHECK(tr_above < tt_above);
+}
+
+TEST_CASE("3:1 spine-leaf: a ring whose every hop crosses leaves gets the cross-leaf bound") {
+  // 4 leaves x 3 hosts at 400G, one 400G uplink per leaf to one spine: 3 x 400 / 400 = 3:1
+  // (one uplink, so no ECMP choice decides the result). Packed ranks (ring order = host order)
+  // cross leaves once per leaf: one flow on each uplink, busbw reaches B. Spread ranks (rank r
+  // on leaf r mod 4) cross leaves at every hop: the 3 flows leaving a leaf share its uplink
+  // (and the 3 entering one its downlink), each gets 1/3, and busbw drops to B/3 (DESIGN.md
+  // §5: o:1 caps cross-leaf throughput at 1/o of host rate). PFC keeps the fabric lossless.
+  const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
+  const int leaves = 4, per_leaf = 3, n = leaves * per_leaf;
+  auto sc = fabricsim::testing::spine_leaf(leaves, 1, per_leaf, rate, prop, lat, 8 << 20, mtu);
+  sc.topology.oversubscription = 3.0;
+  sc.pfc.enabled = true;
+  sc.pfc.priorities = {3};
+  fabricsim::testing::Bed probe(sc);
+  REQUIRE(probe.fabric.oversubscription == Approx(3.0));
+
+  CollectiveSpec ring;
+  ring.channels = 1;
+  ring.chunk_bytes = 1 << 20;
+  const int64_t size = 24 << 20;
+  const TransferDag packed = build_collective(RankLayout{n, 1}, ring, size / 4, 4);
+  // The same DAG with rank r placed on host (r mod 4) × 3 + r / 4.
+  TransferDag spread;
+  auto host = [&](int r) { return (r % leaves) * per_leaf + r / leaves; };
+  for (uint32_t i = 0; i < packed.size(); ++i) {
+    const Transfer& t = packed.transfer(i);
+    spread.add(host(t.src_rank), host(t.dst_rank), t.bytes, t.flow);
+  }
+  for (uint32_t i = 0; i < packed.size(); ++i) {
+    for (uint32_t d : packed.dependents(i)) spread.depends(d, i);
+  }
+  const double wire = mtu + kFrameOverhead;
+  const double b_Bps = rate / 8.0 * mtu / (wire + kAckWire);
+  const double factor = busbw_factor("all_reduce", n);
+  const double busbw_packed = size / replay_s(sc, packed) * factor;
+  const double busbw_spread = size / replay_s(sc, spread) * factor;
+  INFO("busbw packed " << busbw_packed / 1e9 << " GB/s, spread " << busbw_spread / 1e9
+                       << " GB/s, B " << b_Bps / 1e9 << " GB/s");
+  // Packed: B less the ring's latency terms (2 loops of 2(N−1) steps of 1 MiB, ~3 µs each
+  // across the spine), under 10 %.
+  CHECK(busbw_packed <= b_Bps);
+  CHECK(busbw_packed >= 0.9 * b_Bps);
+  CHECK(busbw_spread <= b_Bps / 3 * 1.01);
+  CHECK(busbw_spread == Approx(b_Bps / 3).epsilon(0.05));
+}
+
+TEST_CASE("build_collective: staging through host memory delays only transfers between servers") {
+  // GPUDirect RDMA off: a step between servers waits for a copy into host memory at the sender
+  // and out of it at the receiver, each latency + bytes at the PCIe rate (counted before the
+  // post); NVLink steps inside a server are not staged.
+  CollectiveSpec spec;
+  spec.channels = 1;
+  spec.chunk_bytes = 1 << 20;
+  spec.step_latency_ps = 1'000'000;
+  spec.staging_latency_ps = 2'000'000;      // 2 × 1 µs
+  spec.staging_rate_bps = 504'000'000'000;  // PCIe Gen5 x16, 63 GB/s
+  const RankLayout layout{8, 4};            // 2 servers × 4 GPUs
+  const TransferDag dag = build_collective(layout, spec, (8 << 20) / 4, 4);
+  int staged = 0, local = 0;
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag.transfer(i);
+    const bool root = dag.dependency_count(i) == 0;
+    const int64_t base = 1'000'000 + (root ? spec.launch_latency_ps : 0);
+    if (t.src_rank / 4 != t.dst_rank / 4) {
+      // bytes × 8 bits at 504 Gb/s, twice, in ps (1 MiB: 16644.06 ns each way), rounded up
+      const int64_t copy_ps =
+          (t.bytes * 8 * 1'000'000'000'000 + 504'000'000'000 - 1) / 504'000'000'000;
+      CHECK(t.delay_ps == base + 2'000'000 + 2 * copy_ps);
+      ++staged;
+    } else {
+      CHECK(t.delay_ps == base);
+      ++local;
+    }
+  }
+  // Each ring (2 servers) crosses servers twice per step: 2 of the 8 hops.
+  CHECK(staged * 3 == local);
+}
