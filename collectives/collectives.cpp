@@ -145,6 +145,11 @@ HalvingDoublingPlan halving_doubling_allreduce_plan(int ranks, int64_t count, in
       const uint32_t id = add(real(q), real(peer), first, last, halving);
       if (last_recv[q] != kNone) plan.dag.depends(id, last_recv[q]);
       if (last_send[q] != kNone) plan.dag.depends(id, last_send[q]);
+      // MPI_Sendrecv pairs: the peer takes the data once it has its own previous receive
+      // (a large message waits for the receiver, MPI's rendezvous protocol).
+      if (last_recv[peer] != kNone && last_recv[peer] != last_send[q]) {
+        plan.dag.depends(id, last_recv[peer]);
+      }
       last_send[q] = id;
       recv[peer] = id;
     }

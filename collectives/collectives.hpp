@@ -95,7 +95,9 @@ struct HalvingDoublingPlan {
 /// its current piece range it does not keep (the lower q keeps the lower half); after log2 P
 /// steps q holds piece q reduced. Doubling step k (distance 2^k): q sends its range of 2^k pieces
 /// to q XOR d. Each send of a rank depends on that rank's receive and its own send in the
-/// previous step (as MPI_Sendrecv steps run; the send carries data from every earlier receive).
+/// previous step (as MPI_Sendrecv steps run; the send carries data from every earlier receive),
+/// and on the peer's receive in the previous step (the peer is in the exchange only then: MPI's
+/// rendezvous protocol for large messages).
 /// Transfer ids: the R pre-step sends (by extra rank), then per step the P sends in virtual-rank
 /// order, then the R post-step sends. 2P·log2 P + 2R transfers; with N a power of two each rank
 /// sends 2(N−1)/N of the buffer and the critical path is 2·log2 N transfers (2·log2 P + 2

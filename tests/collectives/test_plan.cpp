@@ -309,3 +309,33 @@ TEST_CASE("build_collective: staging through host memory delays only transfers b
   // Each ring (2 servers) crosses servers twice per step: 2 of the 8 hops.
   CHECK(staged * 3 == local);
 }
+
+TEST_CASE(
+    "Halving-doubling AllReduce under one switch: 2·log2(P)·α + 2(P−1)/P·S/B, + 2(α + S/B) off "
+    "powers of 2") {
+  // Rabenseifner: log2 P exchange steps of S/2, S/4 … (halving) then … S/4, S/2 (doubling);
+  // an exchange uses both directions of each host link at once, so a step of b bytes takes
+  // α + b/B. With N = P + R (R < P) the R extra ranks first send their whole buffer to a
+  // partner and get the result back at the end: two more steps of S.
+  const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
+  const double wire = mtu + kFrameOverhead;
+  const double b_Bps = rate / 8.0 * mtu / (wire + kAckWire);
+  const double alpha_s = (2 * prop + lat) * 1e-12 + wire * 8 / rate;
+  CollectiveSpec hd;
+  hd.algorithm = "halving_doubling";
+  hd.channels = 1;
+  const int64_t size = 32 << 20;
+  for (int n : {8, 6}) {
+    const auto sc = fabricsim::testing::one_leaf(n, rate, prop, lat, 64 << 20, mtu);
+    int p = 1, log2p = 0;
+    while (p * 2 <= n) {
+      p *= 2;
+      ++log2p;
+    }
+    double predicted = 2 * log2p * alpha_s + 2.0 * (p - 1) / p * size / b_Bps;
+    if (n != p) predicted += 2 * (alpha_s + size / b_Bps);
+    const double t = replay_s(sc, build_collective(RankLayout{n, 1}, hd, size / 4, 4));
+    INFO("N = " << n << ": simulated " << t * 1e6 << " us, closed form " << predicted * 1e6);
+    CHECK(t == Approx(predicted).epsilon(0.02));
+  }
+}
