@@ -53,13 +53,26 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
       s.proto.allowed = {p == NcclProto::kLL, p == NcclProto::kLL128, p == NcclProto::kSimple};
       s.proto.set_by_user = true;
     }
-    // As NCCL: filters that leave nothing for the collective fall back to Ring.
+    // As NCCL: filters that leave nothing for the collective fall back to Ring (with any
+    // protocol; a protocol the workload fixes stays fixed).
     const NcclChoice c = select(in, s, plan.size.size_bytes, NcclEmptyChoice::kRingFallback);
     plan.algorithm = to_string(c.algo);
-    plan.protocol = to_string(c.proto);
     plan.nccl_model_time_us = c.time_us;
+    if (plan.protocol.empty()) {
+      plan.protocol = to_string(c.proto);
+    } else if (plan.protocol != to_string(c.proto)) {
+      plan.nccl_model_time_us =
+          predicted_time_us(in, c.algo, proto_of(plan.protocol), plan.size.size_bytes);
+    }
+  } else if (plan.protocol.empty() && p2p) {
+    // NCCL's p2p path: LL for a send of at most NCCL_P2P_LL_THRESHOLD (16 KiB) per channel
+    // when LL is enabled, Simple otherwise (enqueue.cc addP2pToPlan).
+    const int64_t per_peer = plan.size.send_bytes / (setup.collective == "alltoall" ? ranks : 1);
+    const int64_t per_channel = (per_peer + setup.channels - 1) / setup.channels;
+    const bool ll_on = setup.settings.proto.allowed[static_cast<int>(NcclProto::kLL)];
+    plan.protocol = ll_on && per_channel <= kNcclP2pLlThresholdBytes ? "ll" : "simple";
   } else if (plan.protocol.empty()) {
-    plan.protocol = "simple";  // halving_doubling and p2p: NCCL's p2p path moves Simple steps
+    plan.protocol = "simple";  // halving_doubling: MPI's algorithm, moved in Simple steps
   }
 
   const NcclProto proto = proto_of(plan.protocol);
@@ -67,15 +80,33 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   CollectiveSpec& spec = plan.spec;
   spec.collective = setup.collective;
   spec.algorithm = plan.algorithm;
-  spec.channels = setup.channels;
+  // Fewer channels for a small collective: NCCL drops channels while the bytes would give
+  // each of its threads less than a threshold (enqueue.cc getChannnelThreadInfo: maxThreads
+  // 512 for LL and Simple, 640 for LL128; thresholds NCCL_LL_THREAD_THRESHOLD 8 (× nRanks for
+  // Ring), NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64, tuning.cc).
+  const int64_t threads = proto == NcclProto::kLL128 ? 640 : 512;
+  int64_t threshold = proto == NcclProto::kSimple ? 64 : 8;
+  if (proto == NcclProto::kLL && algo == NcclAlgo::kRing) threshold *= ranks;
+  int channels = setup.channels;
+  while (channels > 1 && plan.size.size_bytes < channels * threads * threshold) --channels;
+  spec.channels = channels;
   spec.root = setup.root;
-  spec.wire_factor = wire_factor(proto);
+  spec.line_bytes = protocol_spec(proto).line_bytes;
+  spec.line_data_bytes = protocol_spec(proto).data_bytes_per_line;
   const int64_t step = step_data_bytes(proto, nccl_buffsize_bytes(proto, setup.settings));
   int64_t chunk = step;
   if (proto == NcclProto::kSimple && algo == NcclAlgo::kRing &&
       (setup.collective == "all_reduce" || setup.collective == "all_gather" ||
        setup.collective == "reduce_scatter")) {
     chunk = step * (kNcclSteps / 2);
+  }
+  if (proto == NcclProto::kSimple && plan.algorithm == "tree") {
+    // Tree Simple halves its chunk while a channel has too few for the tree's depth.
+    const int64_t depth = tree_height(setup.layout.servers()) + setup.layout.gpus_per_server - 1;
+    const int64_t bytes = plan.size.size_bytes, ch = channels;
+    while (bytes / (ch * chunk) < depth * 8 && chunk > 131072) chunk /= 2;
+    while (bytes / (ch * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
+    while (bytes / (ch * chunk) < depth && chunk > 32768) chunk /= 2;
   }
   if (proto == NcclProto::kLL128 && plan.algorithm == "tree") {
     // Tree LL128 cuts smaller chunks when a channel would have too few for its depth.
@@ -85,7 +116,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     while ((2 << log2_nodes) <= nodes) ++log2_nodes;
     const double steps = 1 + log2_nodes + 0.1 * ppn;
     const int64_t bytes = plan.size.size_bytes;
-    const int64_t ch = setup.channels;
+    const int64_t ch = channels;
     while (static_cast<double>(bytes / (ch * chunk)) < steps * 64 / ppn && chunk > 131072) {
       chunk /= 2;
     }
@@ -105,6 +136,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   if (setup.staged) {
     spec.staging_latency_ps = 2 * setup.pcie_latency_ps;
     spec.staging_rate_bps = setup.pcie_rate_bps;
+    spec.staging_unit_bytes = nccl_buffsize_bytes(proto, setup.settings) / kNcclSteps;
   }
   return plan;
 }

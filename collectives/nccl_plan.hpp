@@ -5,9 +5,12 @@
 // Sources: NCCL 2.19/2.20 src/enqueue.cc computeCollChunkInfo (a step is buffsize /
 // NCCL_STEPS; LL carries half of it as payload, LL128 120 of every 128 bytes; Simple ring
 // AllReduce, AllGather and ReduceScatter move ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS =
-// NCCL_STEPS / 2 steps per chunk, everything else one step; Tree LL128 halves its chunk, to
-// 128 KiB while a channel has fewer than (1 + log2 nNodes + ppn/10) × 64/ppn chunks, then to
-// 32 KiB below × 16/ppn), src/include/collectives.h (the CHUNKSTEPS constants).
+// NCCL_STEPS / 2 steps per chunk, everything else one step; Tree Simple halves its chunk while
+// a channel has fewer than 8 × depth chunks (and it is above 128 KiB), 4 × depth (64 KiB),
+// depth (32 KiB); Tree LL128 halves it while a channel has fewer than
+// (1 + log2 nNodes + ppn/10) × 64/ppn chunks (above 128 KiB), then × 16/ppn (above 32 KiB);
+// getChannnelThreadInfo drops channels for small sizes), src/include/collectives.h (the
+// CHUNKSTEPS constants), src/graph/tuning.cc (the thread thresholds).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,10 @@
 #include "collectives/plan.hpp"
 
 namespace fabricsim {
+
+/// NCCL_P2P_LL_THRESHOLD's default (enqueue.cc): point-to-point sends up to this many bytes
+/// use LL.
+inline constexpr int64_t kNcclP2pLlThresholdBytes = 16384;
 
 /// A run's collective setup, resolved once before the sweep.
 struct NcclRunSetup {
@@ -30,7 +37,8 @@ struct NcclRunSetup {
   NcclSettings settings;
   NcclTuneInputs tune;  ///< the cost model's view of the fabric (collective set per size)
   /// GPUDirect RDMA off or the socket transport: inter-server data is staged through host
-  /// memory, one PCIe crossing of `pcie_latency_ps` + bytes at `pcie_rate_bps` at each end.
+  /// memory, one PCIe crossing of `pcie_latency_ps` + one NCCL step's bytes (buffsize / 8) at
+  /// `pcie_rate_bps` at each end (the rest of a transfer's copy overlaps with the network).
   bool staged = false;
   int64_t pcie_rate_bps = 0;
   int64_t pcie_latency_ps = 0;
@@ -51,7 +59,8 @@ struct SizePlan {
 };
 
 /// Plans one size: nccl-tests' size semantics for the collective; the algorithm and protocol
-/// as given, or NCCL's choice (select) where "auto" (alltoall and sendrecv are p2p, Simple); the
+/// as given, or NCCL's choice (select) where "auto" (alltoall and sendrecv are p2p: LL up to
+/// kNcclP2pLlThresholdBytes per peer and channel, else Simple; halving_doubling Simple); the
 /// chunk as NCCL cuts it for that pair (step_data_bytes × chunk steps, see the file comment);
 /// the protocol's wire factor; step latency hwLat[NVLINK][algo][proto] and launch latency
 /// baseLat[algo][proto] unless the setup overrides them (Ring's for halving_doubling and p2p),

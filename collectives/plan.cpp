@@ -60,25 +60,56 @@ TransferDag ring_loop(const std::string& collective, int ranks, int64_t count, i
   return ring_reducescatter(ranks, count, elem_bytes);
 }
 
-// Copies `dag` with each transfer's bytes × wire_factor (rounded up) and its delay set.
+// Copies `dag` with each transfer's payload framed in the protocol's lines and its delay set.
 TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const RankLayout& layout) {
   TransferDag out;
   for (uint32_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag.transfer(i);
     const int64_t bytes =
-        spec.wire_factor == 1.0
-            ? t.bytes
-            : static_cast<int64_t>(std::ceil(static_cast<double>(t.bytes) * spec.wire_factor));
+        (t.bytes + spec.line_data_bytes - 1) / spec.line_data_bytes * spec.line_bytes;
     out.add(t.src_rank, t.dst_rank, bytes, t.flow);
     int64_t delay = spec.step_latency_ps;
     if (dag.dependency_count(i) == 0) delay += spec.launch_latency_ps;
     if (spec.staging_rate_bps > 0 && layout.server_of(t.src_rank) != layout.server_of(t.dst_rank)) {
-      delay += spec.staging_latency_ps + 2 * serialization_ps(bytes, spec.staging_rate_bps);
+      const int64_t exposed =
+          spec.staging_unit_bytes > 0 ? std::min(bytes, spec.staging_unit_bytes) : bytes;
+      delay += spec.staging_latency_ps + 2 * serialization_ps(exposed, spec.staging_rate_bps);
     }
     out.set_delay(i, delay);
   }
   for (uint32_t i = 0; i < dag.size(); ++i) {
     for (uint32_t d : dag.dependents(i)) out.depends(d, i);
+  }
+  return out;
+}
+
+// PXN (NCCL >= 2.12 on NVSwitch servers): a point-to-point transfer between servers whose GPUs
+// sit on different rails first moves over NVLink to the GPU of the source server on the
+// destination's rail, then crosses the network on that rail. Each such transfer becomes two;
+// whatever waited for it waits for the second.
+TransferDag pxn_split(const TransferDag& dag, const RankLayout& layout) {
+  const int g = layout.gpus_per_server;
+  TransferDag out;
+  std::vector<uint32_t> done(dag.size());  // the new id whose completion stands for old id i
+  std::vector<std::vector<uint32_t>> waits(dag.size());
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    for (uint32_t d : dag.dependents(i)) waits[d].push_back(i);
+  }
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag.transfer(i);
+    const int src_server = layout.server_of(t.src_rank), dst_server = layout.server_of(t.dst_rank);
+    const int proxy = src_server * g + t.dst_rank % g;
+    const bool split = src_server != dst_server && t.src_rank % g != t.dst_rank % g &&
+                       proxy < layout.ranks && proxy != t.src_rank;
+    uint32_t first = 0;
+    if (split) {
+      first = out.add(t.src_rank, proxy, t.bytes, t.flow);
+      done[i] = out.add(proxy, t.dst_rank, t.bytes, t.flow);
+      out.depends(done[i], first);
+    } else {
+      first = done[i] = out.add(t.src_rank, t.dst_rank, t.bytes, t.flow);
+    }
+    for (uint32_t w : waits[i]) out.depends(first, done[w]);
   }
   return out;
 }
@@ -130,9 +161,10 @@ TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spe
                                 "' does not run collective '" + spec.collective + "'");
   }
   if (n < 2 || layout.gpus_per_server < 1 || buffer_count < 0 || elem_bytes <= 0 ||
-      spec.channels < 1 || spec.chunk_bytes < 0 || !(spec.wire_factor >= 1.0) ||
-      spec.step_latency_ps < 0 || spec.launch_latency_ps < 0 || spec.staging_latency_ps < 0 ||
-      spec.staging_rate_bps < 0) {
+      spec.channels < 1 || spec.chunk_bytes < 0 || spec.line_data_bytes < 1 ||
+      spec.line_bytes < spec.line_data_bytes || spec.step_latency_ps < 0 ||
+      spec.launch_latency_ps < 0 || spec.staging_latency_ps < 0 || spec.staging_rate_bps < 0 ||
+      spec.staging_unit_bytes < 0) {
     throw std::invalid_argument("build_collective: bad layout, buffer or spec");
   }
   if (spec.root < 0 || spec.root >= n) {
@@ -155,9 +187,9 @@ TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spe
     if (spec.algorithm == "halving_doubling") {
       append(dag, halving_doubling_allreduce(n, part, elem_bytes), {}, flow);
     } else if (spec.collective == "alltoall") {
-      append(dag, alltoall(n, part, elem_bytes), {}, flow);
+      append(dag, pxn_split(alltoall(n, part, elem_bytes), layout), {}, flow);
     } else if (spec.collective == "sendrecv") {
-      append(dag, sendrecv(n, part, elem_bytes), {}, flow);
+      append(dag, pxn_split(sendrecv(n, part, elem_bytes), layout), {}, flow);
     } else if (spec.collective == "broadcast" || spec.collective == "reduce") {
       const std::vector<int> order = ring_order(layout, c);
       const int root_pos =

@@ -45,18 +45,24 @@ std::vector<int> ring_order(const RankLayout& layout, int channel);
 struct CollectiveSpec {
   std::string collective = "all_reduce";
   std::string algorithm = "ring";
-  int channels = 1;               ///< NCCL channels: the buffer is split across them, >= 1
-  int64_t chunk_bytes = 0;        ///< payload of one pipeline step per channel; 0 = unlimited
-  double wire_factor = 1.0;       ///< bytes sent per payload byte (the protocol's, >= 1)
+  int channels = 1;         ///< NCCL channels: the buffer is split across them, >= 1
+  int64_t chunk_bytes = 0;  ///< payload of one pipeline step per channel; 0 = unlimited
+  /// The protocol's framing: payload travels in lines of `line_bytes` carrying
+  /// `line_data_bytes` each (LL 16/8, LL128 128/120, Simple 1/1); 1 <= data <= line.
+  int line_bytes = 1;
+  int line_data_bytes = 1;
   int root = 0;                   ///< broadcast, reduce
   int64_t step_latency_ps = 0;    ///< software latency of each step, before its post
   int64_t launch_latency_ps = 0;  ///< once per collective, before the first steps
   /// Staging through host memory (GPUDirect RDMA off, or sockets): a transfer between servers
-  /// is delayed by staging_latency_ps + 2 × its bytes at staging_rate_bps (the copy into host
-  /// memory at the sender and out of it at the receiver, both counted before the post, one
-  /// step's data at a time; the copies' PCIe load is not modelled). 0 = no staging.
+  /// is delayed by staging_latency_ps + 2 × min(its bytes, staging_unit_bytes) at
+  /// staging_rate_bps (the copy into host memory at the sender and out of it at the receiver,
+  /// both counted before the post; the copies' PCIe load is not modelled). 0 = no staging.
   int64_t staging_latency_ps = 0;
   int64_t staging_rate_bps = 0;
+  /// The copies pipeline with the transfer in NCCL steps: only one step's copy (at most this
+  /// many bytes) at each end is exposed. 0 = the whole transfer.
+  int64_t staging_unit_bytes = 0;
 };
 
 /// Whether `algorithm` can run `collective` here (see CollectiveSpec).
@@ -75,12 +81,16 @@ bool algorithm_supports(const std::string& algorithm, const std::string& collect
 /// send and receive of loop l are done (NCCL's kernel runs the loops one after another).
 /// Broadcast and reduce pipeline ceil(P / chunk) chunks down the chain. Tree all-reduce
 /// pipelines chunks up and down the tree (tree.hpp). Halving-doubling, alltoall and sendrecv
-/// move each channel's part in one go.
-/// Every transfer's bytes are payload × wire_factor rounded up; every transfer gets
+/// move each channel's part in one go; alltoall's and sendrecv's transfers between servers and
+/// rails go through PXN (NCCL >= 2.12): over NVLink to the source server's GPU on the
+/// destination's rail, then over the network on that rail (two transfers, the second waiting
+/// for the first).
+/// Every transfer's bytes are its payload in whole lines, ⌈payload / line_data⌉ × line; every
+/// transfer gets
 /// step_latency_ps as its delay, plus launch_latency_ps if it has no dependency, plus the
 /// staging delay if it crosses servers.
 /// Throws std::invalid_argument for an unknown or unsupported collective/algorithm, ranks < 2,
-/// buffer_count < 0, elem_bytes <= 0, channels < 1, chunk_bytes < 0, wire_factor < 1, a root
+/// buffer_count < 0, elem_bytes <= 0, channels < 1, chunk_bytes < 0, bad line sizes, a root
 /// outside [0, ranks), a negative latency or staging setting.
 TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
                              int64_t buffer_count, int elem_bytes);

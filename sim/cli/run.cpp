@@ -40,11 +40,10 @@ const std::pair<const char*, const char*> kNcclVariables[] = {
     {"NCCL_BUFFSIZE", "buffsize"},
     {"NCCL_LL_BUFFSIZE", ""},
     {"NCCL_LL128_BUFFSIZE", ""},
-    {"NCCL_NCHANNELS", ""},  // NCCL does not read it: parse_nccl_env says which ones it does
     {"NCCL_MIN_NCHANNELS", "min_nchannels"},
     {"NCCL_MAX_NCHANNELS", "max_nchannels"},
-    {"NCCL_MIN_NRINGS", ""},
-    {"NCCL_MAX_NRINGS", ""},
+    {"NCCL_MIN_NRINGS", "min_nchannels"},  // NCCL's older names; the NCHANNELS ones win
+    {"NCCL_MAX_NRINGS", "max_nchannels"},
     {"NCCL_NET_GDR_LEVEL", "net_gdr_level"},
     {"NCCL_IB_DISABLE", "ib_disable"},
     {"NCCL_NET", "net"},
@@ -75,27 +74,61 @@ std::map<std::string, std::string> nccl_variables(const Scenario& sc) {
 void apply_nccl_environment(Scenario& sc) {
   std::map<std::string, std::string> env;
   for (const auto& [var, key] : kNcclVariables) {
-    if (const char* value = std::getenv(var)) env[var] = value;
+    const char* value = std::getenv(var);
+    if (value != nullptr && *value != '\0') env[var] = value;  // empty = unset, as for NCCL
+  }
+  if (const char* v = std::getenv("NCCL_NCHANNELS"); v != nullptr && *v != '\0') {
+    std::fprintf(stderr,
+                 "fabricsim: note: NCCL_NCHANNELS=%s is ignored, as NCCL ignores it (it reads "
+                 "NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS)\n",
+                 v);
   }
   if (env.empty()) return;
   NcclSettings parsed;
+  const auto bad = [&](const std::string& var, const std::string& message) {
+    return ConfigError("environment variable " + var + "=" + env[var], 0, 0, var, message);
+  };
   try {
     parsed = parse_nccl_env(env);
   } catch (const NcclSettingError& e) {
-    throw ConfigError("environment variable " + e.variable + "=" + env[e.variable], 0, 0,
-                      e.variable, e.message);
+    throw bad(e.variable, e.message);
   }
+  for (const char* var : {"NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE"}) {
+    if (!env.count(var)) continue;
+    const int64_t bytes = std::stoll(env[var]);  // parse_nccl_env checked it is a number
+    if (bytes < 65'536 || bytes > (int64_t{1} << 30)) {
+      throw bad(var,
+                "expected a buffer size from 65536 to 1073741824 bytes (64 KiB, 8 KiB per "
+                "step, to 1 GiB), got " +
+                    env[var]);
+    }
+  }
+  // A key --set gave (itself, or nccl.nchannels for the channel bounds) keeps its value.
+  const auto set_by_user = [&](const std::string& key) {
+    for (const std::string& k : {key, std::string("nccl.nchannels")}) {
+      if (k == "nccl.nchannels" && key != "nccl.min_nchannels" && key != "nccl.max_nchannels") {
+        continue;
+      }
+      const auto it = sc.origins.find(k);
+      if (it != sc.origins.end() && it->second.where.rfind("--set", 0) == 0) return true;
+    }
+    return false;
+  };
   for (const auto& [var, value] : env) {
     std::string key;
     for (const auto& [v, k] : kNcclVariables) {
-      if (var == v) key = k;
+      if (var == v && *k != '\0') key = std::string("nccl.") + k;
+    }
+    const bool legacy = var == "NCCL_MIN_NRINGS" || var == "NCCL_MAX_NRINGS";
+    if (!key.empty() && set_by_user(key)) continue;
+    if (legacy &&
+        env.count(var == "NCCL_MIN_NRINGS" ? "NCCL_MIN_NCHANNELS" : "NCCL_MAX_NCHANNELS")) {
+      continue;  // the NCHANNELS name wins
     }
     if (!key.empty()) {
-      const auto it = sc.origins.find("nccl." + key);
-      if (it != sc.origins.end() && it->second.where.rfind("--set", 0) == 0) continue;
-      sc.origins["nccl." + key] = KeyOrigin{"environment variable " + var + "=" + value, 0, 0};
+      sc.origins[key] = KeyOrigin{"environment variable " + var + "=" + value, 0, 0};
     }
-    sc.nccl.from_env[key.empty() ? var : "nccl." + key] = var + "=" + value;
+    sc.nccl.from_env[key.empty() ? var : key] = var + "=" + value;
     NcclConfig& n = sc.nccl;
     if (var == "NCCL_ALGO") n.algo = value;
     if (var == "NCCL_PROTO") n.proto = value;
@@ -434,33 +467,60 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
                     "algorithm " + w.algorithm + " does not run " + w.collective +
                         "; expected auto or " + runs);
   }
-  if ((w.collective == "alltoall" || w.collective == "sendrecv") && w.protocol != "auto" &&
-      w.protocol != "simple") {
+  if ((w.collective == "alltoall" || w.collective == "sendrecv") && w.protocol == "ll128") {
     throw key_error(sc, "workload.protocol",
                     w.collective +
-                        " moves Simple steps (NCCL's point-to-point path); expected "
-                        "auto or simple");
+                        " runs on NCCL's point-to-point path, which has LL and Simple "
+                        "only; expected auto, ll or simple");
   }
   try {
     setup.settings = parse_nccl_env(nccl_variables(sc));
   } catch (const NcclSettingError& e) {
-    throw key_error(sc, nccl_key_of(e.variable), e.message);
+    std::string key = nccl_key_of(e.variable);
+    // nccl.nchannels sets both bounds: point at it when it is what gave this one.
+    if ((key == "nccl.min_nchannels" || key == "nccl.max_nchannels") && !sc.origins.count(key) &&
+        sc.origins.count("nccl.nchannels")) {
+      key = "nccl.nchannels";
+    }
+    throw key_error(sc, key, e.message);
   }
+  // Where a nccl setting came from, for messages that blame another key.
+  const auto from = [&](const std::string& key) {
+    const auto it = sc.origins.find(key);
+    if (it == sc.origins.end()) return std::string();
+    const KeyOrigin& o = it->second;
+    return " (" + o.where +
+           (o.line > 0 ? ":" + std::to_string(o.line) + ":" + std::to_string(o.column) : "") + ")";
+  };
   if ((w.algorithm == "ring" || w.algorithm == "tree") &&
       !setup.settings.algo.allows(parse_nccl_algo(w.algorithm))) {
     throw key_error(sc, "workload.algorithm",
-                    "workload.algorithm " + w.algorithm + " is excluded by nccl.algo (" +
-                        sc.nccl.algo + "); expected one algorithm setting that allows it");
+                    "workload.algorithm " + w.algorithm + " is excluded by nccl.algo " +
+                        sc.nccl.algo + from("nccl.algo") +
+                        "; expected one algorithm setting that allows it");
   }
   if (w.protocol != "auto" && setup.settings.proto.set_by_user &&
       !setup.settings.proto.allowed[static_cast<int>(parse_nccl_proto(w.protocol))]) {
     throw key_error(sc, "workload.protocol",
-                    "workload.protocol " + w.protocol + " is excluded by nccl.proto (" +
-                        sc.nccl.proto + "); expected one protocol setting that allows it");
+                    "workload.protocol " + w.protocol + " is excluded by nccl.proto " +
+                        sc.nccl.proto + from("nccl.proto") +
+                        "; expected one protocol setting that allows it");
   }
 
   const int g = std::max(1, fabric.gpus_per_server);
   setup.layout = RankLayout{ranks, g};
+  if (ranks % g != 0) {
+    // NCCL's trees join whole nodes; with a partial server only the ring (and the others) run.
+    if (w.algorithm == "tree") {
+      throw key_error(sc, "workload.algorithm",
+                      "tree joins whole servers, but ngpus " + std::to_string(ranks) +
+                          " is not a multiple of the " + std::to_string(g) +
+                          " GPUs per server; expected auto, ring or halving_doubling, or ngpus a "
+                          "multiple of " +
+                          std::to_string(g));
+    }
+    setup.settings.algo.allowed[static_cast<int>(NcclAlgo::kTree)] = false;
+  }
   const int nics = fabric.kind == "rail-optimized"
                        ? (sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : g)
                        : 1;
@@ -474,11 +534,15 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   NcclTuneInputs& t = setup.tune;
   t.nranks = ranks;
   t.nnodes = setup.layout.servers();
-  if (ranks % g != 0) t.nnodes = ranks;  // a partial server: NCCL's model needs whole nodes
+  // NCCL's model takes equal nodes: a partial last server is modelled as one-GPU nodes (Tree
+  // is off then, above); ranks within one server are one node.
+  if (ranks % g != 0) t.nnodes = ranks <= g ? 1 : ranks;
   t.nchannels = channels;
   const double nic_GBps = static_cast<double>(sc.link.host_rate_bps) / 8e9;
   t.bw_inter_GBps = nic_GBps * nics / channels;
-  t.bw_intra_GBps = g > 1 && sc.link.nvlink_rate_bps > 0
+  // NCCL's ring graph has bwIntra = bwInter (the NIC limits) as soon as there is a network;
+  // NVLink's speed counts only inside a single server.
+  t.bw_intra_GBps = t.nnodes == 1 && g > 1 && sc.link.nvlink_rate_bps > 0
                         ? static_cast<double>(sc.link.nvlink_rate_bps) / 8e9 / channels
                         : t.bw_inter_GBps;
   t.intra_hw = NcclHw::kNvlink;
@@ -507,6 +571,16 @@ Prepared prepare(Scenario& sc) {
   check_runnable(sc, fabric);
   RoutingTable routes = build_routes(sc, fabric);
   check_lossless(sc, fabric, routes);
+  if (!sc.has_workload) {
+    for (const auto& [key, origin] : sc.origins) {
+      if (key.rfind("nccl.", 0) == 0 && origin.where.rfind("environment", 0) != 0) {
+        throw key_error(sc, key,
+                        "the nccl settings apply to a workload's collectives, and this scenario "
+                        "has none (only traffic flows); expected a workload section, or no nccl "
+                        "settings");
+      }
+    }
+  }
   NcclRunSetup nccl = sc.has_workload ? nccl_setup(sc, fabric) : NcclRunSetup{};
   return Prepared{std::move(fabric), std::move(routes), std::move(nccl)};
 }
@@ -540,6 +614,14 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
     rep.nccl.gdr = !n.staged;
     rep.nccl.algo = sc.nccl.algo;
     rep.nccl.proto = sc.nccl.proto;
+    for (NcclProto p : {NcclProto::kLL, NcclProto::kLL128, NcclProto::kSimple}) {
+      rep.nccl.buffsize_bytes.emplace_back(to_string(p), nccl_buffsize_bytes(p, n.settings));
+    }
+    rep.nccl.min_nchannels = n.settings.min_nchannels;
+    rep.nccl.max_nchannels = n.settings.max_nchannels;
+    rep.nccl.net_gdr_level = to_string(n.settings.net_gdr_level);
+    rep.nccl.step_latency_ps = n.step_latency_ps;
+    rep.nccl.launch_latency_ps = n.launch_latency_ps;
     for (const auto& [key, assignment] : sc.nccl.from_env)
       rep.nccl.environment.push_back(assignment);
   }

@@ -413,10 +413,10 @@ const QuantitySpec kDcqcnRate{"rate",
                               100'000'000'000'000,
                               "a rate from 1Mbps to 100Tbps"};
 
-/// NCCL_BUFFSIZE: NCCL accepts any positive size; below 64 KiB a step would carry less than
-/// one 8 KiB slice.
+/// NCCL_BUFFSIZE: NCCL keeps buffer sizes in an int; fabricsim takes 64 KiB (8 KiB steps) to
+/// 1 GiB.
 const QuantitySpec kNcclBuffsize{"size", "4MiB",           parse_size_bytes,
-                                 65'536, int64_t{1} << 32, "a buffer size from 64KiB to 4GiB"};
+                                 65'536, int64_t{1} << 30, "a buffer size from 64KiB to 1GiB"};
 const QuantitySpec kNcclLatency{
     "time", "2us", parse_time_ps, 0, 1'000'000'000'000, "a time from 0s to 1s"};
 const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
@@ -1698,7 +1698,14 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   // Cross-field rules.
   if (!found.count("link.fabric_rate")) s.link.fabric_rate_bps = s.link.host_rate_bps;
   if (found.count("workload.op") && found.count("workload.redop")) {
-    found.at("workload.op").fail("op and redop are the same setting (nccl-tests' -o); give one");
+    // One setting under two names: a --set of either overrides the file's; two in one place
+    // contradict each other.
+    const Value& op = found.at("workload.op");
+    const Value& redop = found.at("workload.redop");
+    if (op.overridden() == redop.overridden()) {
+      op.fail("op and redop are the same setting (nccl-tests' -o); give one");
+    }
+    s.workload.redop = (op.overridden() ? op : redop).choice(kRedops);
   }
   if (s.workload.minbytes > s.workload.maxbytes) {
     const Value& min = found.at("workload.minbytes");

@@ -295,7 +295,8 @@ struct WorkloadConfig {
 
 /// `nccl:` section: NCCL's environment variables, under their names without NCCL_ and in
 /// lower case. The same NCCL_* variables in fabricsim's environment override these (as NCCL
-/// reads them at init), and --set overrides both. Values use NCCL's own syntax.
+/// reads them at init), and --set overrides both. algo, proto, net_gdr_level and net take
+/// NCCL's own syntax; sizes and times take units, booleans true/false.
 struct NcclConfig {
   std::string algo;               ///< NCCL_ALGO: "" = every algorithm; "Ring", "Tree", "^Tree" …
   std::string proto;              ///< NCCL_PROTO: "" = every protocol; "Simple", "^LL128" …

@@ -98,11 +98,11 @@ std::string format_ps_as_us(int64_t ps) {
 void print_table_header(std::ostream& out) {
   out << "#\n"
       << "#                                                              out-of-place         "
-         "              in-place          \n"
+         "              in-place\n"
       << "#       size         count      type   redop    root     time   algbw   busbw #wrong"
          "     time   algbw   busbw #wrong  algorithm protocol\n"
       << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
-         "     (us)  (GB/s)  (GB/s)                           \n";
+         "     (us)  (GB/s)  (GB/s)\n";
 }
 
 void print_table_row(std::ostream& out, const CollectiveRow& r) {
@@ -249,7 +249,16 @@ void write_results_json(const std::string& path, const RunReport& r) {
                  {"gdr", n.gdr},
                  {"algo", n.algo},
                  {"proto", n.proto},
+                 {"buffsize_bytes", ordered_json::object()},
+                 {"min_nchannels", n.min_nchannels},
+                 {"max_nchannels", n.max_nchannels},
+                 {"net_gdr_level", n.net_gdr_level},
+                 {"step_latency_ps",
+                  n.step_latency_ps >= 0 ? ordered_json(n.step_latency_ps) : ordered_json(nullptr)},
+                 {"launch_latency_ps", n.launch_latency_ps >= 0 ? ordered_json(n.launch_latency_ps)
+                                                                : ordered_json(nullptr)},
                  {"environment", n.environment}};
+    for (const auto& [proto, bytes] : n.buffsize_bytes) j["nccl"]["buffsize_bytes"][proto] = bytes;
   }
   const auto& c = r.counters;
   j["counters"] = {{"drops", c.drops},

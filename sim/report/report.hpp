@@ -138,6 +138,12 @@ struct NcclSummary {
   std::string algo;                      ///< NCCL_ALGO as given ("" = every algorithm)
   std::string proto;                     ///< NCCL_PROTO as given ("" = NCCL's default set)
   std::vector<std::string> environment;  ///< NCCL_* variables taken from the environment
+  /// Buffer per connection for each protocol ("ll", "ll128", "simple"), bytes.
+  std::vector<std::pair<std::string, int64_t>> buffsize_bytes;
+  int min_nchannels = 0, max_nchannels = 0;  ///< NCCL_MIN/MAX_NCHANNELS; 0 = unset
+  std::string net_gdr_level;                 ///< NCCL_NET_GDR_LEVEL in force (PXB unset)
+  int64_t step_latency_ps = -1;              ///< nccl.step_latency; -1 = NCCL's per-step constants
+  int64_t launch_latency_ps = -1;            ///< nccl.launch_latency; -1 = NCCL's base latencies
 };
 
 struct RunReport {

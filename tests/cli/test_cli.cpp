@@ -448,9 +448,10 @@ TEST_CASE("trace.json is Chrome trace JSON: message spans and queue counters, ca
     ends += e["ph"] == "e";
     counters += e["ph"] == "C";
   }
-  // One span per message: 6 sizes x 2 (16 - 1) ring steps x 16 ranks x 2 channels (each size
-  // is one loop: 256 KiB over 2 channels is under 16 ranks x 2 MiB chunks).
-  CHECK(begins == 6 * 30 * 16 * 2);
+  // One span per message: 2 (16 - 1) ring steps x 16 ranks per channel and size (each size is
+  // one loop: 256 KiB is under 16 ranks x 2 MiB chunks). NCCL keeps a second channel only from
+  // 2 x 512 threads x 64 bytes = 64 KiB on: 8, 16, 32 KiB on 1 channel, 64, 128, 256 KiB on 2.
+  CHECK(begins == 30 * 16 * (3 * 1 + 3 * 2));
   CHECK(ends == begins);
   CHECK(counters > 0);
   const Result r = fabricsim("run scenarios/quickstart.yaml" + kSmall +
@@ -1005,8 +1006,8 @@ TEST_CASE("collectives: bad workload and NCCL settings are bad input at their ke
        "does not run all_gather; expected auto or ring"},
       {"--set workload.collective=alltoall --set workload.algorithm=ring", "workload.algorithm",
        "expected auto or p2p"},
-      {"--set workload.collective=alltoall --set workload.protocol=ll", "workload.protocol",
-       "expected auto or simple"},
+      {"--set workload.collective=alltoall --set workload.protocol=ll128", "workload.protocol",
+       "expected auto, ll or simple"},
       {"--set workload.ngpus=17", "workload.ngpus", "expected at most 16"},
       {"--set workload.root=3", "workload.root", "broadcast and reduce only"},
       {"--set workload.collective=broadcast --set workload.root=16", "workload.root",
@@ -1043,4 +1044,142 @@ TEST_CASE("collectives: ngpus picks the first GPUs, and busbw uses that rank cou
   CHECK(j["nccl"]["ranks"] == 4);
   // nccl-tests: busbw = algbw x 2(n-1)/n with n = 4 ranks.
   CHECK(row["busbw_GBps"].get<double>() == Approx(row["algbw_GBps"].get<double>() * 2 * 3 / 4.0));
+}
+
+TEST_CASE("collectives: fresh-user findings on the rail fabric and the op key") {
+  const std::string rail = "scenarios/rail_optimized_h100_su.yaml";
+  SECTION("a partial server: tree is refused at its key, auto runs the ring") {
+    // Was an internal error (exit 1): the cost model chose Tree, which needs whole servers.
+    const Result tree =
+        fabricsim("validate " + rail + " --set workload.ngpus=12 --set workload.algorithm=tree");
+    CHECK(tree.exit_code == 2);
+    CHECK(tree.err.find("workload.algorithm") != std::string::npos);
+    CHECK(tree.err.find("not a multiple of the 8 GPUs per server") != std::string::npos);
+    const Result autos = fabricsim("run " + rail +
+                                   " --set workload.ngpus=12 --set workload.minbytes=64KiB "
+                                   "--set workload.maxbytes=64KiB");
+    INFO(autos.err);
+    CHECK(autos.exit_code == 0);
+    CHECK(autos.out.find(" ring ") != std::string::npos);
+  }
+  SECTION("sendrecv between servers stays on the rails (PXN): nothing crosses a spine") {
+    // GPU 7 of server s sends to GPU 0 of server s+1: NVLink to GPU 0 of server s first, then
+    // rail 0. Before PXN these went up to the spines.
+    const fs::path d = scratch("pxn");
+    const Result r = fabricsim("run " + rail +
+                               " --set workload.collective=sendrecv --set workload.minbytes=1MiB "
+                               "--set workload.maxbytes=1MiB --out " +
+                               d.string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream in(d / "ports.csv");
+    std::string line;
+    std::getline(in, line);
+    std::vector<std::string> header;
+    {
+      std::istringstream h(line);
+      for (std::string c; std::getline(h, c, ',');) header.push_back(c);
+    }
+    const auto col = [&](const std::string& name) {
+      return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    };
+    const size_t node = col("node"), peer = col("peer"), tx = col("tx_bytes");
+    REQUIRE(tx < header.size());
+    int64_t to_spines = 0, from_leaves_to_hosts = 0;
+    while (std::getline(in, line)) {
+      std::vector<std::string> c;
+      std::istringstream row(line);
+      for (std::string f; std::getline(row, f, ',');) c.push_back(f);
+      if (c.size() <= tx) continue;
+      if (c[node].rfind("leaf", 0) == 0 && c[peer].rfind("spine", 0) == 0)
+        to_spines += std::stoll(c[tx]);
+      if (c[node].rfind("leaf", 0) == 0 && c[peer].rfind("host", 0) == 0)
+        from_leaves_to_hosts += std::stoll(c[tx]);
+    }
+    CHECK(to_spines == 0);
+    CHECK(from_leaves_to_hosts > 32 * (1 << 20));  // every server's boundary send crossed a rail
+  }
+  SECTION("op given by --set overrides the file's redop (one setting, two names)") {
+    const fs::path d = scratch("op");
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.op=max --set "
+        "workload.maxbytes=8KiB --out " +
+        d.string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+    CHECK(j["collectives"][0]["redop"] == "max");
+  }
+}
+
+TEST_CASE("collectives: reviewer findings on NCCL settings from the environment") {
+  const std::string q = "validate scenarios/quickstart.yaml";
+  SECTION("a tiny NCCL_BUFFSIZE is bad input (it made a DAG of billions of steps)") {
+    ::setenv("NCCL_BUFFSIZE", "64", 1);
+    const Result r = fabricsim(q);
+    ::unsetenv("NCCL_BUFFSIZE");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("NCCL_BUFFSIZE=64") != std::string::npos);
+    CHECK(r.err.find("expected a buffer size from 65536") != std::string::npos);
+  }
+  SECTION("--set wins over the legacy NCCL_MAX_NRINGS, and over NCCL_MAX_NCHANNELS for nchannels") {
+    const fs::path d = scratch("nrings");
+    ::setenv("NCCL_MAX_NRINGS", "32", 1);
+    const Result a = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.maxbytes=8KiB "
+        "--set nccl.max_nchannels=1 --out " +
+        d.string());
+    ::unsetenv("NCCL_MAX_NRINGS");
+    REQUIRE(a.exit_code == 0);
+    CHECK(nlohmann::json::parse(slurp(d / "results.json"))["nccl"]["channels"] == 1);
+    ::setenv("NCCL_MAX_NCHANNELS", "32", 1);
+    const Result b = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.maxbytes=8KiB "
+        "--set nccl.nchannels=1 --out " +
+        d.string());
+    ::unsetenv("NCCL_MAX_NCHANNELS");
+    REQUIRE(b.exit_code == 0);
+    CHECK(nlohmann::json::parse(slurp(d / "results.json"))["nccl"]["channels"] == 1);
+  }
+  SECTION("an empty NCCL_ALGO is unset, and NCCL_NCHANNELS is ignored as NCCL ignores it") {
+    ::setenv("NCCL_ALGO", "", 1);
+    ::setenv("NCCL_NCHANNELS", "4", 1);
+    const Result r = fabricsim(q);
+    ::unsetenv("NCCL_ALGO");
+    ::unsetenv("NCCL_NCHANNELS");
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("NCCL_NCHANNELS=4 is ignored") != std::string::npos);
+  }
+  SECTION("nchannels conflicting with max_nchannels points at nccl.nchannels") {
+    const Result r = fabricsim(q + " --set nccl.nchannels=4 --set nccl.max_nchannels=2");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("nccl.") != std::string::npos);
+    CHECK(r.err.find("scenarios/quickstart.yaml: nccl.min_nchannels") == std::string::npos);
+  }
+  SECTION("an environment value blamed by another key says where it came from") {
+    ::setenv("NCCL_ALGO", "Tree", 1);
+    const Result r = fabricsim(q + " --set workload.algorithm=ring");
+    ::unsetenv("NCCL_ALGO");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("environment variable NCCL_ALGO=Tree") != std::string::npos);
+  }
+  SECTION("nccl settings in a scenario without a workload are bad input, not ignored") {
+    const Result r = fabricsim("validate scenarios/pfc-victim-flow.yaml --set nccl.algo=Tree");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("nccl.algo") != std::string::npos);
+  }
+  SECTION("results.json records the NCCL settings in force") {
+    const fs::path d = scratch("nccl_block");
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.maxbytes=8KiB "
+        "--set nccl.buffsize=8MiB --set nccl.step_latency=1us --out " +
+        d.string());
+    REQUIRE(r.exit_code == 0);
+    const auto n = nlohmann::json::parse(slurp(d / "results.json"))["nccl"];
+    CHECK(n["buffsize_bytes"]["simple"] == 8 << 20);
+    CHECK(n["buffsize_bytes"]["ll"] == 524288);  // NCCL's DEFAULT_LL_BUFFSIZE
+    CHECK(n["step_latency_ps"] == 1'000'000);
+    CHECK(n["launch_latency_ps"].is_null());
+    CHECK(n["net_gdr_level"] == "PXB");
+  }
 }

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "../support.hpp"
+#include "collectives/nccl_plan.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "collectives/plan.hpp"
 #include "collectives/replay.hpp"
@@ -85,7 +86,8 @@ TEST_CASE("build_collective: loops, channels, wire factor and latencies as the c
   spec.algorithm = "ring";
   spec.channels = 2;
   spec.chunk_bytes = 64 << 10;
-  spec.wire_factor = 2.0;  // LL: 8 bytes of line per 4 bytes of data
+  spec.line_bytes = 16;  // LL: 16-byte lines of 8 data bytes
+  spec.line_data_bytes = 8;
   spec.step_latency_ps = 600'000;
   spec.launch_latency_ps = 6'600'000;
   const TransferDag dag = build_collective(RankLayout{n, 4}, spec, elems, 4);
@@ -116,8 +118,12 @@ TEST_CASE("build_collective: loops, channels, wire factor and latencies as the c
       {"reduce_scatter", "ring", (n - 1) * s},  // the input is S per rank
       {"broadcast", "ring", (n - 1) * s},       // every hop of the chain carries S
       {"reduce", "ring", (n - 1) * s},          //
-      {"alltoall", "p2p", (n - 1) * s},         // N−1 blocks of S/N per rank
-      {"sendrecv", "p2p", n * s},               // S from every rank
+      // p2p on 2 servers × 4 GPUs goes through PXN: a block for another server on another
+      // rail crosses NVLink first, then the network (twice the bytes). alltoall: each rank
+      // sends 7 blocks of S/8, 3 of them to another server and rail: 10 S/8 per rank.
+      {"alltoall", "p2p", n * 10 * s / 8},
+      // sendrecv r -> r+1: ranks 3 -> 4 and 7 -> 0 change server and rail (GPU 3 -> GPU 0).
+      {"sendrecv", "p2p", (n + 2) * s},
       {"all_reduce", "halving_doubling", 2 * (n - 1) * s / n * n},
       {"all_reduce", "tree", 2 * (n - 1) * s},  // once up and once down per rank but the root
   };
@@ -142,7 +148,8 @@ TEST_CASE("build_collective: loops, channels, wire factor and latencies as the c
   bad.root = n;
   CHECK_THROWS_AS(build_collective(RankLayout{n, 4}, bad, elems, 4), std::invalid_argument);
   bad = spec;
-  bad.wire_factor = 0.5;
+  bad.line_bytes = 4;  // a line shorter than its data
+  bad.line_data_bytes = 8;
   CHECK_THROWS_AS(build_collective(RankLayout{n, 4}, bad, elems, 4), std::invalid_argument);
 }
 
@@ -338,4 +345,45 @@ TEST_CASE(
     INFO("N = " << n << ": simulated " << t * 1e6 << " us, closed form " << predicted * 1e6);
     CHECK(t == Approx(predicted).epsilon(0.02));
   }
+}
+
+TEST_CASE("plan_size: NCCL's chunk and channel rules for the pair it runs") {
+  // 16 ranks of one GPU, 2 channels, NCCL's default buffers (NCCL 2.20 enqueue.cc).
+  NcclRunSetup setup;
+  setup.layout = RankLayout{16, 1};
+  setup.channels = 2;
+  setup.tune.nranks = 16;
+  setup.tune.nnodes = 16;
+  setup.tune.nchannels = 2;
+  setup.tune.bw_intra_GBps = setup.tune.bw_inter_GBps = 25;
+  setup.algorithm = "tree";
+  setup.protocol = "simple";
+  // Tree Simple, 1 MiB: step 512 KiB; depth log2 16 = 4. Halve while 1 MiB / (2 × chunk) < 32
+  // and chunk > 128 KiB: 512 → 256 → 128 KiB; then while < 16 and > 64 KiB: → 64 KiB (8 per
+  // channel); then while < 4 and > 32 KiB: no.
+  SizePlan p = plan_size(setup, 1 << 20, 4);
+  CHECK(p.algorithm == "tree");
+  CHECK(p.spec.chunk_bytes == 65536);
+  CHECK(p.spec.channels == 2);  // 1 MiB >= 2 channels × 512 threads × 64 B
+  // Ring Simple all_reduce: 4 steps of 512 KiB per chunk.
+  setup.algorithm = "ring";
+  p = plan_size(setup, 64 << 20, 4);
+  CHECK(p.spec.chunk_bytes == 4 * 524288);
+  // Ring LL at 8 KiB: the threshold is 8 B × 16 ranks per thread: 8 KiB < 2 × 512 × 128, one
+  // channel; LL carries 8 of every 16 bytes.
+  setup.protocol = "ll";
+  p = plan_size(setup, 8192, 4);
+  CHECK(p.spec.channels == 1);
+  CHECK(p.spec.line_bytes == 16);
+  CHECK(p.spec.line_data_bytes == 8);
+  CHECK(p.spec.chunk_bytes == 32768);  // 512 KiB / 8 steps / 2
+  // A protocol the workload fixes stays fixed when NCCL_ALGO leaves nothing (NCCL falls back
+  // to Ring): all_gather with NCCL_ALGO=Tree and protocol simple.
+  setup.collective = "all_gather";
+  setup.algorithm = "auto";
+  setup.protocol = "simple";
+  setup.settings.algo = parse_algo_list("Tree");
+  p = plan_size(setup, 1 << 20, 4);
+  CHECK(p.algorithm == "ring");
+  CHECK(p.protocol == "simple");
 }
