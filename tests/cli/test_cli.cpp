@@ -16,6 +16,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// fabricsim reads NCCL_* variables; a developer's shell must not change these tests' results.
+const bool kNcclEnvironmentCleared = [] {
+  for (const char* v : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
+                        "NCCL_LL128_BUFFSIZE", "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS",
+                        "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS", "NCCL_MAX_NRINGS",
+                        "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
+    ::unsetenv(v);
+  }
+  return true;
+}();
+
 struct Result {
   int exit_code;
   std::string out, err;
