@@ -230,4 +230,40 @@ TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spe
   return finalize(dag, spec, layout);
 }
 
+int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,
+                           int64_t buffer_count, int elem_bytes) {
+  const int64_t n = layout.ranks;
+  if (!algorithm_supports(spec.algorithm, spec.collective) || n < 2 || buffer_count < 0 ||
+      elem_bytes <= 0 || spec.channels < 1 || spec.chunk_bytes < 0) {
+    throw std::invalid_argument("estimate_transfers: bad layout, buffer or spec");
+  }
+  int64_t total = 0;
+  for (int c = 0; c < spec.channels; ++c) {
+    const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
+    const auto pieces = [&](int64_t unit) {
+      return unit > 0 ? std::max<int64_t>(1, (bytes + unit - 1) / unit) : int64_t{1};
+    };
+    if (spec.algorithm == "tree") {
+      total += pieces(std::max<int64_t>(spec.chunk_bytes, elem_bytes)) * 2 * (n - 1);
+    } else if (spec.algorithm == "halving_doubling") {
+      int64_t p = 1, log2p = 0;
+      while (p * 2 <= n) {
+        p *= 2;
+        ++log2p;
+      }
+      total += 2 * p * log2p + 2 * (n - p);
+    } else if (spec.collective == "alltoall") {
+      total += 2 * n * (n - 1);
+    } else if (spec.collective == "sendrecv") {
+      total += 2 * n;
+    } else if (spec.collective == "broadcast" || spec.collective == "reduce") {
+      total += pieces(spec.chunk_bytes) * (n - 1);
+    } else {
+      const int64_t steps = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
+      total += pieces(spec.chunk_bytes > 0 ? n * spec.chunk_bytes : 0) * steps * n;
+    }
+  }
+  return total;
+}
+
 }  // namespace fabricsim

@@ -95,4 +95,11 @@ bool algorithm_supports(const std::string& algorithm, const std::string& collect
 TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
                              int64_t buffer_count, int elem_bytes);
 
+/// How many transfers build_collective would make for these arguments (upper bound for
+/// alltoall/sendrecv, whose PXN split is counted for every transfer), without building them:
+/// what a run checks before it commits memory (about 100 bytes per transfer, twice while the
+/// DAG is finalized). Throws as build_collective for bad arguments.
+int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,
+                           int64_t buffer_count, int elem_bytes);
+
 }  // namespace fabricsim

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/range/iterator_range.hpp>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +84,33 @@ void apply_nccl_environment(Scenario& sc) {
                  "fabricsim: note: NCCL_NCHANNELS=%s is ignored, as NCCL ignores it (it reads "
                  "NCCL_MIN_NCHANNELS and NCCL_MAX_NCHANNELS)\n",
                  v);
+  }
+  if (const auto it = env.find("NCCL_ALGO"); it != env.end()) {
+    // NCCL skips algorithms it cannot use here; environment files for H100/GB200 name NVLS
+    // and CollNet, which fabricsim does not model: drop them with a note, keep the rest.
+    std::string value = it->second, kept, dropped;
+    const bool exclude = !value.empty() && value[0] == '^';
+    if (exclude) value.erase(0, 1);
+    std::stringstream list(value);
+    for (std::string name; std::getline(list, name, ',');) {
+      std::string lower = name;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      lower.erase(std::remove(lower.begin(), lower.end(), ' '), lower.end());
+      const bool other = lower == "nvls" || lower == "nvlstree" || lower == "collnetdirect" ||
+                         lower == "collnetchain" || lower == "collnet" || lower == "pat";
+      (other ? dropped : kept) += (((other ? dropped : kept).empty()) ? "" : ",") + name;
+    }
+    if (!dropped.empty()) {
+      std::fprintf(stderr,
+                   "fabricsim: note: NCCL_ALGO=%s: %s not modelled (fabricsim has Ring and "
+                   "Tree); ignored\n",
+                   it->second.c_str(), dropped.c_str());
+      if (kept.empty()) {
+        env.erase(it);
+      } else {
+        it->second = (exclude ? "^" : "") + kept;
+      }
+    }
   }
   if (env.empty()) return;
   NcclSettings parsed;
@@ -521,6 +550,17 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
     }
     setup.settings.algo.allowed[static_cast<int>(NcclAlgo::kTree)] = false;
   }
+  if (w.algorithm == "auto" && w.collective != "alltoall" && w.collective != "sendrecv") {
+    bool any = false;
+    for (NcclAlgo a : {NcclAlgo::kTree, NcclAlgo::kRing}) {
+      any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a);
+    }
+    if (!any) {
+      setup.note = "NCCL_ALGO " + sc.nccl.algo + " leaves no algorithm for " + w.collective +
+                   " here; NCCL falls back to Ring, and so does fabricsim";
+      std::fprintf(stderr, "fabricsim: note: %s\n", setup.note.c_str());
+    }
+  }
   const int nics = fabric.kind == "rail-optimized"
                        ? (sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : g)
                        : 1;
@@ -553,6 +593,29 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   setup.pcie_latency_ps = sc.link.pcie_latency_ps;
   setup.step_latency_ps = sc.nccl.step_latency_ps;
   setup.launch_latency_ps = sc.nccl.launch_latency_ps;
+
+  // Refuse up front a sweep whose largest DAG would not fit in memory (~100 B per transfer,
+  // twice while it is built), rather than be killed by the OOM killer hours in.
+  constexpr int64_t kMaxTransfers = 10'000'000;
+  const int elem = datatype_bytes(w.datatype);
+  int64_t worst = 0, worst_size = 0;
+  for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
+    const SizePlan plan = plan_size(setup, size, elem);
+    const int64_t t = estimate_transfers(setup.layout, plan.spec, plan.buffer_count, elem);
+    if (t > worst) {
+      worst = t;
+      worst_size = size;
+    }
+  }
+  if (worst > kMaxTransfers) {
+    throw key_error(sc, "workload.maxbytes",
+                    "size " + format_size(worst_size) + " would replay as " +
+                        std::to_string(worst) + " transfers (about " +
+                        std::to_string(worst * 200 / (1 << 20)) +
+                        " MiB while built); expected at most " + std::to_string(kMaxTransfers) +
+                        ": lower workload.maxbytes, or raise nccl.buffsize (NCCL_BUFFSIZE) for "
+                        "fewer, larger chunks");
+  }
   return setup;
 }
 
@@ -777,7 +840,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     std::cout << "# nccl       : " << n.layout.ranks << " ranks on " << n.layout.servers()
               << " server" << (n.layout.servers() == 1 ? "" : "s") << " x "
               << n.layout.gpus_per_server << " GPU" << (n.layout.gpus_per_server == 1 ? "" : "s")
-              << ", " << n.channels << " channels, NET/"
+              << ", " << n.channels << (n.channels == 1 ? " channel" : " channels") << ", NET/"
               << (effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB")
               << (n.staged ? " staged through host memory" : " with GPUDirect RDMA")
               << ", NCCL_ALGO " << (sc.nccl.algo.empty() ? "(all)" : sc.nccl.algo)
@@ -786,6 +849,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
       std::cout << (key == sc.nccl.from_env.begin()->first ? "; from the environment: " : ", ")
                 << assignment;
     }
+    if (!n.note.empty()) std::cout << "; " << n.note;
     std::cout << "\n";
   }
   const bool progress = opts.progress && isatty(STDERR_FILENO);

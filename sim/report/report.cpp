@@ -100,7 +100,7 @@ void print_table_header(std::ostream& out) {
       << "#                                                              out-of-place         "
          "              in-place\n"
       << "#       size         count      type   redop    root     time   algbw   busbw #wrong"
-         "     time   algbw   busbw #wrong  algorithm protocol\n"
+         "     time   algbw   busbw #wrong         algorithm protocol\n"
       << "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)       "
          "     (us)  (GB/s)  (GB/s)\n";
 }
@@ -111,7 +111,7 @@ void print_table_row(std::ostream& out, const CollectiveRow& r) {
   const std::string time = format_time_us(static_cast<double>(r.time_ps) / 1e6);
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %5s  %s  %6.2f  %6.2f  %5s  %9s "
+                "%12lld  %12lld  %8s  %6s  %6d  %s  %6.2f  %6.2f  %5s  %s  %6.2f  %6.2f  %5s  %16s "
                 "%8s\n",
                 static_cast<long long>(r.size_bytes), static_cast<long long>(r.count),
                 r.datatype.c_str(), r.redop.c_str(), r.root, time.c_str(), r.algbw_GBps,

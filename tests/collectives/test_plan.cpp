@@ -387,3 +387,32 @@ TEST_CASE("plan_size: NCCL's chunk and channel rules for the pair it runs") {
   CHECK(p.algorithm == "ring");
   CHECK(p.protocol == "simple");
 }
+
+TEST_CASE("estimate_transfers: the count build_collective makes, without building it") {
+  const RankLayout layouts[] = {{16, 1}, {12, 4}, {6, 1}};
+  for (const RankLayout& layout : layouts) {
+    for (const char* coll : {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                             "alltoall", "sendrecv"}) {
+      for (const char* algo : {"ring", "tree", "halving_doubling", "p2p"}) {
+        if (!algorithm_supports(algo, coll)) continue;
+        if (std::string(algo) == "tree" && layout.ranks % layout.gpus_per_server) continue;
+        CollectiveSpec spec;
+        spec.collective = coll;
+        spec.algorithm = algo;
+        spec.channels = 3;
+        spec.chunk_bytes = 40000;
+        for (int64_t count : {int64_t{0}, int64_t{1000}, int64_t{1} << 20}) {
+          INFO(coll << " " << algo << " ranks " << layout.ranks << " count " << count);
+          const int64_t built =
+              static_cast<int64_t>(build_collective(layout, spec, count, 4).size());
+          const int64_t estimated = estimate_transfers(layout, spec, count, 4);
+          if (std::string(algo) == "p2p") {
+            CHECK(estimated >= built);  // PXN counted for every transfer
+          } else {
+            CHECK(estimated == built);
+          }
+        }
+      }
+    }
+  }
+}
