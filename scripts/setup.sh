@@ -8,6 +8,7 @@ packages=(
   build-essential cmake
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev catch2
+  gnuplot-nox
 )
 
 missing=()

@@ -8,6 +8,8 @@
 
 #include <boost/program_options.hpp>
 
+#include "calibration/parse_error.hpp"
+#include "sim/cli/calibrate.hpp"
 #include "sim/cli/run.hpp"
 #include "sim/cli/sweep.hpp"
 #include "sim/config/loader.hpp"
@@ -42,6 +44,12 @@ constexpr const char* kUsage =
     "      --out writes DIR/point-NNN/ (as `run --out`, without trace.json), sweep.csv,\n"
     "      sweep.md and sweep_perf.csv (wall time per point); exit 3 if a point deadlocked,\n"
     "      1 if one stopped otherwise\n"
+    "  calibrate [--perftest FILE]... [--nccl-tests FILE]... [--scenario SCENARIO.yaml]\n"
+    "        [--set KEY=VALUE]... [--holdout above=SIZE|file=PATH] --out FILE.yaml\n"
+    "      parse perftest and nccl-tests outputs, fit link bandwidth, per-message overhead and\n"
+    "      latency/bandwidth per regime (with 95% intervals), flag unhealthy logs; with\n"
+    "      --scenario, fit link.host_rate and nccl.launch_latency through the simulation and\n"
+    "      compare every size; write the fragment to FILE.yaml and FILE.report.json\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
     "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written)\n";
 
@@ -54,8 +62,41 @@ int dispatch(int argc, char** argv) {
   const std::string cmd = argv[1];
   const std::vector<std::string> known = {"run", "validate", "topo", "sweep", "calibrate"};
   if (cmd == "calibrate") {
-    std::cerr << "fabricsim: '" << cmd << "' is not available in this version yet\n" << kUsage;
-    return kExitBadInput;
+    CalibrateOptions c;
+    std::string max_sim;
+    po::options_description cdesc("options");
+    cdesc.add_options()("help,h", "show this help")(
+        "perftest", po::value<std::vector<std::string>>(&c.perftest)->composing(),
+        "an ib_write_bw / ib_read_bw / ib_send_bw / ib_*_lat output")(
+        "nccl-tests", po::value<std::vector<std::string>>(&c.nccl_tests)->composing(),
+        "an all_reduce_perf (or other nccl-tests) output")(
+        "scenario", po::value<std::string>(&c.scenario.scenario_path),
+        "fit link.host_rate and nccl.launch_latency through this scenario's simulation")(
+        "set", po::value<std::vector<std::string>>(&c.scenario.sets)->composing(),
+        "override a scenario key")("out", po::value<std::string>(&c.out),
+                                   "the calibrated YAML fragment (FILE.report.json beside it)")(
+        "holdout", po::value<std::string>(&c.holdout),
+        "above=SIZE: leave sizes >= SIZE out of the fits; file=PATH: leave that log out")(
+        "max-sim-size", po::value<std::string>(&max_sim),
+        "simulate sizes up to this (default 256MiB)");
+    po::variables_map cvm;
+    po::store(po::command_line_parser(argc - 1, argv + 1).options(cdesc).run(), cvm);
+    po::notify(cvm);
+    if (cvm.count("help")) {
+      std::cout << kUsage << cdesc;
+      return kExitOk;
+    }
+    if (!max_sim.empty()) {
+      try {
+        c.max_sim_bytes = parse_size_bytes(max_sim);
+      } catch (const std::exception& e) {
+        std::cerr << "fabricsim: --max-sim-size " << max_sim << ": " << e.what() << "\n";
+        return kExitBadInput;
+      }
+    }
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    return cmd_calibrate(c, &g_interrupted);
   }
   if (cmd != "run" && cmd != "validate" && cmd != "topo" && cmd != "sweep") {
     std::cerr << "fabricsim: unknown command '" << cmd << "'";
@@ -149,6 +190,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const UnitError& e) {
     std::cerr << "fabricsim: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ParseError& e) {  // a perftest / nccl-tests log that is not what it claims
+    std::cerr << e.what() << "\n";
     return kExitBadInput;
   } catch (const po::error& e) {
     std::cerr << "fabricsim: " << e.what() << "\n" << kUsage;

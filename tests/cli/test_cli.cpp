@@ -18,10 +18,10 @@ namespace {
 
 /// fabricsim reads NCCL_* variables; a developer's shell must not change these tests' results.
 const bool kNcclEnvironmentCleared = [] {
-  for (const char* v : {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE",
-                        "NCCL_LL128_BUFFSIZE", "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS",
-                        "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS", "NCCL_MAX_NRINGS",
-                        "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
+  for (const char* v :
+       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
+        "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
+        "NCCL_MAX_NRINGS", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
     ::unsetenv(v);
   }
   return true;
@@ -1192,5 +1192,138 @@ TEST_CASE("collectives: reviewer findings on NCCL settings from the environment"
     CHECK(n["step_latency_ps"] == 1'000'000);
     CHECK(n["launch_latency_ps"].is_null());
     CHECK(n["net_gdr_level"] == "PXB");
+  }
+}
+
+TEST_CASE("calibrate: every log in tests/data parses and fits, or is refused at its line") {
+  // Exit 0 (fitted) or 2 (a log that is not a complete run, e.g. a hang without rows), never an
+  // internal error; the report lists each file.
+  int ok = 0, refused = 0;
+  for (const char* dir : {"perftest", "nccl"}) {
+    for (const auto& e :
+         fs::directory_iterator(fs::path(FABRICSIM_SOURCE_DIR) / "tests/data" / dir)) {
+      const std::string flag = std::string(dir) == "perftest" ? "--perftest " : "--nccl-tests ";
+      const fs::path out = scratch("cal_all") / "cal.yaml";
+      const Result r =
+          fabricsim("calibrate " + flag + e.path().string() + " --out " + out.string());
+      INFO(e.path().filename().string() << "\n" << r.err);
+      CHECK((r.exit_code == 0 || r.exit_code == 2));
+      if (r.exit_code == 2) {
+        ++refused;
+        CHECK(r.err.find(e.path().filename().string() + ":") != std::string::npos);  // path:line
+      } else {
+        ++ok;
+        const auto j = nlohmann::json::parse(slurp(scratch("cal_all") / "cal.report.json"));
+        CHECK(j["inputs"].size() == 1);
+        CHECK(j["heldout_median_abs_pct_error"].is_null());
+      }
+    }
+  }
+  CHECK(ok >= 40);
+  CHECK(refused <= 3);
+}
+
+TEST_CASE("calibrate: the fragment fitted through a scenario reproduces the log it was fitted on") {
+  // The H200 2x1 all_reduce log (2 GPUs on 2 RoCE nodes) through the quickstart fabric with 2
+  // ranks: link.host_rate is fitted at the largest simulated size (256 MiB, busbw 31.09 GB/s in
+  // the log) and nccl.launch_latency at the smallest (1 KiB, 35.59 us in the log).
+  const std::string log =
+      "tests/data/nccl/nccl-allreduce-h200-2x1-gcp-a3ultra-roce-mpioperator-01.txt";
+  const fs::path out = scratch("cal_h200") / "cal.yaml";
+  const Result r = fabricsim("calibrate --scenario scenarios/quickstart.yaml --nccl-tests " + log +
+                             " --out " + out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto report = nlohmann::json::parse(slurp(scratch("cal_h200") / "cal.report.json"));
+  const auto& frag = report["fragment"];
+  REQUIRE(frag.contains("link.host_rate"));
+  REQUIRE(frag.contains("nccl.launch_latency"));
+  std::string sets;
+  for (const auto& [k, v] : frag.items()) sets += " --set " + k + "=" + v.get<std::string>();
+  const fs::path d = scratch("cal_h200_run");
+  const Result run = fabricsim("run scenarios/quickstart.yaml" + sets +
+                               " --set workload.ngpus=2 --set workload.minbytes=1KiB"
+                               " --set workload.maxbytes=256MiB --out " +
+                               d.string());
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto rows = nlohmann::json::parse(slurp(d / "results.json"))["collectives"];
+  CHECK(rows.front()["size_bytes"] == 1024);
+  CHECK(rows.front()["time_us"].get<double>() == Approx(35.59).epsilon(0.02));
+  CHECK(rows.back()["size_bytes"] == 268435456);
+  CHECK(rows.back()["busbw_GBps"].get<double>() == Approx(31.09).epsilon(0.02));
+  // The plot: a gnuplot script always, and the SVG where gnuplot is installed (setup.sh
+  // installs gnuplot-nox).
+  CHECK(fs::exists(scratch("cal_h200") / "cal.plot.gp"));
+  if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    CHECK(slurp(scratch("cal_h200") / "cal-0.svg").find("<svg") != std::string::npos);
+  }
+  // Held out above 64 MiB, the same fit is judged on sizes it did not see.
+  const Result held = fabricsim("calibrate --scenario scenarios/quickstart.yaml --nccl-tests " +
+                                log + " --holdout above=64MiB --out " + out.string());
+  REQUIRE(held.exit_code == 0);
+  CHECK(held.out.find("held-out busbw error: median") != std::string::npos);
+  const auto hr = nlohmann::json::parse(slurp(scratch("cal_h200") / "cal.report.json"));
+  CHECK(hr["heldout_median_abs_pct_error"].is_number());
+  CHECK(hr["heldout_max_abs_pct_error"].get<double>() >=
+        hr["heldout_median_abs_pct_error"].get<double>());
+}
+
+TEST_CASE("calibrate: bad input is exit 2 with where and what") {
+  const fs::path out = scratch("cal_bad") / "cal.yaml";
+  const std::string nccl = "tests/data/nccl/nccl-allreduce-h100-2node-8hca-01.txt";
+  struct Case {
+    std::string args, text;
+  };
+  const Case cases[] = {
+      {"--out " + out.string(), "at least one --perftest or --nccl-tests"},
+      {"--nccl-tests " + nccl, "--out"},
+      {"--perftest " + nccl + " --out " + out.string(), "nccl-tests"},  // mislabeled
+      {"--nccl-tests " + nccl + " --holdout below=1MiB --out " + out.string(), "above=SIZE"},
+      {"--nccl-tests " + nccl + " --holdout file=other.txt --out " + out.string(),
+       "one of the --nccl-tests logs"},
+      {"--nccl-tests no_such_log.txt --out " + out.string(), "no_such_log.txt:0:"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    const Result r = fabricsim("calibrate " + c.args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(c.text) != std::string::npos);
+  }
+}
+
+TEST_CASE("collectives: second tester's findings") {
+  SECTION("a sweep whose DAG would not fit in memory is refused up front with an estimate") {
+    const Result r = fabricsim(
+        "validate scenarios/quickstart.yaml --set nccl.buffsize=64KiB --set "
+        "workload.algorithm=ring "
+        "--set workload.protocol=simple --set workload.maxbytes=16GiB");
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("workload.maxbytes") != std::string::npos);
+    CHECK(r.err.find("transfers") != std::string::npos);
+  }
+  SECTION("NCCL_ALGO naming NVLS (not modelled) keeps the rest, with a note") {
+    ::setenv("NCCL_ALGO", "NVLS,Ring", 1);
+    const Result r = fabricsim("run scenarios/quickstart.yaml --set workload.maxbytes=8KiB");
+    ::unsetenv("NCCL_ALGO");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("NVLS not modelled") != std::string::npos);
+    CHECK(r.out.find(" ring ") != std::string::npos);
+    CHECK(r.out.find(" tree ") == std::string::npos);
+  }
+  SECTION("NCCL_ALGO leaving nothing for the collective: NCCL's Ring fallback, said out loud") {
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set nccl.algo=Tree "
+        "--set workload.collective=broadcast --set workload.maxbytes=8KiB");
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.find("leaves no algorithm for broadcast") != std::string::npos);
+    CHECK(r.out.find("falls back to Ring") != std::string::npos);
+  }
+  SECTION("one channel is one channel") {
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set nccl.nchannels=1 "
+        "--set workload.maxbytes=8KiB");
+    CHECK(r.out.find(", 1 channel,") != std::string::npos);
   }
 }

@@ -1,0 +1,587 @@
+#include "sim/cli/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+
+#include "calibration/calibrate.hpp"
+#include "collectives/nccl_tests.hpp"
+#include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
+
+namespace fabricsim {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+std::string f2(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+ordered_json estimate_json(const Estimate& e) {
+  return {{"value", e.value},
+          {"ci95", std::isnan(e.ci95) ? ordered_json(nullptr) : ordered_json(e.ci95)}};
+}
+
+ordered_json optional_json(const std::optional<double>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
+
+/// One simulation of `base` with the log's collective, ranks and sizes, and the calibrated
+/// rate and launch latency: busbw and time per simulated size.
+struct SimPoint {
+  double busbw_GBps, time_us;
+};
+using SimCurve = std::map<int64_t, SimPoint>;
+
+struct SimContext {
+  const CalibrateOptions& opts;
+  const std::atomic<bool>* interrupt;
+  int64_t base_host_rate_bps;    ///< the scenario's link.host_rate
+  int64_t base_fabric_rate_bps;  ///< and link.fabric_rate, scaled with it
+};
+
+SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const std::vector<int64_t>& sizes,
+                      int64_t rate_bps, int64_t launch_ps) {
+  RunOptions run = ctx.opts.scenario;
+  const std::string type = log.rows.empty() ? "float" : log.rows.front().type;
+  run.sets.push_back("workload.collective=" + log.collective);
+  run.sets.push_back("workload.ngpus=" + std::to_string(log.nranks));
+  run.sets.push_back("workload.datatype=" + type);
+  run.sets.push_back("workload.minbytes=" + std::to_string(sizes.front()) + "B");
+  run.sets.push_back("workload.maxbytes=" + std::to_string(sizes.back()) + "B");
+  run.sets.push_back("workload.stepfactor=2");
+  // The fabric links scale with the host links, so the scenario's oversubscription (uplink
+  // counts from the rates) stays buildable and the same.
+  const double k = static_cast<double>(rate_bps) / static_cast<double>(ctx.base_host_rate_bps);
+  run.sets.push_back("link.host_rate=" + std::to_string(rate_bps) + "bps");
+  run.sets.push_back(
+      "link.fabric_rate=" + std::to_string(std::llround(ctx.base_fabric_rate_bps * k)) + "bps");
+  run.sets.push_back("nccl.launch_latency=" + std::to_string(launch_ps) + "ps");
+  Scenario sc = load(run);
+  const Prepared prepared = prepare(sc);
+  const RunReport rep = simulate(sc, prepared, ctx.interrupt, false);
+  SimCurve curve;
+  for (const CollectiveRow& r : rep.rows) {
+    if (r.time_ps > 0) curve[r.size_bytes] = SimPoint{r.busbw_GBps, r.time_ps / 1e6};
+  }
+  return curve;
+}
+
+/// The log's out-of-place rows by size.
+std::map<int64_t, const NcclLogRow*> rows_by_size(const NcclLog& log) {
+  std::map<int64_t, const NcclLogRow*> m;
+  for (const NcclLogRow& r : log.rows) {
+    if (r.oop_time_us > 0 && r.size_bytes > 0) m.emplace(r.size_bytes, &r);
+  }
+  return m;
+}
+
+/// The sizes to simulate: the log's powers-of-two run within [lo, hi] (the sweep visits
+/// lo, 2lo, …; rows off that grid are not compared).
+std::vector<int64_t> sim_sizes(const std::map<int64_t, const NcclLogRow*>& rows, int64_t lo,
+                               int64_t hi) {
+  std::vector<int64_t> s;
+  for (int64_t v = lo; v <= hi && v > 0; v *= 2) s.push_back(v);
+  (void)rows;
+  return s;
+}
+
+/// Calibration of one log through the simulator.
+struct SimFit {
+  std::string path;
+  int64_t rate_bps = 0, fabric_rate_bps = 0, launch_ps = 0;
+  struct Point {
+    int64_t bytes;
+    double measured_busbw, simulated_busbw;
+    bool heldout;
+  };
+  std::vector<Point> points;
+  std::optional<double> fitted_median, fitted_max, heldout_median, heldout_max;
+  std::string skipped;  ///< why the log was not simulated ("" = it was)
+};
+
+void errors_of(SimFit& f) {
+  std::vector<std::pair<double, double>> in, out;
+  for (const auto& p : f.points) {
+    (p.heldout ? out : in).emplace_back(p.measured_busbw, p.simulated_busbw);
+  }
+  if (!in.empty()) std::tie(f.fitted_median, f.fitted_max) = abs_pct_errors(in);
+  if (!out.empty()) std::tie(f.heldout_median, f.heldout_max) = abs_pct_errors(out);
+}
+
+/// Fits link.host_rate and nccl.launch_latency so that simulating the log's collective matches
+/// its busbw at the largest fitted size and its time at the smallest.
+SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, int64_t heldout_from,
+                                    int64_t start_rate_bps, int hosts) {
+  SimFit f;
+  f.path = log.path;
+  const auto rows = rows_by_size(log);
+  if (log.nranks < 2 || log.nranks > hosts) {
+    f.skipped = "the log has " + std::to_string(log.nranks) + " ranks and the scenario " +
+                std::to_string(hosts) + " GPUs";
+    return f;
+  }
+  std::vector<int64_t> fit_sizes, all_sizes;
+  for (const auto& [bytes, row] : rows) {
+    if (bytes > ctx.opts.max_sim_bytes) continue;
+    all_sizes.push_back(bytes);
+    if (heldout_from == 0 || bytes < heldout_from) fit_sizes.push_back(bytes);
+  }
+  if (fit_sizes.size() < 2) {
+    f.skipped = "fewer than 2 sizes up to " + format_size(ctx.opts.max_sim_bytes) + " to fit";
+    return f;
+  }
+  const int64_t small = fit_sizes.front(), large = fit_sizes.back();
+  int64_t rate = start_rate_bps;
+  const double target_busbw = rows.at(large)->oop_busbw_GBps;
+  for (int round = 0; round < 4; ++round) {
+    const SimCurve c = simulate_log(ctx, log, sim_sizes(rows, large, large), rate, 0);
+    if (!c.count(large) || !(c.at(large).busbw_GBps > 0)) break;
+    const double ratio = std::clamp(target_busbw / c.at(large).busbw_GBps, 0.25, 4.0);
+    rate = std::max<int64_t>(1'000'000, static_cast<int64_t>(std::llround(rate * ratio)));
+    if (std::abs(ratio - 1) < 0.002) break;
+  }
+  const SimCurve c0 = simulate_log(ctx, log, sim_sizes(rows, small, small), rate, 0);
+  if (c0.count(small)) {
+    const double gap_us = rows.at(small)->oop_time_us - c0.at(small).time_us;
+    f.launch_ps = std::max<int64_t>(0, std::llround(gap_us * 1e6));
+  }
+  f.rate_bps = rate;
+  f.fabric_rate_bps = std::llround(ctx.base_fabric_rate_bps * static_cast<double>(rate) /
+                                   static_cast<double>(ctx.base_host_rate_bps));
+  const SimCurve curve = simulate_log(
+      ctx, log, sim_sizes(rows, all_sizes.front(), all_sizes.back()), rate, f.launch_ps);
+  for (const int64_t bytes : all_sizes) {
+    if (!curve.count(bytes)) continue;
+    f.points.push_back({bytes, rows.at(bytes)->oop_busbw_GBps, curve.at(bytes).busbw_GBps,
+                        heldout_from > 0 && bytes >= heldout_from});
+  }
+  errors_of(f);
+  return f;
+}
+
+/// One input's curves for gnuplot: measured and fitted (and simulated, when there is a
+/// scenario) against the message size.
+struct PlotSeries {
+  std::string title, ylabel;
+  std::vector<int64_t> bytes;
+  std::vector<double> measured, fitted, simulated;  ///< simulated: NaN where not simulated
+};
+
+/// Writes STEM.plot.dat and STEM.plot.gp and, when gnuplot is on the PATH, runs it to draw
+/// STEM-N.svg per input (log-scale sizes). Returns what it wrote, for the summary line.
+std::string write_plots(const std::filesystem::path& stem, const std::vector<PlotSeries>& series) {
+  if (series.empty()) return "";
+  const std::string dat = stem.string() + ".plot.dat", gp = stem.string() + ".plot.gp";
+  std::ofstream d(dat, std::ios::trunc), g(gp, std::ios::trunc);
+  g << "# gnuplot " << gp << ": measured vs fitted per input (fabricsim calibrate)\n"
+    << "set terminal svg size 800,500 dynamic\nset logscale x 2\nset xlabel 'size (bytes)'\n"
+    << "set key left top\nset grid\n";
+  for (size_t i = 0; i < series.size(); ++i) {
+    const PlotSeries& p = series[i];
+    d << "# " << i << " " << p.title << "\n# bytes measured fitted simulated\n";
+    for (size_t k = 0; k < p.bytes.size(); ++k) {
+      d << p.bytes[k] << " " << p.measured[k] << " " << p.fitted[k] << " "
+        << (std::isnan(p.simulated[k]) ? std::string("NaN") : std::to_string(p.simulated[k]))
+        << "\n";
+    }
+    d << "\n\n";
+    const std::string svg = stem.string() + "-" + std::to_string(i) + ".svg";
+    g << "set output '" << svg << "'\nset title \"" << p.title << "\" noenhanced\nset ylabel '"
+      << p.ylabel << "'\nplot '" << dat << "' index " << i
+      << " using 1:2 with points pt 7 title 'measured', '' index " << i
+      << " using 1:3 with lines lw 2 title 'fitted'";
+    bool simulated = false;
+    for (double v : p.simulated) simulated |= !std::isnan(v);
+    if (simulated) g << ", '' index " << i << " using 1:4 with linespoints title 'simulated'";
+    g << "\n";
+  }
+  d.close();
+  g.close();
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    return gp + " (gnuplot not found: run `gnuplot " + gp + "` to draw the SVGs)";
+  }
+  const std::string cmd = "gnuplot '" + gp + "' 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0) return gp + " (gnuplot failed on it)";
+  return gp + ", " + stem.string() + "-*.svg";
+}
+
+}  // namespace
+
+int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interrupt) {
+  const std::string where = "fabricsim calibrate";
+  if (opts.perftest.empty() && opts.nccl_tests.empty()) {
+    throw ConfigError(where, 0, 0, "", "give at least one --perftest or --nccl-tests log");
+  }
+  if (opts.out.empty()) throw ConfigError(where, 0, 0, "--out", "expected --out FILE.yaml");
+  int64_t heldout_from = 0;
+  std::string heldout_file;
+  if (!opts.holdout.empty()) {
+    const size_t eq = opts.holdout.find('=');
+    const std::string kind = opts.holdout.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : opts.holdout.substr(eq + 1);
+    if (kind == "above" && !value.empty()) {
+      try {
+        heldout_from = parse_size_bytes(value);
+      } catch (const std::exception& e) {
+        throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout", e.what());
+      }
+    } else if (kind == "file" && !value.empty()) {
+      if (std::find(opts.nccl_tests.begin(), opts.nccl_tests.end(), value) ==
+          opts.nccl_tests.end()) {
+        throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                          "the held-out file must be one of the --nccl-tests logs");
+      }
+      if (opts.nccl_tests.size() < 2) {
+        throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                          "holding out the only --nccl-tests log leaves nothing to fit");
+      }
+      heldout_file = value;
+    } else {
+      throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                        "expected above=SIZE (e.g. above=64MiB) or file=PATH");
+    }
+  }
+  const std::filesystem::path out(opts.out);
+  const std::filesystem::path report_path =
+      out.parent_path() / (out.stem().string() + ".report.json");
+  {
+    std::error_code ec;
+    if (!out.parent_path().empty()) std::filesystem::create_directories(out.parent_path(), ec);
+    std::ofstream probe(out, std::ios::app);
+    if (!probe) throw ConfigError("--out " + opts.out, 0, 0, "--out", "cannot write this file");
+  }
+
+  // Parse every log first: a bad one stops the run before anything is fitted or written.
+  std::vector<PerftestLog> perftests;
+  for (const std::string& p : opts.perftest) perftests.push_back(parse_perftest_file(p));
+  std::vector<NcclLog> nccls;
+  for (const std::string& p : opts.nccl_tests) nccls.push_back(parse_nccl_tests_file(p));
+
+  ordered_json report = {{"inputs", ordered_json::array()}};
+  std::vector<HealthHint> hints;
+  std::optional<double> link_rate_Gbps, link_GBps;
+  std::vector<PlotSeries> plots;
+  std::map<std::string, size_t> plot_of;  ///< nccl-tests log path -> its series
+
+  for (const PerftestLog& log : perftests) {
+    ordered_json in = {{"path", log.path},
+                       {"kind", "perftest"},
+                       {"tool", log.tool},
+                       {"link_type", log.link_type},
+                       {"mtu_bytes", log.mtu_bytes},
+                       {"num_qps", log.num_qps},
+                       {"bidirectional", log.bidirectional},
+                       {"gpu_memory", log.gpu_memory},
+                       {"meta", log.meta},
+                       {"notes", log.notes}};
+    std::cout << "# perftest " << log.path << " (" << (log.tool.empty() ? "?" : log.tool) << ", "
+              << (log.link_type.empty() ? "link ?" : log.link_type)
+              << (log.gpu_memory ? ", GPU memory" : "") << ")\n";
+    if (log.latency) {
+      const PerftestLatFit f = fit_perftest_lat(log);
+      std::cout << "#   base latency (t_typical, smallest message) " << f2(f.base_latency_us)
+                << " us\n";
+      in["fit"] = {{"base_latency_us", f.base_latency_us},
+                   {"per_kib_us", f.per_kib_us ? estimate_json(*f.per_kib_us) : nullptr}};
+    } else {
+      const PerftestBwFit f = fit_perftest_bw(log);
+      std::cout << "#   t(s) = a + s/B: a = " << f2(f.overhead_ns.value) << " +- "
+                << f2(f.overhead_ns.ci95) << " ns, B = " << f2(f.bandwidth_Gbps.value) << " +- "
+                << f2(f.bandwidth_Gbps.ci95) << " Gb/s payload (line rate " << f2(f.line_rate_Gbps)
+                << " Gb/s), R2 " << f2(f.r2) << "\n";
+      std::cout << "#        bytes   measured Gb/s   fitted Gb/s\n";
+      ordered_json pts = ordered_json::array();
+      for (const auto& p : f.points) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "  %12lld  %14.2f  %12.2f\n",
+                      static_cast<long long>(p.bytes), p.measured_Gbps, p.fitted_Gbps);
+        std::cout << buf;
+        pts.push_back({{"bytes", p.bytes},
+                       {"measured_Gbps", p.measured_Gbps},
+                       {"fitted_Gbps", p.fitted_Gbps}});
+      }
+      PlotSeries ps{log.path + " (" + log.tool + ")", "bandwidth (Gb/s)", {}, {}, {}, {}};
+      for (const auto& p : f.points) {
+        ps.bytes.push_back(p.bytes);
+        ps.measured.push_back(p.measured_Gbps);
+        ps.fitted.push_back(p.fitted_Gbps);
+        ps.simulated.push_back(std::nan(""));
+      }
+      plots.push_back(std::move(ps));
+      in["fit"] = {{"overhead_ns", estimate_json(f.overhead_ns)},
+                   {"bandwidth_Gbps", estimate_json(f.bandwidth_Gbps)},
+                   {"line_rate_Gbps", f.line_rate_Gbps},
+                   {"r2", std::isnan(f.r2) ? ordered_json(nullptr) : ordered_json(f.r2)},
+                   {"points", pts}};
+      const auto h = health_hints(log, f, nominal_rate_Gbps(log.meta));
+      hints.insert(hints.end(), h.begin(), h.end());
+      link_rate_Gbps = std::max(link_rate_Gbps.value_or(0), f.line_rate_Gbps);
+      link_GBps = std::max(link_GBps.value_or(0), f.bandwidth_Gbps.value / 8);
+    }
+    report["inputs"].push_back(in);
+  }
+
+  std::vector<NcclFit> fits;
+  for (const NcclLog& log : nccls) {
+    const bool held = log.path == heldout_file;
+    ordered_json in = {
+        {"path", log.path},           {"kind", "nccl-tests"}, {"collective", log.collective},
+        {"nranks", log.nranks},       {"nodes", log.nodes},   {"nccl_version", log.nccl_version},
+        {"transport", log.transport}, {"gdr", log.gdr},       {"channels", log.channels},
+        {"meta", log.meta},           {"notes", log.notes},   {"heldout", held}};
+    NcclFit f;
+    try {
+      f = fit_nccl(log, held ? 0 : heldout_from);
+    } catch (const std::invalid_argument& e) {
+      std::cout << "# nccl-tests " << log.path << ": not fitted: " << e.what() << "\n";
+      in["fit"] = nullptr;
+      in["not_fitted"] = e.what();
+      report["inputs"].push_back(in);
+      continue;
+    }
+    std::cout << "# nccl-tests " << log.path << " (" << log.collective << ", " << log.nranks
+              << " ranks on " << log.nodes << " nodes" << (held ? ", held out" : "") << ")\n";
+    ordered_json regimes = ordered_json::array();
+    for (const NcclRegime& r : f.regimes) {
+      std::cout << "#   " << format_size(r.first_bytes) << " .. " << format_size(r.last_bytes)
+                << ": t = " << f2(r.latency_us.value) << " +- " << f2(r.latency_us.ci95)
+                << " us + S / (" << f2(r.algbw_GBps.value) << " +- " << f2(r.algbw_GBps.ci95)
+                << " GB/s), R2 " << f2(r.r2) << "\n";
+      regimes.push_back({{"first_bytes", r.first_bytes},
+                         {"last_bytes", r.last_bytes},
+                         {"latency_us", estimate_json(r.latency_us)},
+                         {"algbw_GBps", estimate_json(r.algbw_GBps)},
+                         {"r2", r.r2}});
+    }
+    std::cout << "#        bytes  busbw measured  busbw fitted\n";
+    ordered_json pts = ordered_json::array();
+    for (const auto& p : f.points) {
+      char buf[112];
+      std::snprintf(buf, sizeof buf, "  %12lld  %14.2f  %12.2f%s\n",
+                    static_cast<long long>(p.bytes), p.measured_busbw_GBps, p.fitted_busbw_GBps,
+                    p.heldout ? "  (held out)" : "");
+      std::cout << buf;
+      pts.push_back({{"bytes", p.bytes},
+                     {"measured_busbw_GBps", p.measured_busbw_GBps},
+                     {"fitted_busbw_GBps", p.fitted_busbw_GBps},
+                     {"heldout", p.heldout}});
+    }
+    if (f.heldout_median_abs_pct_error) {
+      std::cout << "#   held out: busbw error median " << f2(*f.heldout_median_abs_pct_error)
+                << " %, worst " << f2(*f.heldout_max_abs_pct_error) << " %\n";
+    }
+    PlotSeries ps{log.path + " (" + log.collective + ", " + std::to_string(log.nranks) + " ranks)",
+                  "busbw (GB/s)",
+                  {},
+                  {},
+                  {},
+                  {}};
+    for (const auto& p : f.points) {
+      ps.bytes.push_back(p.bytes);
+      ps.measured.push_back(p.measured_busbw_GBps);
+      ps.fitted.push_back(p.fitted_busbw_GBps);
+      ps.simulated.push_back(std::nan(""));
+    }
+    plot_of[log.path] = plots.size();
+    plots.push_back(std::move(ps));
+    in["fit"] = {{"regimes", regimes},
+                 {"busbw_asymptote_GBps", f.busbw_asymptote_GBps},
+                 {"points", pts},
+                 {"heldout_median_abs_pct_error", optional_json(f.heldout_median_abs_pct_error)},
+                 {"heldout_max_abs_pct_error", optional_json(f.heldout_max_abs_pct_error)}};
+    const auto h = health_hints(log, f, link_GBps);
+    hints.insert(hints.end(), h.begin(), h.end());
+    report["inputs"].push_back(in);
+    fits.push_back(std::move(f));
+  }
+
+  // Through the simulator: the scenario's fabric with each log's collective and ranks.
+  std::optional<SimFit> chosen;
+  std::vector<SimFit> sims;
+  if (!opts.scenario.scenario_path.empty() && !nccls.empty()) {
+    Scenario base = load(opts.scenario);
+    const Prepared prepared = prepare(base);
+    const int hosts = static_cast<int>(prepared.fabric.hosts.size());
+    const int64_t start_rate =
+        link_rate_Gbps ? static_cast<int64_t>(*link_rate_Gbps * 1e9) : base.link.host_rate_bps;
+    const SimContext ctx{opts, interrupt, base.link.host_rate_bps, base.link.fabric_rate_bps};
+    for (const NcclLog& log : nccls) {
+      if (log.path == heldout_file) continue;
+      SimFit s = calibrate_through_simulation(ctx, log, heldout_from, start_rate, hosts);
+      if (s.skipped.empty() && !chosen) chosen = s;
+      sims.push_back(std::move(s));
+    }
+    if (!heldout_file.empty() && chosen) {
+      for (const NcclLog& log : nccls) {
+        if (log.path != heldout_file) continue;
+        SimFit s;
+        s.path = log.path;
+        s.rate_bps = chosen->rate_bps;
+        s.fabric_rate_bps = chosen->fabric_rate_bps;
+        s.launch_ps = chosen->launch_ps;
+        const auto rows = rows_by_size(log);
+        std::vector<int64_t> sizes;
+        for (const auto& [bytes, row] : rows) {
+          if (bytes <= opts.max_sim_bytes) sizes.push_back(bytes);
+        }
+        if (log.nranks < 2 || log.nranks > hosts || sizes.empty()) {
+          s.skipped = "the log's ranks or sizes do not fit the scenario";
+        } else {
+          const SimCurve curve = simulate_log(
+              ctx, log, sim_sizes(rows, sizes.front(), sizes.back()), s.rate_bps, s.launch_ps);
+          for (int64_t bytes : sizes) {
+            if (curve.count(bytes)) {
+              s.points.push_back(
+                  {bytes, rows.at(bytes)->oop_busbw_GBps, curve.at(bytes).busbw_GBps, true});
+            }
+          }
+          errors_of(s);
+        }
+        sims.push_back(std::move(s));
+      }
+    }
+    ordered_json sim_json = ordered_json::array();
+    for (const SimFit& s : sims) {
+      std::cout << "# simulated " << s.path << ": ";
+      if (!s.skipped.empty()) {
+        std::cout << "skipped (" << s.skipped << ")\n";
+        sim_json.push_back({{"path", s.path}, {"skipped", s.skipped}});
+        continue;
+      }
+      std::cout << "link.host_rate " << format_rate(s.rate_bps) << ", nccl.launch_latency "
+                << format_time(s.launch_ps)
+                << "\n#        bytes  busbw measured  busbw simulated\n";
+      ordered_json pts = ordered_json::array();
+      for (const auto& p : s.points) {
+        char buf[112];
+        std::snprintf(buf, sizeof buf, "  %12lld  %14.2f  %15.2f%s\n",
+                      static_cast<long long>(p.bytes), p.measured_busbw, p.simulated_busbw,
+                      p.heldout ? "  (held out)" : "");
+        std::cout << buf;
+        pts.push_back({{"bytes", p.bytes},
+                       {"measured_busbw_GBps", p.measured_busbw},
+                       {"simulated_busbw_GBps", p.simulated_busbw},
+                       {"heldout", p.heldout}});
+      }
+      if (s.fitted_median) {
+        std::cout << "#   fitted sizes: busbw error median " << f2(*s.fitted_median) << " %, worst "
+                  << f2(*s.fitted_max) << " %\n";
+      }
+      if (s.heldout_median) {
+        std::cout << "#   held out: busbw error median " << f2(*s.heldout_median) << " %, worst "
+                  << f2(*s.heldout_max) << " %\n";
+      }
+      if (const auto it = plot_of.find(s.path); it != plot_of.end()) {
+        PlotSeries& ps = plots[it->second];
+        for (const auto& p : s.points) {
+          const auto k = std::find(ps.bytes.begin(), ps.bytes.end(), p.bytes);
+          if (k != ps.bytes.end())
+            ps.simulated[static_cast<size_t>(k - ps.bytes.begin())] = p.simulated_busbw;
+        }
+      }
+      sim_json.push_back({{"path", s.path},
+                          {"host_rate_bps", s.rate_bps},
+                          {"launch_latency_ps", s.launch_ps},
+                          {"points", pts},
+                          {"fitted_median_abs_pct_error", optional_json(s.fitted_median)},
+                          {"fitted_max_abs_pct_error", optional_json(s.fitted_max)},
+                          {"heldout_median_abs_pct_error", optional_json(s.heldout_median)},
+                          {"heldout_max_abs_pct_error", optional_json(s.heldout_max)}});
+    }
+    report["simulated"] = sim_json;
+  }
+
+  // Held-out error over everything held out: the simulation's when there was one, else the
+  // curve fits'.
+  std::vector<double> medians, maxima;
+  for (const SimFit& s : sims) {
+    if (s.heldout_median) {
+      medians.push_back(*s.heldout_median);
+      maxima.push_back(*s.heldout_max);
+    }
+  }
+  if (sims.empty()) {
+    for (const NcclFit& f : fits) {
+      if (f.heldout_median_abs_pct_error) {
+        medians.push_back(*f.heldout_median_abs_pct_error);
+        maxima.push_back(*f.heldout_max_abs_pct_error);
+      }
+    }
+  }
+  std::optional<double> heldout_median, heldout_max;
+  if (!medians.empty()) {
+    std::sort(medians.begin(), medians.end());
+    heldout_median = medians[medians.size() / 2];
+    heldout_max = *std::max_element(maxima.begin(), maxima.end());
+    std::cout << "# held-out busbw error: median " << f2(*heldout_median) << " %, worst "
+              << f2(*heldout_max) << " %\n";
+  }
+  report["heldout_median_abs_pct_error"] = optional_json(heldout_median);
+  report["heldout_max_abs_pct_error"] = optional_json(heldout_max);
+  ordered_json hints_json = ordered_json::array();
+  for (const HealthHint& h : hints) {
+    std::cout << "# hint: " << h.path << ": " << h.message << "\n";
+    hints_json.push_back({{"path", h.path}, {"message", h.message}});
+  }
+  report["hints"] = hints_json;
+
+  // The calibrated fragment: what `fabricsim run --set` (or an include) takes.
+  std::ostringstream yaml;
+  yaml << "# fabricsim calibrate: fitted from";
+  for (const auto& p : opts.perftest) yaml << " " << p;
+  for (const auto& p : opts.nccl_tests) yaml << " " << p;
+  yaml << "\n# report: " << report_path.string() << "\n";
+  ordered_json fragment = ordered_json::object();
+  const int64_t rate = chosen ? chosen->rate_bps
+                              : (link_rate_Gbps ? static_cast<int64_t>(*link_rate_Gbps * 1e9) : 0);
+  if (rate > 0) {
+    yaml << "link:\n  host_rate: " << rate << "bps   # " << format_rate(rate)
+         << (chosen ? ", fitted through the simulator" : ", perftest's bandwidth as a line rate")
+         << "\n";
+    fragment["link.host_rate"] = std::to_string(rate) + "bps";
+    if (chosen) {
+      yaml << "  fabric_rate: " << chosen->fabric_rate_bps << "bps   # scaled with it\n";
+      fragment["link.fabric_rate"] = std::to_string(chosen->fabric_rate_bps) + "bps";
+    }
+  }
+  if (chosen) {
+    yaml << "nccl:\n  launch_latency: " << chosen->launch_ps << "ps   # "
+         << format_time(chosen->launch_ps) << "\n";
+    fragment["nccl.launch_latency"] = std::to_string(chosen->launch_ps) + "ps";
+  }
+  report["fragment"] = fragment;
+  {
+    std::ofstream y(out, std::ios::trunc);
+    y << yaml.str();
+    std::ofstream r(report_path, std::ios::trunc);
+    r << report.dump(2) << "\n";
+    if (!y || !r) throw std::runtime_error("cannot write " + opts.out + " or its report");
+  }
+  const std::string plotted = write_plots(out.parent_path() / out.stem(), plots);
+  std::cout << "# wrote      : " << out.string() << ", " << report_path.string()
+            << (plotted.empty() ? "" : ", " + plotted) << "\n";
+  if (!fragment.empty()) {
+    std::cout << "# use        : fabricsim run SCENARIO.yaml";
+    for (const auto& [k, v] : fragment.items())
+      std::cout << " --set " << k << "=" << v.get<std::string>();
+    std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace fabricsim

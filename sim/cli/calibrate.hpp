@@ -1,0 +1,31 @@
+// `fabricsim calibrate`: fit the model to perftest and nccl-tests outputs (wiring only; the
+// parsers and fits are in calibration/).
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "sim/cli/run.hpp"
+
+namespace fabricsim {
+
+struct CalibrateOptions {
+  std::vector<std::string> perftest;    ///< --perftest FILE (repeatable)
+  std::vector<std::string> nccl_tests;  ///< --nccl-tests FILE (repeatable)
+  RunOptions scenario;                  ///< --scenario FILE and --set: the fabric to fit through
+  std::string out;                      ///< --out FILE.yaml; FILE.report.json beside it
+  /// --holdout: "" none; "above=SIZE" leaves every size >= SIZE out of the fits; "file=PATH"
+  /// leaves that nccl-tests log out and predicts it.
+  std::string holdout;
+  int64_t max_sim_bytes = 256 << 20;  ///< sizes above this are not simulated
+};
+
+/// Parses, fits, prints the tables and hints, and writes the calibrated YAML fragment and the
+/// report. With a scenario, fits link.host_rate and nccl.launch_latency by simulating the
+/// scenario with each log's collective and rank count until the simulated busbw at the largest
+/// fitted size and the time at the smallest match the log, then compares every size. Returns
+/// an exit code; throws ConfigError (exit 2) and ParseError (exit 2) for bad input.
+int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interrupt);
+
+}  // namespace fabricsim
