@@ -38,6 +38,9 @@ PerftestBwFit fit_perftest_bw(const PerftestLog& log) {
   const double per_direction = log.bidirectional ? 0.5 : 1.0;
   for (const PerftestBwRow& r : log.bw_rows) {
     if (!(r.bw_avg_Bps > 0) || r.bytes <= 0) continue;
+    // A size not above the last one kept (tables pasted twice, concatenated runs) is skipped:
+    // the fit needs increasing sizes; the first run's rows stand.
+    if (!s.empty() && static_cast<double>(r.bytes) <= s.back()) continue;
     const double bw = r.bw_avg_Bps * per_direction;
     s.push_back(static_cast<double>(r.bytes));
     t.push_back(static_cast<double>(r.bytes) / bw);
@@ -54,7 +57,7 @@ PerftestBwFit fit_perftest_bw(const PerftestLog& log) {
     // Two regimes at most: overhead-bound small messages, bandwidth-bound large ones (one line
     // through both would bend β towards the small sizes' many points). α from the first
     // segment, β from the last.
-    const std::vector<Segment> segs = fit_piecewise(s, t, w, 2, 3);
+    const std::vector<Segment> segs = fit_piecewise(s, t, w, 3, 3);
     line = segs.back().fit;
     line.intercept = segs.front().fit.intercept;
     line.intercept_ci95 = segs.front().fit.intercept_ci95;
@@ -165,8 +168,18 @@ NcclFit fit_nccl(const NcclLog& log, int64_t heldout_from_bytes) {
   if (s.size() < 2) {
     throw std::invalid_argument(log.path + ": fewer than 2 sizes with a time to fit");
   }
-  const int min_points = s.size() >= 9 ? 3 : 2;
-  const std::vector<Segment> segments = fit_piecewise(s, t, w, 3, min_points);
+  // Regimes of at least 3 sizes (a line through 2 has no interval); fewer regimes while one of
+  // them is unphysical (a latency below zero beyond its interval, or a bandwidth <= 0).
+  const int min_points = s.size() >= 6 ? 3 : 2;
+  std::vector<Segment> segments;
+  for (int max_segments = s.size() >= 6 ? 3 : 1; max_segments >= 1; --max_segments) {
+    segments = fit_piecewise(s, t, w, max_segments, min_points);
+    const bool physical = std::all_of(segments.begin(), segments.end(), [](const Segment& g) {
+      const double ci = std::isnan(g.fit.intercept_ci95) ? 0 : g.fit.intercept_ci95;
+      return g.fit.slope > 0 && g.fit.intercept >= -ci;
+    });
+    if (physical) break;
+  }
   for (const Segment& g : segments) {
     f.regimes.push_back(NcclRegime{fitted[g.first]->size_bytes, fitted[g.last - 1]->size_bytes,
                                    Estimate{g.fit.intercept, g.fit.intercept_ci95},

@@ -47,6 +47,12 @@ struct SimPoint {
 };
 using SimCurve = std::map<int64_t, SimPoint>;
 
+/// A calibration simulation that did not finish (interrupted, deadlocked, stopped).
+struct SimStopped {
+  bool interrupted;
+  std::string reason;
+};
+
 struct SimContext {
   const CalibrateOptions& opts;
   const std::atomic<bool>* interrupt;
@@ -74,11 +80,19 @@ SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const std::vect
   Scenario sc = load(run);
   const Prepared prepared = prepare(sc);
   const RunReport rep = simulate(sc, prepared, ctx.interrupt, false);
+  if (!rep.complete) throw SimStopped{rep.interrupted, rep.stop_reason};
   SimCurve curve;
   for (const CollectiveRow& r : rep.rows) {
     if (r.time_ps > 0) curve[r.size_bytes] = SimPoint{r.busbw_GBps, r.time_ps / 1e6};
   }
   return curve;
+}
+
+/// A row's busbw from its time column (the printed busbw is rounded to 0.01 GB/s, 0.00 at small
+/// sizes), GB/s, with nccl-tests' factor.
+double measured_busbw(const NcclLog& log, const NcclLogRow& r) {
+  const double factor = log.nranks >= 2 ? busbw_factor(log.collective, log.nranks) : 1.0;
+  return static_cast<double>(r.size_bytes) / r.oop_time_us * 1e-3 * factor;
 }
 
 /// The log's out-of-place rows by size.
@@ -111,7 +125,9 @@ struct SimFit {
   };
   std::vector<Point> points;
   std::optional<double> fitted_median, fitted_max, heldout_median, heldout_max;
-  std::string skipped;  ///< why the log was not simulated ("" = it was)
+  std::string skipped;      ///< why the log was not simulated ("" = it was)
+  std::string warning;      ///< a fit the scenario cannot really make ("" = none)
+  std::string layout_note;  ///< the scenario's layout differs from the log's
 };
 
 void errors_of(SimFit& f) {
@@ -126,14 +142,27 @@ void errors_of(SimFit& f) {
 /// Fits link.host_rate and nccl.launch_latency so that simulating the log's collective matches
 /// its busbw at the largest fitted size and its time at the smallest.
 SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, int64_t heldout_from,
-                                    int64_t start_rate_bps, int hosts) {
+                                    int64_t start_rate_bps, int hosts, int gpus_per_server) {
   SimFit f;
   f.path = log.path;
   const auto rows = rows_by_size(log);
   if (log.nranks < 2 || log.nranks > hosts) {
     f.skipped = "the log has " + std::to_string(log.nranks) + " ranks and the scenario " +
-                std::to_string(hosts) + " GPUs";
+                std::to_string(hosts) +
+                " GPUs; pass a scenario (or --set its topology) with at "
+                "least " +
+                std::to_string(log.nranks) + " GPUs";
     return f;
+  }
+  if (log.nodes > 0) {
+    const int servers = (log.nranks + gpus_per_server - 1) / gpus_per_server;
+    if (servers != log.nodes) {
+      f.layout_note = "the log's " + std::to_string(log.nranks) + " ranks ran on " +
+                      std::to_string(log.nodes) + " node" + (log.nodes == 1 ? "" : "s") +
+                      ", the scenario puts them on " + std::to_string(servers) + " server" +
+                      (servers == 1 ? "" : "s") + " of " + std::to_string(gpus_per_server) +
+                      " GPUs: the fitted values absorb the difference";
+    }
   }
   std::vector<int64_t> fit_sizes, all_sizes;
   for (const auto& [bytes, row] : rows) {
@@ -147,7 +176,7 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
   }
   const int64_t small = fit_sizes.front(), large = fit_sizes.back();
   int64_t rate = start_rate_bps;
-  const double target_busbw = rows.at(large)->oop_busbw_GBps;
+  const double target_busbw = measured_busbw(log, *rows.at(large));
   for (int round = 0; round < 4; ++round) {
     const SimCurve c = simulate_log(ctx, log, sim_sizes(rows, large, large), rate, 0);
     if (!c.count(large) || !(c.at(large).busbw_GBps > 0)) break;
@@ -160,6 +189,15 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
     const double gap_us = rows.at(small)->oop_time_us - c0.at(small).time_us;
     f.launch_ps = std::max<int64_t>(0, std::llround(gap_us * 1e6));
   }
+  {
+    const SimCurve check = simulate_log(ctx, log, sim_sizes(rows, large, large), rate, 0);
+    if (check.count(large) && std::abs(check.at(large).busbw_GBps / target_busbw - 1) > 0.02) {
+      f.warning = "busbw at " + format_size(large) + " does not follow link.host_rate here (" +
+                  f2(check.at(large).busbw_GBps) + " GB/s simulated at best against " +
+                  f2(target_busbw) +
+                  " measured): another link (NVLink, the fabric) limits it in this scenario";
+    }
+  }
   f.rate_bps = rate;
   f.fabric_rate_bps = std::llround(ctx.base_fabric_rate_bps * static_cast<double>(rate) /
                                    static_cast<double>(ctx.base_host_rate_bps));
@@ -167,7 +205,7 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
       ctx, log, sim_sizes(rows, all_sizes.front(), all_sizes.back()), rate, f.launch_ps);
   for (const int64_t bytes : all_sizes) {
     if (!curve.count(bytes)) continue;
-    f.points.push_back({bytes, rows.at(bytes)->oop_busbw_GBps, curve.at(bytes).busbw_GBps,
+    f.points.push_back({bytes, measured_busbw(log, *rows.at(bytes)), curve.at(bytes).busbw_GBps,
                         heldout_from > 0 && bytes >= heldout_from});
   }
   errors_of(f);
@@ -241,20 +279,31 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout", e.what());
       }
     } else if (kind == "file" && !value.empty()) {
-      if (std::find(opts.nccl_tests.begin(), opts.nccl_tests.end(), value) ==
-          opts.nccl_tests.end()) {
+      const auto same = [&](const std::string& a) {
+        std::error_code e1, e2;
+        return std::filesystem::weakly_canonical(a, e1) ==
+               std::filesystem::weakly_canonical(value, e2);
+      };
+      if (std::count_if(opts.nccl_tests.begin(), opts.nccl_tests.end(), same) != 1) {
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
-                          "the held-out file must be one of the --nccl-tests logs");
+                          "the held-out file must be exactly one of the --nccl-tests logs");
       }
       if (opts.nccl_tests.size() < 2) {
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
                           "holding out the only --nccl-tests log leaves nothing to fit");
       }
-      heldout_file = value;
+      heldout_file = *std::find_if(opts.nccl_tests.begin(), opts.nccl_tests.end(), same);
     } else {
       throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
                         "expected above=SIZE (e.g. above=64MiB) or file=PATH");
     }
+  }
+  if (opts.scenario.scenario_path.empty() && !opts.scenario.sets.empty()) {
+    throw ConfigError(where, 0, 0, "--set", "--set changes the --scenario; give one");
+  }
+  if (!heldout_file.empty() && opts.scenario.scenario_path.empty()) {
+    throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                      "predicting a held-out file needs --scenario (the fabric to simulate it on)");
   }
   const std::filesystem::path out(opts.out);
   const std::filesystem::path report_path =
@@ -300,10 +349,16 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
                    {"per_kib_us", f.per_kib_us ? estimate_json(*f.per_kib_us) : nullptr}};
     } else {
       const PerftestBwFit f = fit_perftest_bw(log);
-      std::cout << "#   t(s) = a + s/B: a = " << f2(f.overhead_ns.value) << " +- "
-                << f2(f.overhead_ns.ci95) << " ns, B = " << f2(f.bandwidth_Gbps.value) << " +- "
-                << f2(f.bandwidth_Gbps.ci95) << " Gb/s payload (line rate " << f2(f.line_rate_Gbps)
-                << " Gb/s), R2 " << f2(f.r2) << "\n";
+      if (std::isnan(f.bandwidth_Gbps.ci95)) {  // one message size: no line to fit
+        std::cout << "#   one size: B = " << f2(f.bandwidth_Gbps.value)
+                  << " Gb/s payload (line rate " << f2(f.line_rate_Gbps)
+                  << " Gb/s); no per-message overhead or interval without a sweep (-a)\n";
+      } else {
+        std::cout << "#   t(s) = a + s/B: a = " << f2(f.overhead_ns.value) << " +- "
+                  << f2(f.overhead_ns.ci95) << " ns, B = " << f2(f.bandwidth_Gbps.value) << " +- "
+                  << f2(f.bandwidth_Gbps.ci95) << " Gb/s payload (line rate "
+                  << f2(f.line_rate_Gbps) << " Gb/s), R2 " << f2(f.r2) << "\n";
+      }
       std::cout << "#        bytes   measured Gb/s   fitted Gb/s\n";
       ordered_json pts = ordered_json::array();
       for (const auto& p : f.points) {
@@ -330,8 +385,17 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
                    {"points", pts}};
       const auto h = health_hints(log, f, nominal_rate_Gbps(log.meta));
       hints.insert(hints.end(), h.begin(), h.end());
-      link_rate_Gbps = std::max(link_rate_Gbps.value_or(0), f.line_rate_Gbps);
-      link_GBps = std::max(link_GBps.value_or(0), f.bandwidth_Gbps.value / 8);
+      // An undetermined bandwidth (a sweep that stops before its plateau) is not a link rate.
+      if (!(f.bandwidth_Gbps.ci95 > 0.25 * f.bandwidth_Gbps.value)) {
+        if (link_rate_Gbps &&
+            std::abs(*link_rate_Gbps - f.line_rate_Gbps) > 0.1 * f.line_rate_Gbps) {
+          hints.push_back({log.path, "its link rate (" + f2(f.line_rate_Gbps) +
+                                         " Gb/s) differs from another perftest log's (" +
+                                         f2(*link_rate_Gbps) + "): the fragment takes the larger"});
+        }
+        link_rate_Gbps = std::max(link_rate_Gbps.value_or(0), f.line_rate_Gbps);
+        link_GBps = std::max(link_GBps.value_or(0), f.bandwidth_Gbps.value / 8);
+      }
     }
     report["inputs"].push_back(in);
   }
@@ -348,7 +412,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     try {
       f = fit_nccl(log, held ? 0 : heldout_from);
     } catch (const std::invalid_argument& e) {
-      std::cout << "# nccl-tests " << log.path << ": not fitted: " << e.what() << "\n";
+      std::cout << "# nccl-tests " << log.path << ": not fitted (" << e.what() << ")\n";
       in["fit"] = nullptr;
       in["not_fitted"] = e.what();
       report["inputs"].push_back(in);
@@ -420,10 +484,23 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     const int64_t start_rate =
         link_rate_Gbps ? static_cast<int64_t>(*link_rate_Gbps * 1e9) : base.link.host_rate_bps;
     const SimContext ctx{opts, interrupt, base.link.host_rate_bps, base.link.fabric_rate_bps};
+    const int gpus_per_server = std::max(1, prepared.fabric.gpus_per_server);
     for (const NcclLog& log : nccls) {
       if (log.path == heldout_file) continue;
-      SimFit s = calibrate_through_simulation(ctx, log, heldout_from, start_rate, hosts);
-      if (s.skipped.empty() && !chosen) chosen = s;
+      SimFit s;
+      try {
+        s = calibrate_through_simulation(ctx, log, heldout_from, start_rate, hosts,
+                                         gpus_per_server);
+      } catch (const SimStopped& stop) {
+        if (stop.interrupted) {
+          std::cerr << "fabricsim: calibrate interrupted during the simulation of " << log.path
+                    << ": nothing written\n";
+          return kExitInterrupted;
+        }
+        s.path = log.path;
+        s.skipped = "the simulation did not finish: " + stop.reason;
+      }
+      if (s.skipped.empty() && s.warning.empty() && !chosen) chosen = s;
       sims.push_back(std::move(s));
     }
     if (!heldout_file.empty() && chosen) {
@@ -442,12 +519,21 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         if (log.nranks < 2 || log.nranks > hosts || sizes.empty()) {
           s.skipped = "the log's ranks or sizes do not fit the scenario";
         } else {
-          const SimCurve curve = simulate_log(
-              ctx, log, sim_sizes(rows, sizes.front(), sizes.back()), s.rate_bps, s.launch_ps);
+          SimCurve curve;
+          try {
+            curve = simulate_log(ctx, log, sim_sizes(rows, sizes.front(), sizes.back()), s.rate_bps,
+                                 s.launch_ps);
+          } catch (const SimStopped& stop) {
+            if (stop.interrupted) {
+              std::cerr << "fabricsim: calibrate interrupted: nothing written\n";
+              return kExitInterrupted;
+            }
+            s.skipped = "the simulation did not finish: " + stop.reason;
+          }
           for (int64_t bytes : sizes) {
             if (curve.count(bytes)) {
               s.points.push_back(
-                  {bytes, rows.at(bytes)->oop_busbw_GBps, curve.at(bytes).busbw_GBps, true});
+                  {bytes, measured_busbw(log, *rows.at(bytes)), curve.at(bytes).busbw_GBps, true});
             }
           }
           errors_of(s);
@@ -464,8 +550,16 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         continue;
       }
       std::cout << "link.host_rate " << format_rate(s.rate_bps) << ", nccl.launch_latency "
-                << format_time(s.launch_ps)
-                << "\n#        bytes  busbw measured  busbw simulated\n";
+                << format_time(s.launch_ps) << "\n";
+      if (!s.warning.empty()) {
+        std::cout << "#   not used for the fragment: " << s.warning << "\n";
+        hints.push_back({s.path, s.warning});
+      }
+      if (!s.layout_note.empty()) {
+        std::cout << "#   note: " << s.layout_note << "\n";
+        hints.push_back({s.path, s.layout_note});
+      }
+      std::cout << "#        bytes  busbw measured  busbw simulated\n";
       ordered_json pts = ordered_json::array();
       for (const auto& p : s.points) {
         char buf[112];
@@ -546,6 +640,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   for (const auto& p : opts.perftest) yaml << " " << p;
   for (const auto& p : opts.nccl_tests) yaml << " " << p;
   yaml << "\n# report: " << report_path.string() << "\n";
+  if (chosen) yaml << "# fitted through the simulation of " << chosen->path << "\n";
   ordered_json fragment = ordered_json::object();
   const int64_t rate = chosen ? chosen->rate_bps
                               : (link_rate_Gbps ? static_cast<int64_t>(*link_rate_Gbps * 1e9) : 0);

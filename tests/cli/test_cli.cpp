@@ -1327,3 +1327,54 @@ TEST_CASE("collectives: second tester's findings") {
     CHECK(r.out.find(", 1 channel,") != std::string::npos);
   }
 }
+
+TEST_CASE("calibrate: a fresh tester's findings") {
+  const fs::path out = scratch("cal_fresh") / "cal.yaml";
+  SECTION("logs whose small rows print busbw 0.00 calibrate through a scenario (was exit 1)") {
+    // The p4de log prints busbw 0.00 up to 1 KiB; the comparison uses the time column.
+    const Result r = fabricsim(
+        "calibrate --scenario scenarios/quickstart.yaml --max-sim-size 1MiB --nccl-tests "
+        "tests/data/nccl/nccl-allreduce-a100-2node-aws-p4de-efa-01.txt --out " +
+        out.string());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("fitted sizes: busbw error median") != std::string::npos);
+    // 16 ranks on 2 nodes in the log, on 16 one-GPU servers in the quickstart: said.
+    CHECK(r.out.find("ran on 2 nodes, the scenario puts them on 16 servers") != std::string::npos);
+  }
+  SECTION("a perftest table pasted twice fits the first run (was exit 1)") {
+    const std::string log = slurp(fs::path(FABRICSIM_SOURCE_DIR) /
+                                  "tests/data/perftest/"
+                                  "perftest-ib_write_bw-ib-100g-a100-gpudirect-k8s-t9k-01.txt");
+    const fs::path twice = scratch("cal_fresh") / "twice.txt";
+    std::ofstream(twice) << log << log;
+    const Result r = fabricsim("calibrate --perftest " + twice.string() + " --out " + out.string());
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("B = 81.") != std::string::npos);  // the log's plateau, 80.96 Gb/s
+  }
+  SECTION("a scenario that deadlocks is reported, and nothing is claimed fitted") {
+    const Result r = fabricsim(
+        "calibrate --scenario scenarios/pfc-deadlock-ring.yaml --nccl-tests "
+        "tests/data/nccl/nccl-allreduce-h200-2x1-gcp-a3ultra-roce-mpioperator-01.txt --out " +
+        out.string());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("skipped (the simulation did not finish") != std::string::npos);
+    CHECK(slurp(out).find("fitted through the simulator") == std::string::npos);
+  }
+  SECTION("options that cannot take effect are bad input") {
+    const std::string nccl = "tests/data/nccl/nccl-allreduce-h100-2node-8hca-01.txt";
+    const Result set = fabricsim("calibrate --nccl-tests " + nccl +
+                                 " --set link.host_rate=100Gbps --out " + out.string());
+    CHECK(set.exit_code == 2);
+    CHECK(set.err.find("--set changes the --scenario") != std::string::npos);
+    const Result file = fabricsim("calibrate --nccl-tests " + nccl +
+                                  " --nccl-tests "
+                                  "tests/data/nccl/nccl-allreduce-h100-2node-aws-p5-efa-01.txt "
+                                  "--holdout file=./" +
+                                  nccl + " --out " + out.string());
+    CHECK(file.exit_code == 2);
+    CHECK(file.err.find("needs --scenario") != std::string::npos);  // and ./path is the same file
+  }
+}
