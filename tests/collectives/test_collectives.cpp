@@ -15,6 +15,7 @@
 #include "../support.hpp"
 #include "collectives/collectives.hpp"
 #include "collectives/replay.hpp"
+#include "dag_support.hpp"
 
 using namespace fabricsim;
 
@@ -78,16 +79,7 @@ std::vector<Buffer> run_symbolic(const TransferDag& dag, int n, const std::vecto
   return final_buffers;
 }
 
-// Longest dependency chain, in transfers.
-int critical_path(const TransferDag& dag) {
-  std::vector<int> depth(dag.size(), 1);
-  int longest = 0;
-  for (uint32_t t = 0; t < dag.size(); ++t) {
-    longest = std::max(longest, depth[t]);
-    for (uint32_t d : dag.dependents(t)) depth[d] = std::max(depth[d], depth[t] + 1);
-  }
-  return longest;
-}
+using fabricsim::testing::critical_path;
 
 std::vector<int64_t> bytes_sent(const TransferDag& dag, int n) {
   std::vector<int64_t> sent(n, 0);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collectives/tree.hpp"
+#include "dag_support.hpp"
 
 using namespace fabricsim;
 
@@ -38,16 +39,7 @@ int ceil_log2(int n) {
   return k;
 }
 
-// Longest dependency chain, in transfers.
-int critical_path(const TransferDag& dag) {
-  std::vector<int> depth(dag.size(), 1);
-  int longest = 0;
-  for (uint32_t t = 0; t < dag.size(); ++t) {
-    longest = std::max(longest, depth[t]);
-    for (uint32_t d : dag.dependents(t)) depth[d] = std::max(depth[d], depth[t] + 1);
-  }
-  return longest;
-}
+using fabricsim::testing::critical_path;
 
 // What the header promises for one tree_allreduce call, derived here from its parameters.
 struct Expected {
