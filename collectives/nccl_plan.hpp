@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "collectives/nccl_model.hpp"
 #include "collectives/nccl_tests.hpp"
@@ -32,7 +33,9 @@ struct NcclRunSetup {
   std::string algorithm = "auto";         ///< workload.algorithm: auto or a plan.hpp name
   std::string protocol = "auto";          ///< workload.protocol: auto, ll, ll128, simple
   int root = 0;
-  RankLayout layout;
+  RankLayout layout;  ///< gpus_per_server = ranks per server (workload.ranks_per_server)
+  /// The fabric's host id of each rank (layout.ranks entries); empty = rank r on host r.
+  std::vector<int> rank_hosts;
   int channels = 1;  ///< NCCL channels (clamped to NCCL_MIN/MAX_NCHANNELS)
   NcclSettings settings;
   NcclTuneInputs tune;  ///< the cost model's view of the fabric (collective set per size)

@@ -47,6 +47,10 @@ PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_
 }
 
 void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) {
+  if (!rank_hosts_.empty()) {
+    src_rank = rank_hosts_[static_cast<size_t>(src_rank)];
+    dst_rank = rank_hosts_[static_cast<size_t>(dst_rank)];
+  }
   net_.send(src_rank, dst_rank, bytes, flow, tag);
 }
 

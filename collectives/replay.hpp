@@ -91,6 +91,8 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   PacketTransport(Simulator& sim, Network& net);
   void attach(DagReplayer* replayer) { replayer_ = replayer; }
   void attach_traffic(TrafficPlayer* traffic) { traffic_ = traffic; }
+  /// The host id of each rank (NcclRunSetup::rank_hosts); empty = rank r on host r.
+  void set_rank_hosts(std::vector<int> hosts) { rank_hosts_ = std::move(hosts); }
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
   void post_after(int64_t delay_ps, uint64_t tag) override;
   SimTime now() const override { return sim_.now(); }
@@ -102,6 +104,7 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   Network& net_;
   DagReplayer* replayer_ = nullptr;
   TrafficPlayer* traffic_ = nullptr;
+  std::vector<int> rank_hosts_;
 };
 
 }  // namespace fabricsim

@@ -470,11 +470,27 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   setup.algorithm = w.algorithm;
   setup.protocol = w.protocol;
   const int hosts = static_cast<int>(fabric.hosts.size());
-  const int ranks = w.ngpus > 0 ? w.ngpus : hosts;
-  if (ranks > hosts) {
+  const int server_gpus = std::max(1, fabric.gpus_per_server);
+  const int per_server = w.ranks_per_server > 0 ? w.ranks_per_server : server_gpus;
+  if (per_server > server_gpus) {
+    throw key_error(sc, "workload.ranks_per_server",
+                    "ranks_per_server is " + std::to_string(per_server) + " but a server has " +
+                        std::to_string(server_gpus) + " GPU" + (server_gpus == 1 ? "" : "s") +
+                        "; expected 1 to " + std::to_string(server_gpus));
+  }
+  // Ranks fill servers R at a time (rank r on GPU r mod R of server r / R), as mpirun
+  // -npernode R places them.
+  const int capacity = hosts / server_gpus * per_server;
+  const int ranks = w.ngpus > 0 ? w.ngpus : capacity;
+  if (ranks > capacity) {
     throw key_error(sc, "workload.ngpus",
                     "ngpus is " + std::to_string(ranks) + " but the fabric has " +
-                        std::to_string(hosts) + " GPUs; expected at most " + std::to_string(hosts));
+                        std::to_string(hosts) + " GPUs" +
+                        (per_server < server_gpus
+                             ? ", " + std::to_string(capacity) + " of them at ranks_per_server " +
+                                   std::to_string(per_server)
+                             : std::string()) +
+                        "; expected at most " + std::to_string(capacity));
   }
   const bool rooted = w.collective == "broadcast" || w.collective == "reduce";
   if (sc.origins.count("workload.root") && !rooted) {
@@ -536,8 +552,14 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
                         "; expected one protocol setting that allows it");
   }
 
-  const int g = std::max(1, fabric.gpus_per_server);
+  const int g = per_server;
   setup.layout = RankLayout{ranks, g};
+  if (per_server != server_gpus) {
+    setup.rank_hosts.resize(static_cast<size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+      setup.rank_hosts[static_cast<size_t>(r)] = r / g * server_gpus + r % g;
+    }
+  }
   if (ranks % g != 0) {
     // NCCL's trees join whole nodes; with a partial server only the ring (and the others) run.
     if (w.algorithm == "tree") {
@@ -561,9 +583,15 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
       std::fprintf(stderr, "fabricsim: note: %s\n", setup.note.c_str());
     }
   }
-  const int nics = fabric.kind == "rail-optimized"
-                       ? (sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : g)
-                       : 1;
+  // The NICs the ranks of one server use: on a rail-optimized server NIC n hangs off GPU n mod G
+  // (rail_optimized.hpp), and the ranks sit on GPUs 0 to R − 1.
+  int nics = 1;
+  if (fabric.kind == "rail-optimized") {
+    const int n_nics = sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : server_gpus;
+    nics = 0;
+    for (int n = 0; n < n_nics; ++n) nics += n % server_gpus < g ? 1 : 0;
+    nics = std::max(1, nics);
+  }
   // NCCL opens two channels per NIC on InfiniBand/RoCE (its ring search duplicates the
   // channels it finds); NCCL_MIN/MAX_NCHANNELS bound the count.
   int channels = std::min(2 * nics, kNcclMaxChannelsAccepted);
@@ -657,6 +685,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   sim.set_interrupt_flag(interrupt);
   Network net(sim, fabric, routes, net_config_for(sc));
   PacketTransport transport(sim, net);
+  transport.set_rank_hosts(prepared.nccl.rank_hosts);
   std::optional<TraceObserver> observer;
   if (trace != nullptr) {
     observer.emplace(*trace, net);

@@ -859,6 +859,8 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.workload.redop = v.choice(kRedops); }},
   {"workload", "ngpus", false,
    [](const Value& v, Scenario& s) { s.workload.ngpus = int(v.integer(2, 1 << 20)); }},
+  {"workload", "ranks_per_server", false,
+   [](const Value& v, Scenario& s) { s.workload.ranks_per_server = int(v.integer(1, 1024)); }},
   {"workload", "root", false,
    [](const Value& v, Scenario& s) { s.workload.root = int(v.integer(0, (1 << 20) - 1)); }},
   {"nccl", "algo", false, [](const Value& v, Scenario& s) { s.nccl.algo = v.string(); }},

@@ -290,7 +290,10 @@ struct WorkloadConfig {
   int64_t maxbytes = 0;            ///< last size of the sweep, bytes (-e); at most 64GiB
   int64_t stepfactor = 2;          ///< multiplicative step between sizes (-f); >= 2
   int ngpus = 0;                   ///< ranks taking part: the first ngpus GPUs; 0 = every GPU
-  int root = 0;                    ///< broadcast and reduce root rank (-r)
+  /// Ranks placed on each server (mpirun -npernode, srun --ntasks-per-node): rank r runs on
+  /// GPU r mod R of server r / R. 0 = all the server's GPUs. 1 reproduces an "N x 1" job.
+  int ranks_per_server = 0;
+  int root = 0;  ///< broadcast and reduce root rank (-r)
 };
 
 /// `nccl:` section: NCCL's environment variables, under their names without NCCL_ and in

@@ -1057,6 +1057,54 @@ TEST_CASE("collectives: ngpus picks the first GPUs, and busbw uses that rank cou
   CHECK(row["busbw_GBps"].get<double>() == Approx(row["algbw_GBps"].get<double>() * 2 * 3 / 4.0));
 }
 
+TEST_CASE("collectives: ranks_per_server places an N x 1 job one rank per server, on the NICs") {
+  // 2 ranks of a rail fabric (4 servers of 8 H100, 400G NICs), Ring/Simple at 64 MiB.
+  const std::string base =
+      "run scenarios/rail_optimized_h100_su.yaml --set topology.servers_per_su=4 --set "
+      "topology.spines=1 --set workload.ngpus=2 --set workload.algorithm=ring --set "
+      "workload.protocol=simple --set workload.minbytes=64MiB --set workload.maxbytes=64MiB";
+  const auto busbw = [](const fs::path& d) {
+    const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+    return std::make_pair(j["collectives"][0]["busbw_GBps"].get<double>(),
+                          j["nccl"]["servers"].get<int>());
+  };
+  const fs::path one = scratch("rps1"), packed = scratch("rps8");
+  REQUIRE(fabricsim(base + " --set workload.ranks_per_server=1 --out " + one.string()).exit_code ==
+          0);
+  REQUIRE(fabricsim(base + " --out " + packed.string()).exit_code == 0);
+  // One rank per server: every byte crosses one 400 Gb/s NIC each way, so busbw (= algbw for
+  // 2 ranks) is bounded by 50 GB/s and, with 64 MiB in large chunks, close to it.
+  const auto [nic_busbw, nic_servers] = busbw(one);
+  CHECK(nic_servers == 2);
+  CHECK(nic_busbw <= 50.0);
+  CHECK(nic_busbw >= 0.9 * 50.0);
+  // Both ranks on server 0 (the default: ranks fill servers) move over NVLink (450 GB/s).
+  const auto [nvl_busbw, nvl_servers] = busbw(packed);
+  CHECK(nvl_servers == 1);
+  CHECK(nvl_busbw > 4 * 50.0);
+  // The bytes went through the leaves to the second server's host.
+  int64_t leaf_to_host = 0;
+  const auto ports = csv_table(one / "ports.csv");
+  for (size_t i = 1; i < ports.size(); ++i) {
+    if (cell(ports, i, "node").rfind("leaf", 0) == 0 &&
+        cell(ports, i, "peer").rfind("host", 0) == 0)
+      leaf_to_host += std::stoll(cell(ports, i, "tx_bytes"));
+  }
+  CHECK(leaf_to_host >= 64 * (int64_t{1} << 20));  // each rank receives S in a 2-rank ring
+
+  const Result many = fabricsim(
+      "validate scenarios/rail_optimized_h100_su.yaml --set workload.ranks_per_server=1 --set "
+      "workload.ngpus=40");
+  CHECK(many.exit_code == 2);
+  CHECK(many.err.find("32 of them at ranks_per_server 1; expected at most 32") !=
+        std::string::npos);
+  const Result big =
+      fabricsim("validate scenarios/rail_optimized_h100_su.yaml --set workload.ranks_per_server=9");
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("workload.ranks_per_server: ranks_per_server is 9 but a server has 8 GPUs") !=
+        std::string::npos);
+}
+
 TEST_CASE("collectives: fresh-user findings on the rail fabric and the op key") {
   const std::string rail = "scenarios/rail_optimized_h100_su.yaml";
   SECTION("a partial server: tree is refused at its key, auto runs the ring") {
