@@ -56,7 +56,8 @@ struct Layout {
   bool has_root = true;
   bool error_column = false;  ///< old format: "error" instead of "#wrong"
   int lead = 5;               ///< size count type redop [root]
-  int ncols = 13;             ///< lead + 4 (out-of-place) + 4 (in-place)
+  int ncols = 13;             ///< lead + 4 (out-of-place) + 4 (in-place) [+ 2]
+  int extra = 0;              ///< fabricsim's own table: "algorithm protocol" after the blocks
 };
 
 /// Reads the header tokens (after '#'); false if they are not an nccl-tests table header.
@@ -74,8 +75,13 @@ bool read_layout(const std::vector<std::string>& tok, Layout& out) {
   } else {
     return false;
   }
-  const int blocks = (static_cast<int>(tok.size()) - l.lead) / 4;
-  if (blocks < 1 || blocks > 2 || l.lead + 4 * blocks != static_cast<int>(tok.size())) {
+  // fabricsim run prints the same table with the algorithm and protocol of each size after it.
+  if (tok.size() >= 2 && tok[tok.size() - 2] == "algorithm" && tok.back() == "protocol") {
+    l.extra = 2;
+  }
+  const int blocks = (static_cast<int>(tok.size()) - l.extra - l.lead) / 4;
+  if (blocks < 1 || blocks > 2 ||
+      l.lead + 4 * blocks + l.extra != static_cast<int>(tok.size())) {
     return false;
   }
   for (int b = 0; b < blocks; ++b) {
@@ -192,6 +198,12 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   static const std::regex kPerftest(
       R"(\bib_(write|read|send|atomic)_(bw|lat)\b|RDMA_(Write|Read|Send)\w* \w+ Test|#bytes\s+#iterations)");
 
+  // fabricsim run's own output (a simulated log to calibrate against, or to compare).
+  static const std::regex kFabricsimRun(R"(^#\s*fabricsim \S+: (\w+), algorithm )");
+  static const std::regex kFabricsimRanks(
+      R"(^#\s*nccl\s*: (\d+) ranks on (\d+) servers? x (\d+) GPUs?\b)");
+  int fabricsim_ranks = 0, fabricsim_nodes = 0;
+
   bool in_meta_block = true;
   int perftest_line = 0;
   int header_line = 0;  // line of the current table header
@@ -260,6 +272,15 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       continue;
     }
 
+    if (std::regex_search(t, m, kFabricsimRun)) {
+      if (is_collective(m[1].str()) && coll_started.empty()) coll_started = m[1].str();
+      continue;
+    }
+    if (std::regex_search(t, m, kFabricsimRanks)) {
+      fabricsim_ranks = std::stoi(m[1]);
+      fabricsim_nodes = std::stoi(m[2]);
+      continue;
+    }
     if (std::regex_search(t, m, kStarting)) {
       const std::string name = collective_in(m[1].str());
       if (!name.empty() && coll_started.empty()) coll_started = name;
@@ -474,7 +495,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
     if (perftest_line != 0) {
       throw ParseError(path, perftest_line,
                        "this looks like a perftest output (ib_write_bw, ib_read_lat …), not "
-                       "nccl-tests; use the perftest parser");
+                       "nccl-tests (fabricsim calibrate takes it with --perftest)");
     }
     throw ParseError(path, 0,
                      "no nccl-tests result table found; expected a header line '#  size  count  "
@@ -531,13 +552,17 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
         "device list cut after rank " + std::to_string(max_rank) + "; nranks " +
         std::to_string(log.nranks) +
         (hdr_ranks >= max_rank + 1 ? " from the ## nodes x GPUs header" : " is a lower bound"));
-  } else {
+  } else if (hdr_ranks > 0) {
     log.nranks = hdr_ranks;
+  } else {
+    log.nranks = fabricsim_ranks;  // fabricsim run's "# nccl : R ranks on S servers" line
   }
   if (listed_all) {
     log.nodes = static_cast<int>(hosts.size());
   } else if (hdr_nodes > 0) {
     log.nodes = hdr_nodes;
+  } else if (log.ranks.empty() && hdr_ranks == 0 && fabricsim_nodes > 0) {
+    log.nodes = fabricsim_nodes;
   } else if (!log.ranks.empty()) {
     log.notes.push_back("device list incomplete; node count unknown (" +
                         std::to_string(hosts.size()) + " host(s) listed)");

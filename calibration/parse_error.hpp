@@ -1,6 +1,7 @@
 // Error thrown by the calibration log parsers (nccl-tests, perftest).
 #pragma once
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -23,9 +24,13 @@ struct ParseError : std::runtime_error {
   std::string message;  ///< description without the "path:line: " prefix
 };
 
-/// The whole of the log file `path`, bytes as they are. Throws ParseError (line 0) when it
-/// cannot be opened or read.
+/// The whole of the log file `path`, bytes as they are. Throws ParseError (line 0) when it is a
+/// directory or cannot be opened or read.
 inline std::string read_log_text(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ParseError(path, 0, "is a directory; expected a log file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ParseError(path, 0, "cannot open file");
   std::ostringstream ss;

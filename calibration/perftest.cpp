@@ -536,7 +536,8 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
                            std::string(trim(lines[static_cast<size_t>(e) - 1])) + "'");
     }
     std::string msg = "no perftest result table found; " + std::string(kExpectedHeader);
-    if (looks_like_nccl_tests) msg += " (this looks like an nccl-tests log)";
+    if (looks_like_nccl_tests)
+      msg += " (this looks like an nccl-tests log: fabricsim calibrate takes it with --nccl-tests)";
     throw ParseError(path, 0, msg);
   }
 

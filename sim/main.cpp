@@ -45,7 +45,7 @@ constexpr const char* kUsage =
     "      sweep.md and sweep_perf.csv (wall time per point); exit 3 if a point deadlocked,\n"
     "      1 if one stopped otherwise\n"
     "  calibrate [--perftest FILE]... [--nccl-tests FILE]... [--scenario SCENARIO.yaml]\n"
-    "        [--set KEY=VALUE]... [--holdout above=SIZE|file=PATH] --out FILE.yaml\n"
+    "        [--set KEY=VALUE]... [--holdout above=SIZE|largest=N|file=PATH] --out FILE.yaml\n"
     "      parse perftest and nccl-tests outputs, fit link bandwidth, per-message overhead and\n"
     "      latency/bandwidth per regime (with 95% intervals), flag unhealthy logs; with\n"
     "      --scenario, fit link.host_rate and nccl.launch_latency through the simulation and\n"
@@ -71,12 +71,14 @@ int dispatch(int argc, char** argv) {
         "nccl-tests", po::value<std::vector<std::string>>(&c.nccl_tests)->composing(),
         "an all_reduce_perf (or other nccl-tests) output")(
         "scenario", po::value<std::string>(&c.scenario.scenario_path),
-        "fit link.host_rate and nccl.launch_latency through this scenario's simulation")(
-        "set", po::value<std::vector<std::string>>(&c.scenario.sets)->composing(),
-        "override a scenario key")("out", po::value<std::string>(&c.out),
-                                   "the calibrated YAML fragment (FILE.report.json beside it)")(
+        "fit link.host_rate, nccl.launch_latency and nccl.step_latency through this scenario's "
+        "simulation")("set", po::value<std::vector<std::string>>(&c.scenario.sets)->composing(),
+                      "override a scenario key")(
+        "out", po::value<std::string>(&c.out),
+        "the calibrated YAML fragment (FILE.report.json beside it)")(
         "holdout", po::value<std::string>(&c.holdout),
-        "above=SIZE: leave sizes >= SIZE out of the fits; file=PATH: leave that log out")(
+        "above=SIZE: leave sizes >= SIZE out of the fits; largest=N: each log's N largest sizes; "
+        "file=PATH: leave that log out and predict it")(
         "max-sim-size", po::value<std::string>(&max_sim),
         "simulate sizes up to this (default 256MiB)");
     po::variables_map cvm;

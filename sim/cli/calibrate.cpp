@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -58,25 +59,83 @@ struct SimContext {
   const std::atomic<bool>* interrupt;
   int64_t base_host_rate_bps;    ///< the scenario's link.host_rate
   int64_t base_fabric_rate_bps;  ///< and link.fabric_rate, scaled with it
+  int gpus_per_server;           ///< the scenario's GPUs per server
+  int servers;                   ///< and servers
 };
 
-SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const std::vector<int64_t>& sizes,
-                      int64_t rate_bps, int64_t launch_ps) {
+/// What the simulation fits: the NIC rate, NCCL's launch latency and its per-step latency.
+struct SimParams {
+  int64_t rate_bps = 0;   ///< link.host_rate (link.fabric_rate scales with it)
+  int64_t launch_ps = 0;  ///< nccl.launch_latency
+  int64_t step_ps = -1;   ///< nccl.step_latency; -1 = NCCL's per-algorithm/protocol constants
+};
+
+/// Where a log's ranks go in the scenario.
+struct Placement {
+  int ranks_per_server = 0;  ///< workload.ranks_per_server to set; 0 = the scenario's default
+  std::string note;          ///< the scenario cannot hold the log's layout: what it does instead
+  std::string skipped;       ///< the scenario cannot hold the log at all: why
+};
+
+/// The log's layout (nodes × ranks per node, from its header or rank lines) on the scenario's
+/// servers: the same when the scenario has the nodes and the GPUs per node, else ranks fill
+/// its servers and the note says so.
+Placement place(const SimContext& ctx, const NcclLog& log) {
+  Placement p;
+  const int g = ctx.gpus_per_server;
+  if (log.collective.empty()) {
+    p.skipped =
+        "the log names no collective (no '<name>_perf' command line, '## tool' header "
+        "or nccl-tests banner)";
+    return p;
+  }
+  if (log.nranks < 2 || log.nranks > ctx.servers * g) {
+    p.skipped = "the log has " + std::to_string(log.nranks) + " ranks and the scenario " +
+                std::to_string(ctx.servers * g) +
+                " GPUs; pass a scenario (or --set its topology) with at least " +
+                std::to_string(std::max(2, log.nranks)) + " GPUs";
+    return p;
+  }
+  if (log.nodes <= 0) return p;  // unknown: ranks fill servers, as a job with no -npernode
+  const int per_node = log.nranks % log.nodes == 0 ? log.nranks / log.nodes : 0;
+  if (per_node > 0 && per_node <= g && log.nodes <= ctx.servers) {
+    if (per_node < g) p.ranks_per_server = per_node;
+    return p;
+  }
+  const int servers = (log.nranks + g - 1) / g;
+  p.note = "the log's " + std::to_string(log.nranks) + " ranks ran on " +
+           std::to_string(log.nodes) + " node" + (log.nodes == 1 ? "" : "s") +
+           ", the scenario has " + std::to_string(ctx.servers) + " server" +
+           (ctx.servers == 1 ? "" : "s") + " of " + std::to_string(g) + " GPU" +
+           (g == 1 ? "" : "s") + ", so the ranks fill " + std::to_string(servers) + " of them" +
+           ": the fitted values absorb the difference";
+  return p;
+}
+
+SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const Placement& where,
+                      const std::vector<int64_t>& sizes, const SimParams& params) {
   RunOptions run = ctx.opts.scenario;
   const std::string type = log.rows.empty() ? "float" : log.rows.front().type;
   run.sets.push_back("workload.collective=" + log.collective);
   run.sets.push_back("workload.ngpus=" + std::to_string(log.nranks));
+  if (where.ranks_per_server > 0) {
+    run.sets.push_back("workload.ranks_per_server=" + std::to_string(where.ranks_per_server));
+  }
   run.sets.push_back("workload.datatype=" + type);
   run.sets.push_back("workload.minbytes=" + std::to_string(sizes.front()) + "B");
   run.sets.push_back("workload.maxbytes=" + std::to_string(sizes.back()) + "B");
   run.sets.push_back("workload.stepfactor=2");
   // The fabric links scale with the host links, so the scenario's oversubscription (uplink
   // counts from the rates) stays buildable and the same.
-  const double k = static_cast<double>(rate_bps) / static_cast<double>(ctx.base_host_rate_bps);
-  run.sets.push_back("link.host_rate=" + std::to_string(rate_bps) + "bps");
+  const double k =
+      static_cast<double>(params.rate_bps) / static_cast<double>(ctx.base_host_rate_bps);
+  run.sets.push_back("link.host_rate=" + std::to_string(params.rate_bps) + "bps");
   run.sets.push_back(
       "link.fabric_rate=" + std::to_string(std::llround(ctx.base_fabric_rate_bps * k)) + "bps");
-  run.sets.push_back("nccl.launch_latency=" + std::to_string(launch_ps) + "ps");
+  run.sets.push_back("nccl.launch_latency=" + std::to_string(params.launch_ps) + "ps");
+  if (params.step_ps >= 0) {
+    run.sets.push_back("nccl.step_latency=" + std::to_string(params.step_ps) + "ps");
+  }
   Scenario sc = load(run);
   const Prepared prepared = prepare(sc);
   const RunReport rep = simulate(sc, prepared, ctx.interrupt, false);
@@ -117,7 +176,8 @@ std::vector<int64_t> sim_sizes(const std::map<int64_t, const NcclLogRow*>& rows,
 /// Calibration of one log through the simulator.
 struct SimFit {
   std::string path;
-  int64_t rate_bps = 0, fabric_rate_bps = 0, launch_ps = 0;
+  SimParams params;
+  int64_t fabric_rate_bps = 0;
   struct Point {
     int64_t bytes;
     double measured_busbw, simulated_busbw;
@@ -125,6 +185,7 @@ struct SimFit {
   };
   std::vector<Point> points;
   std::optional<double> fitted_median, fitted_max, heldout_median, heldout_max;
+  int simulations = 0;      ///< runs the fit took
   std::string skipped;      ///< why the log was not simulated ("" = it was)
   std::string warning;      ///< a fit the scenario cannot really make ("" = none)
   std::string layout_note;  ///< the scenario's layout differs from the log's
@@ -139,31 +200,91 @@ void errors_of(SimFit& f) {
   if (!out.empty()) std::tie(f.heldout_median, f.heldout_max) = abs_pct_errors(out);
 }
 
-/// Fits link.host_rate and nccl.launch_latency so that simulating the log's collective matches
-/// its busbw at the largest fitted size and its time at the smallest.
-SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, int64_t heldout_from,
-                                    int64_t start_rate_bps, int hosts, int gpus_per_server) {
+/// Simulates every size of `sizes` with `params` and compares them with the log (sizes at or
+/// above `heldout_from` > 0 are marked held out).
+void compare(const SimContext& ctx, const NcclLog& log, const Placement& where,
+             const std::vector<int64_t>& sizes, int64_t heldout_from, SimFit& f) {
+  const auto rows = rows_by_size(log);
+  const SimCurve curve =
+      simulate_log(ctx, log, where, sim_sizes(rows, sizes.front(), sizes.back()), f.params);
+  ++f.simulations;
+  f.points.clear();
+  for (const int64_t bytes : sizes) {
+    if (!curve.count(bytes)) continue;
+    f.points.push_back({bytes, measured_busbw(log, *rows.at(bytes)), curve.at(bytes).busbw_GBps,
+                        heldout_from > 0 && bytes >= heldout_from});
+  }
+  errors_of(f);
+}
+
+/// With the per-step latency fixed (-1 = NCCL's), fits link.host_rate to the busbw at the
+/// largest fitted size (the bandwidth term) and nccl.launch_latency to the time at the smallest
+/// (the latency term), then compares every size.
+SimFit fit_at_step(const SimContext& ctx, const NcclLog& log, const Placement& where,
+                   const std::vector<int64_t>& fit_sizes, const std::vector<int64_t>& all_sizes,
+                   int64_t heldout_from, int64_t start_rate_bps, int64_t step_ps) {
   SimFit f;
   f.path = log.path;
+  f.params.step_ps = step_ps;
   const auto rows = rows_by_size(log);
-  if (log.nranks < 2 || log.nranks > hosts) {
-    f.skipped = "the log has " + std::to_string(log.nranks) + " ranks and the scenario " +
-                std::to_string(hosts) +
-                " GPUs; pass a scenario (or --set its topology) with at "
-                "least " +
-                std::to_string(log.nranks) + " GPUs";
-    return f;
-  }
-  if (log.nodes > 0) {
-    const int servers = (log.nranks + gpus_per_server - 1) / gpus_per_server;
-    if (servers != log.nodes) {
-      f.layout_note = "the log's " + std::to_string(log.nranks) + " ranks ran on " +
-                      std::to_string(log.nodes) + " node" + (log.nodes == 1 ? "" : "s") +
-                      ", the scenario puts them on " + std::to_string(servers) + " server" +
-                      (servers == 1 ? "" : "s") + " of " + std::to_string(gpus_per_server) +
-                      " GPUs: the fitted values absorb the difference";
+  const int64_t small = fit_sizes.front(), large = fit_sizes.back();
+  int64_t rate = start_rate_bps, launch = 0;
+  const double target_busbw = measured_busbw(log, *rows.at(large));
+  // The launch latency also costs the largest size a little (5 % of a 16 MiB all_gather's
+  // time at 400 Gb/s): the two are fitted in turn, twice.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int round = 0; round < 4; ++round) {
+      const SimCurve c = simulate_log(ctx, log, where, sim_sizes(rows, large, large),
+                                      SimParams{rate, launch, step_ps});
+      ++f.simulations;
+      if (!c.count(large) || !(c.at(large).busbw_GBps > 0)) break;
+      const double ratio = std::clamp(target_busbw / c.at(large).busbw_GBps, 0.25, 4.0);
+      // Within 1/64 to 64 times where it started (and the loader's range): a size that does not
+      // follow the NIC must not run the rate away.
+      rate = std::clamp<int64_t>(static_cast<int64_t>(std::llround(rate * ratio)),
+                                 std::max<int64_t>(1'000'000, start_rate_bps / 64),
+                                 std::min<int64_t>(50'000'000'000'000, start_rate_bps * 64));
+      if (std::abs(ratio - 1) < 0.002) break;
+    }
+    const SimCurve c0 =
+        simulate_log(ctx, log, where, sim_sizes(rows, small, small), SimParams{rate, 0, step_ps});
+    ++f.simulations;
+    if (c0.count(small)) {
+      const double gap_us = rows.at(small)->oop_time_us - c0.at(small).time_us;
+      launch = std::max<int64_t>(0, std::llround(gap_us * 1e6));
     }
   }
+  f.params.rate_bps = rate;
+  f.params.launch_ps = launch;
+  f.fabric_rate_bps = std::llround(ctx.base_fabric_rate_bps * static_cast<double>(rate) /
+                                   static_cast<double>(ctx.base_host_rate_bps));
+  compare(ctx, log, where, all_sizes, heldout_from, f);
+  for (const auto& p : f.points) {
+    if (p.bytes == large && std::abs(p.simulated_busbw / target_busbw - 1) > 0.02) {
+      f.warning = "busbw at " + format_size(large) + " does not follow link.host_rate here (" +
+                  f2(p.simulated_busbw) + " GB/s simulated at best against " + f2(target_busbw) +
+                  " measured): another link (NVLink, the fabric) limits it in this scenario";
+    }
+  }
+  return f;
+}
+
+/// Fits link.host_rate, nccl.launch_latency and nccl.step_latency so that simulating the log's
+/// collective on the scenario matches it: for each per-step latency (NCCL's own constants, then
+/// 0, 1, 4, 16 and 64 µs, then a golden-section refinement between the best one's neighbours;
+/// only with at least 4 fitted sizes, else NCCL's constants stay) the rate and
+/// launch latency are fitted as in fit_at_step, and the step latency whose simulated busbw has
+/// the smallest median absolute % error over the fitted sizes wins (NCCL's constants on a tie).
+SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, int64_t heldout_from,
+                                    int64_t start_rate_bps) {
+  SimFit f;
+  f.path = log.path;
+  const Placement where = place(ctx, log);
+  if (!where.skipped.empty()) {
+    f.skipped = where.skipped;
+    return f;
+  }
+  const auto rows = rows_by_size(log);
   std::vector<int64_t> fit_sizes, all_sizes;
   for (const auto& [bytes, row] : rows) {
     if (bytes > ctx.opts.max_sim_bytes) continue;
@@ -174,42 +295,60 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
     f.skipped = "fewer than 2 sizes up to " + format_size(ctx.opts.max_sim_bytes) + " to fit";
     return f;
   }
-  const int64_t small = fit_sizes.front(), large = fit_sizes.back();
+  int simulations = 0;
   int64_t rate = start_rate_bps;
-  const double target_busbw = measured_busbw(log, *rows.at(large));
-  for (int round = 0; round < 4; ++round) {
-    const SimCurve c = simulate_log(ctx, log, sim_sizes(rows, large, large), rate, 0);
-    if (!c.count(large) || !(c.at(large).busbw_GBps > 0)) break;
-    const double ratio = std::clamp(target_busbw / c.at(large).busbw_GBps, 0.25, 4.0);
-    rate = std::max<int64_t>(1'000'000, static_cast<int64_t>(std::llround(rate * ratio)));
-    if (std::abs(ratio - 1) < 0.002) break;
-  }
-  const SimCurve c0 = simulate_log(ctx, log, sim_sizes(rows, small, small), rate, 0);
-  if (c0.count(small)) {
-    const double gap_us = rows.at(small)->oop_time_us - c0.at(small).time_us;
-    f.launch_ps = std::max<int64_t>(0, std::llround(gap_us * 1e6));
-  }
-  {
-    const SimCurve check = simulate_log(ctx, log, sim_sizes(rows, large, large), rate, 0);
-    if (check.count(large) && std::abs(check.at(large).busbw_GBps / target_busbw - 1) > 0.02) {
-      f.warning = "busbw at " + format_size(large) + " does not follow link.host_rate here (" +
-                  f2(check.at(large).busbw_GBps) + " GB/s simulated at best against " +
-                  f2(target_busbw) +
-                  " measured): another link (NVLink, the fabric) limits it in this scenario";
+  const bool progress = isatty(STDERR_FILENO) != 0;
+  const auto at = [&](int64_t step_ps) {
+    if (progress) {
+      std::fprintf(stderr, "\r%-100.100s",
+                   ("fabricsim calibrate: " + log.path + ": " + std::to_string(simulations) +
+                    " simulations, trying nccl.step_latency " +
+                    (step_ps < 0 ? "NCCL's" : format_time(step_ps)))
+                       .c_str());
+    }
+    SimFit t = fit_at_step(ctx, log, where, fit_sizes, all_sizes, heldout_from, rate, step_ps);
+    simulations += t.simulations;
+    if (t.warning.empty()) rate = t.params.rate_bps;  // the next step latency starts from here
+    return t;
+  };
+  const auto error = [](const SimFit& t) {
+    return t.fitted_median.value_or(std::numeric_limits<double>::infinity());
+  };
+  SimFit best = at(-1);
+  double best_us = -1;
+  // The step latency shows between the smallest and the largest size: with fewer than two
+  // sizes in between there is nothing to fit it to, and NCCL's constants stay.
+  const std::vector<double> grid_us = fit_sizes.size() >= 4
+                                          ? std::vector<double>{0.0, 1.0, 4.0, 16.0, 64.0}
+                                          : std::vector<double>{};
+  for (const double us : grid_us) {
+    SimFit t = at(std::llround(us * 1e6));
+    if (error(t) < error(best)) {
+      best = std::move(t);
+      best_us = us;
     }
   }
-  f.rate_bps = rate;
-  f.fabric_rate_bps = std::llround(ctx.base_fabric_rate_bps * static_cast<double>(rate) /
-                                   static_cast<double>(ctx.base_host_rate_bps));
-  const SimCurve curve = simulate_log(
-      ctx, log, sim_sizes(rows, all_sizes.front(), all_sizes.back()), rate, f.launch_ps);
-  for (const int64_t bytes : all_sizes) {
-    if (!curve.count(bytes)) continue;
-    f.points.push_back({bytes, measured_busbw(log, *rows.at(bytes)), curve.at(bytes).busbw_GBps,
-                        heldout_from > 0 && bytes >= heldout_from});
+  if (best_us > 0) {  // golden section on log2(step) within the grid points around the best
+    const double phi = (std::sqrt(5.0) - 1) / 2;
+    double a = std::log2(best_us) - 2, b = std::log2(best_us) + 2;
+    for (int i = 0; i < 6; ++i) {  // the bracket shrinks to 4 x 0.618^6 = 0.22 octave
+      const double m1 = b - phi * (b - a), m2 = a + phi * (b - a);
+      SimFit t1 = at(std::llround(std::exp2(m1) * 1e6));
+      SimFit t2 = at(std::llround(std::exp2(m2) * 1e6));
+      if (error(t1) <= error(t2)) {
+        b = m2;
+      } else {
+        a = m1;
+      }
+      for (SimFit* t : {&t1, &t2}) {
+        if (error(*t) < error(best)) best = std::move(*t);
+      }
+    }
   }
-  errors_of(f);
-  return f;
+  if (progress) std::fprintf(stderr, "\r%100s\r", "");
+  best.simulations = simulations;
+  best.layout_note = where.note;
+  return best;
 }
 
 /// One input's curves for gnuplot: measured and fitted (and simulated, when there is a
@@ -267,6 +406,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   }
   if (opts.out.empty()) throw ConfigError(where, 0, 0, "--out", "expected --out FILE.yaml");
   int64_t heldout_from = 0;
+  int heldout_largest = 0;  ///< --holdout largest=N
   std::string heldout_file;
   if (!opts.holdout.empty()) {
     const size_t eq = opts.holdout.find('=');
@@ -278,6 +418,15 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       } catch (const std::exception& e) {
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout", e.what());
       }
+    } else if (kind == "largest" && !value.empty()) {
+      if (value.find_first_not_of("0123456789") != std::string::npos || value.size() > 6 ||
+          std::stoi(value) < 1) {
+        throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                          "expected largest=N with N a whole number >= 1 (the N largest sizes of "
+                          "each log are held out), got '" +
+                              value + "'");
+      }
+      heldout_largest = std::stoi(value);
     } else if (kind == "file" && !value.empty()) {
       const auto same = [&](const std::string& a) {
         std::error_code e1, e2;
@@ -295,7 +444,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       heldout_file = *std::find_if(opts.nccl_tests.begin(), opts.nccl_tests.end(), same);
     } else {
       throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
-                        "expected above=SIZE (e.g. above=64MiB) or file=PATH");
+                        "expected above=SIZE (e.g. above=64MiB), largest=N (e.g. largest=4) or "
+                        "file=PATH");
     }
   }
   if (opts.scenario.scenario_path.empty() && !opts.scenario.sets.empty()) {
@@ -314,6 +464,18 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     std::ofstream probe(out, std::ios::app);
     if (!probe) throw ConfigError("--out " + opts.out, 0, 0, "--out", "cannot write this file");
   }
+
+  // The first held-out size of a log (0 = none): --holdout above=SIZE, or its N-th largest size
+  // (among those up to `cap`) with --holdout largest=N.
+  const auto heldout_of = [&](const NcclLog& log, int64_t cap) -> int64_t {
+    if (heldout_largest == 0) return heldout_from;
+    std::vector<int64_t> sizes;
+    for (const auto& [bytes, row] : rows_by_size(log)) {
+      if (bytes <= cap) sizes.push_back(bytes);
+    }
+    if (sizes.empty()) return 0;
+    return sizes[sizes.size() - std::min<size_t>(sizes.size(), heldout_largest)];
+  };
 
   // Parse every log first: a bad one stops the run before anything is fitted or written.
   std::vector<PerftestLog> perftests;
@@ -410,7 +572,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         {"meta", log.meta},           {"notes", log.notes},   {"heldout", held}};
     NcclFit f;
     try {
-      f = fit_nccl(log, held ? 0 : heldout_from);
+      f = fit_nccl(log, held ? 0 : heldout_of(log, std::numeric_limits<int64_t>::max()));
     } catch (const std::invalid_argument& e) {
       std::cout << "# nccl-tests " << log.path << ": not fitted (" << e.what() << ")\n";
       in["fit"] = nullptr;
@@ -483,14 +645,18 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     const int hosts = static_cast<int>(prepared.fabric.hosts.size());
     const int64_t start_rate =
         link_rate_Gbps ? static_cast<int64_t>(*link_rate_Gbps * 1e9) : base.link.host_rate_bps;
-    const SimContext ctx{opts, interrupt, base.link.host_rate_bps, base.link.fabric_rate_bps};
     const int gpus_per_server = std::max(1, prepared.fabric.gpus_per_server);
+    const SimContext ctx{opts,
+                         interrupt,
+                         base.link.host_rate_bps,
+                         base.link.fabric_rate_bps,
+                         gpus_per_server,
+                         hosts / gpus_per_server};
     for (const NcclLog& log : nccls) {
       if (log.path == heldout_file) continue;
       SimFit s;
       try {
-        s = calibrate_through_simulation(ctx, log, heldout_from, start_rate, hosts,
-                                         gpus_per_server);
+        s = calibrate_through_simulation(ctx, log, heldout_of(log, opts.max_sim_bytes), start_rate);
       } catch (const SimStopped& stop) {
         if (stop.interrupted) {
           std::cerr << "fabricsim: calibrate interrupted during the simulation of " << log.path
@@ -508,21 +674,21 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         if (log.path != heldout_file) continue;
         SimFit s;
         s.path = log.path;
-        s.rate_bps = chosen->rate_bps;
+        s.params = chosen->params;
         s.fabric_rate_bps = chosen->fabric_rate_bps;
-        s.launch_ps = chosen->launch_ps;
-        const auto rows = rows_by_size(log);
+        const Placement where = place(ctx, log);
+        s.layout_note = where.note;
         std::vector<int64_t> sizes;
-        for (const auto& [bytes, row] : rows) {
+        for (const auto& [bytes, row] : rows_by_size(log)) {
           if (bytes <= opts.max_sim_bytes) sizes.push_back(bytes);
         }
-        if (log.nranks < 2 || log.nranks > hosts || sizes.empty()) {
-          s.skipped = "the log's ranks or sizes do not fit the scenario";
+        if (!where.skipped.empty()) {
+          s.skipped = where.skipped;
+        } else if (sizes.empty()) {
+          s.skipped = "no size up to " + format_size(opts.max_sim_bytes) + " to predict";
         } else {
-          SimCurve curve;
           try {
-            curve = simulate_log(ctx, log, sim_sizes(rows, sizes.front(), sizes.back()), s.rate_bps,
-                                 s.launch_ps);
+            compare(ctx, log, where, sizes, 1, s);  // every size held out
           } catch (const SimStopped& stop) {
             if (stop.interrupted) {
               std::cerr << "fabricsim: calibrate interrupted: nothing written\n";
@@ -530,13 +696,6 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
             }
             s.skipped = "the simulation did not finish: " + stop.reason;
           }
-          for (int64_t bytes : sizes) {
-            if (curve.count(bytes)) {
-              s.points.push_back(
-                  {bytes, measured_busbw(log, *rows.at(bytes)), curve.at(bytes).busbw_GBps, true});
-            }
-          }
-          errors_of(s);
         }
         sims.push_back(std::move(s));
       }
@@ -549,8 +708,12 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         sim_json.push_back({{"path", s.path}, {"skipped", s.skipped}});
         continue;
       }
-      std::cout << "link.host_rate " << format_rate(s.rate_bps) << ", nccl.launch_latency "
-                << format_time(s.launch_ps) << "\n";
+      std::cout << "link.host_rate " << format_rate(s.params.rate_bps) << ", nccl.launch_latency "
+                << format_time(s.params.launch_ps) << ", nccl.step_latency "
+                << (s.params.step_ps < 0 ? std::string("NCCL's") : format_time(s.params.step_ps))
+                << (s.simulations > 0 ? " (" + std::to_string(s.simulations) + " simulations)"
+                                      : std::string(" (predicted)"))
+                << "\n";
       if (!s.warning.empty()) {
         std::cout << "#   not used for the fragment: " << s.warning << "\n";
         hints.push_back({s.path, s.warning});
@@ -588,14 +751,18 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
             ps.simulated[static_cast<size_t>(k - ps.bytes.begin())] = p.simulated_busbw;
         }
       }
-      sim_json.push_back({{"path", s.path},
-                          {"host_rate_bps", s.rate_bps},
-                          {"launch_latency_ps", s.launch_ps},
-                          {"points", pts},
-                          {"fitted_median_abs_pct_error", optional_json(s.fitted_median)},
-                          {"fitted_max_abs_pct_error", optional_json(s.fitted_max)},
-                          {"heldout_median_abs_pct_error", optional_json(s.heldout_median)},
-                          {"heldout_max_abs_pct_error", optional_json(s.heldout_max)}});
+      sim_json.push_back(
+          {{"path", s.path},
+           {"host_rate_bps", s.params.rate_bps},
+           {"launch_latency_ps", s.params.launch_ps},
+           {"step_latency_ps",
+            s.params.step_ps < 0 ? ordered_json(nullptr) : ordered_json(s.params.step_ps)},
+           {"simulations", s.simulations},
+           {"points", pts},
+           {"fitted_median_abs_pct_error", optional_json(s.fitted_median)},
+           {"fitted_max_abs_pct_error", optional_json(s.fitted_max)},
+           {"heldout_median_abs_pct_error", optional_json(s.heldout_median)},
+           {"heldout_max_abs_pct_error", optional_json(s.heldout_max)}});
     }
     report["simulated"] = sim_json;
   }
@@ -622,8 +789,10 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     std::sort(medians.begin(), medians.end());
     heldout_median = medians[medians.size() / 2];
     heldout_max = *std::max_element(maxima.begin(), maxima.end());
-    std::cout << "# held-out busbw error: median " << f2(*heldout_median) << " %, worst "
-              << f2(*heldout_max) << " %\n";
+    if (medians.size() > 1) {  // one log's is printed with its table
+      std::cout << "# held-out busbw error over " << medians.size() << " logs: median of medians "
+                << f2(*heldout_median) << " %, worst " << f2(*heldout_max) << " %\n";
+    }
   }
   report["heldout_median_abs_pct_error"] = optional_json(heldout_median);
   report["heldout_max_abs_pct_error"] = optional_json(heldout_max);
@@ -642,7 +811,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   yaml << "\n# report: " << report_path.string() << "\n";
   if (chosen) yaml << "# fitted through the simulation of " << chosen->path << "\n";
   ordered_json fragment = ordered_json::object();
-  const int64_t rate = chosen ? chosen->rate_bps
+  const int64_t rate = chosen ? chosen->params.rate_bps
                               : (link_rate_Gbps ? static_cast<int64_t>(*link_rate_Gbps * 1e9) : 0);
   if (rate > 0) {
     yaml << "link:\n  host_rate: " << rate << "bps   # " << format_rate(rate)
@@ -655,9 +824,15 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     }
   }
   if (chosen) {
-    yaml << "nccl:\n  launch_latency: " << chosen->launch_ps << "ps   # "
-         << format_time(chosen->launch_ps) << "\n";
-    fragment["nccl.launch_latency"] = std::to_string(chosen->launch_ps) + "ps";
+    yaml << "nccl:\n  launch_latency: " << chosen->params.launch_ps << "ps   # "
+         << format_time(chosen->params.launch_ps) << "\n";
+    fragment["nccl.launch_latency"] = std::to_string(chosen->params.launch_ps) + "ps";
+    if (chosen->params.step_ps >= 0) {
+      yaml << "  step_latency: " << chosen->params.step_ps << "ps   # "
+           << format_time(chosen->params.step_ps)
+           << " per step, for every algorithm and protocol\n";
+      fragment["nccl.step_latency"] = std::to_string(chosen->params.step_ps) + "ps";
+    }
   }
   report["fragment"] = fragment;
   {

@@ -15,16 +15,18 @@ struct CalibrateOptions {
   std::vector<std::string> nccl_tests;  ///< --nccl-tests FILE (repeatable)
   RunOptions scenario;                  ///< --scenario FILE and --set: the fabric to fit through
   std::string out;                      ///< --out FILE.yaml; FILE.report.json beside it
-  /// --holdout: "" none; "above=SIZE" leaves every size >= SIZE out of the fits; "file=PATH"
-  /// leaves that nccl-tests log out and predicts it.
+  /// --holdout: "" none; "above=SIZE" leaves every size >= SIZE out of the fits; "largest=N"
+  /// each log's N largest sizes (among the simulated ones when fitting through a scenario);
+  /// "file=PATH" leaves that nccl-tests log out and predicts it.
   std::string holdout;
   int64_t max_sim_bytes = 256 << 20;  ///< sizes above this are not simulated
 };
 
 /// Parses, fits, prints the tables and hints, and writes the calibrated YAML fragment and the
-/// report. With a scenario, fits link.host_rate and nccl.launch_latency by simulating the
-/// scenario with each log's collective and rank count until the simulated busbw at the largest
-/// fitted size and the time at the smallest match the log, then compares every size. Returns
+/// report. With a scenario, fits link.host_rate, nccl.launch_latency and nccl.step_latency by
+/// simulating the scenario with each log's collective, rank count and ranks per node: the rate
+/// to the busbw at the largest fitted size, the launch latency to the time at the smallest, the
+/// step latency to the median busbw error in between; then compares every size. Returns
 /// an exit code; throws ConfigError (exit 2) and ParseError (exit 2) for bad input.
 int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interrupt);
 
