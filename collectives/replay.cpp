@@ -7,39 +7,72 @@
 namespace fabricsim {
 
 DagReplayer::DagReplayer(const TransferDag& dag, CollectiveTransport& transport)
-    : dag_(dag), transport_(transport), waiting_(dag.size()), finished_(dag.size(), 0) {
+    : dag_(dag),
+      transport_(transport),
+      waiting_(dag.size()),
+      finished_(dag.size(), 0),
+      ready_at_(dag.size(), SimTime(-1)),
+      posted_at_(dag.size(), SimTime(-1)),
+      completed_at_(dag.size(), SimTime(-1)) {
   for (uint32_t i = 0; i < dag.size(); ++i) waiting_[i] = dag.dependency_count(i);
 }
 
 void DagReplayer::start() {
   start_ = finish_ = transport_.now();
+  // The roots by their dependency count, not waiting_: a 0-duration root may complete while
+  // this runs and bring a later task's waiting_ to 0, which then is queued by complete().
   for (uint32_t i = 0; i < dag_.size(); ++i) {
-    if (waiting_[i] == 0) release(i);
+    if (dag_.dependency_count(i) == 0) ready_queue_.push_back(i);
   }
+  drain();
+}
+
+void DagReplayer::drain() {
+  if (draining_) return;  // a release further up the stack is already emptying the queue
+  draining_ = true;
+  try {
+    while (ready_head_ < ready_queue_.size()) release(ready_queue_[ready_head_++]);
+  } catch (...) {
+    draining_ = false;
+    ready_queue_.clear();
+    ready_head_ = 0;
+    throw;
+  }
+  ready_queue_.clear();
+  ready_head_ = 0;
+  draining_ = false;
 }
 
 void DagReplayer::release(uint32_t id) {
+  ready_at_[id] = transport_.now();
   const Transfer& t = dag_.transfer(id);
   if (t.delay_ps > 0) {
     transport_.post_after(t.delay_ps, id);
   } else {
-    transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id);
+    post(id);
   }
 }
 
 void DagReplayer::post(uint64_t id) {
+  if (id >= dag_.size()) throw std::logic_error("DagReplayer: post of an unknown transfer");
+  posted_at_[id] = transport_.now();
   const Transfer& t = dag_.transfer(static_cast<uint32_t>(id));
-  transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id);
+  if (t.is_compute()) {
+    complete(id);
+  } else {
+    transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id);
+  }
 }
 
 void DagReplayer::complete(uint64_t id) {
   if (id >= dag_.size() || finished_[id]) throw std::logic_error("DagReplayer: bad completion");
   finished_[id] = 1;
   ++completed_;
-  finish_ = transport_.now();
+  finish_ = completed_at_[id] = transport_.now();
   for (uint32_t next : dag_.dependents(static_cast<uint32_t>(id))) {
-    if (--waiting_[next] == 0) release(next);
+    if (--waiting_[next] == 0) ready_queue_.push_back(next);
   }
+  drain();
 }
 
 PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_(net) {
@@ -59,7 +92,9 @@ void PacketTransport::post_after(int64_t delay_ps, uint64_t tag) {
 }
 
 void PacketTransport::on_post_timer(uint64_t tag) {
-  if (replayer_ != nullptr) replayer_->post(tag);
+  if (replayer_ == nullptr) return;
+  replayer_->post(tag);  // a compute task completes here, and may have been the last one
+  if (replayer_->done()) sim_.request_stop();
 }
 
 void PacketTransport::on_message_complete(uint64_t tag) {

@@ -26,6 +26,14 @@ class CollectiveTransport {
 };
 
 /// Runs one DAG: issues every transfer whose dependencies are met, as they complete.
+///
+/// A task is *ready* when its last dependency completes (at start() if it has none), *posted*
+/// once its delay_ps has passed after that, and *completed* when the backend reports it
+/// received. A compute task (Transfer::is_compute) never reaches the network: it completes the
+/// moment it is posted, i.e. delay_ps after it became ready (at once for a 0-duration join).
+/// Tasks made ready by one completion are released in the order the DAG lists them, from a
+/// work list rather than by recursion, so chains of 0-duration tasks neither re-release a task
+/// nor grow the stack.
 class DagReplayer {
  public:
   DagReplayer(const TransferDag& dag, CollectiveTransport& transport);
@@ -33,19 +41,31 @@ class DagReplayer {
   void start();
   /// Transfer `id` has been fully received. Throws std::logic_error on a repeated completion.
   void complete(uint64_t id);
-  /// Transfer `id`'s delay has passed: hands it to the network.
+  /// Transfer `id`'s delay has passed: hands it to the network (a compute task completes).
+  /// Throws std::logic_error for an id outside the DAG.
   void post(uint64_t id);
   bool done() const { return completed_ == dag_.size(); }
   size_t completed() const { return completed_; }
   SimTime start_time() const { return start_; }
   SimTime finish_time() const { return finish_; }
+  /// When task `id` became ready (every dependency completed), was posted (after its delay),
+  /// and completed; SimTime(-1) while that has not happened yet. Throws std::out_of_range for
+  /// an id outside the DAG.
+  SimTime ready_time(uint32_t id) const { return ready_at_.at(id); }
+  SimTime posted_time(uint32_t id) const { return posted_at_.at(id); }
+  SimTime completed_time(uint32_t id) const { return completed_at_.at(id); }
 
  private:
   const TransferDag& dag_;
   CollectiveTransport& transport_;
   void release(uint32_t id);       ///< every dependency of `id` is met: post now or after its delay
+  void drain();                    ///< releases the queued ready tasks, unless already doing so
   std::vector<uint32_t> waiting_;  ///< remaining dependencies per transfer
   std::vector<uint8_t> finished_;
+  std::vector<SimTime> ready_at_, posted_at_, completed_at_;
+  std::vector<uint32_t> ready_queue_;  ///< ready tasks not yet released, FIFO from ready_head_
+  size_t ready_head_ = 0;
+  bool draining_ = false;
   size_t completed_ = 0;
   SimTime start_, finish_;
 };

@@ -13,6 +13,15 @@ uint32_t TransferDag::add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uin
   return static_cast<uint32_t>(transfers_.size() - 1);
 }
 
+uint32_t TransferDag::add_compute(int32_t rank, int64_t duration_ps) {
+  if (rank < 0) throw std::invalid_argument("TransferDag::add_compute: negative rank");
+  if (duration_ps < 0) throw std::invalid_argument("TransferDag::add_compute: negative duration");
+  transfers_.push_back(Transfer{rank, rank, 0, 0, duration_ps});
+  dep_count_.push_back(0);
+  dependents_.emplace_back();
+  return static_cast<uint32_t>(transfers_.size() - 1);
+}
+
 void TransferDag::depends(uint32_t after, uint32_t before) {
   if (!(before < after) || after >= transfers_.size()) {
     throw std::invalid_argument(

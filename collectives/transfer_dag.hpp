@@ -1,6 +1,8 @@
 // A collective as a DAG of point-to-point transfers.
 //
 // A transfer may start when every transfer it depends on has completed (been fully received).
+// A DAG may also hold compute tasks (src_rank == dst_rank, 0 bytes): work on one rank that
+// takes its delay_ps and never touches the network (the training step model, step_model.hpp).
 // Algorithms only build DAGs; DagReplayer (replay.hpp) runs them on any CollectiveTransport.
 #pragma once
 
@@ -23,7 +25,11 @@ struct Transfer {
   uint32_t flow;  ///< connection id between the pair (NCCL: channel); picks the ECMP path
   /// Software latency between the transfer's dependencies completing and its post to the
   /// network, picoseconds (NCCL's per-step protocol latency, the launch latency); 0 = none.
+  /// For a compute task: its duration.
   int64_t delay_ps = 0;
+  /// A compute task (TransferDag::add_compute): runs on src_rank == dst_rank for delay_ps and
+  /// moves no bytes.
+  bool is_compute() const { return src_rank == dst_rank; }
 };
 
 class TransferDag {
@@ -31,6 +37,11 @@ class TransferDag {
   /// Adds a transfer and returns its id (0, 1, 2 … in order). Throws std::invalid_argument for
   /// a negative size or src == dst.
   uint32_t add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uint32_t flow = 0);
+  /// Adds a compute task on `rank` taking `duration_ps` (0 = a join point that completes as
+  /// soon as its dependencies have) and returns its id. It has src_rank == dst_rank == rank,
+  /// 0 bytes, flow 0 and delay_ps = duration_ps. Throws std::invalid_argument for a negative
+  /// rank or duration.
+  uint32_t add_compute(int32_t rank, int64_t duration_ps);
   /// `after` starts only once `before` has completed. Throws std::invalid_argument unless
   /// before < after (ids are added in a topological order, so no cycle can form).
   void depends(uint32_t after, uint32_t before);
@@ -43,7 +54,7 @@ class TransferDag {
   uint32_t dependency_count(uint32_t id) const { return dep_count_[id]; }
   /// Transfers that wait for `id`.
   std::span<const uint32_t> dependents(uint32_t id) const { return dependents_[id]; }
-  /// Total bytes over all transfers.
+  /// Total bytes over all transfers (compute tasks move none).
   int64_t total_bytes() const;
 
  private:
