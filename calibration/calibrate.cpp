@@ -126,6 +126,11 @@ PerftestLatFit fit_perftest_lat(const PerftestLog& log) {
   return f;
 }
 
+double nccl_row_busbw_GBps(const NcclLog& log, const NcclLogRow& row) {
+  const double factor = log.nranks >= 2 ? busbw_factor(log.collective, log.nranks) : 1.0;
+  return static_cast<double>(row.size_bytes) / row.oop_time_us * 1e-3 * factor;
+}
+
 std::pair<double, double> abs_pct_errors(
     const std::vector<std::pair<double, double>>& measured_predicted) {
   if (measured_predicted.empty()) throw std::invalid_argument("abs_pct_errors: no points");

@@ -92,6 +92,12 @@ struct NcclFit {
 /// fewer than 2 rows are left to fit (with 2, one line and no intervals).
 NcclFit fit_nccl(const NcclLog& log, int64_t heldout_from_bytes = 0);
 
+/// A row's out-of-place busbw from its time column, GB/s (10^9 B/s): size / time × nccl-tests'
+/// busbw factor for the log's collective and rank count (the printed busbw is rounded to
+/// 0.01 GB/s, 0.00 at small sizes). Factor 1 when the log has fewer than 2 ranks. Throws
+/// std::invalid_argument for a log without a known collective.
+double nccl_row_busbw_GBps(const NcclLog& log, const NcclLogRow& row);
+
 /// Median and maximum of |predicted − measured| / measured × 100 over the pairs. Throws
 /// std::invalid_argument for no pairs or a measured value <= 0.
 std::pair<double, double> abs_pct_errors(

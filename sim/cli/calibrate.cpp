@@ -137,6 +137,7 @@ SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const Placement
     run.sets.push_back("nccl.step_latency=" + std::to_string(params.step_ps) + "ps");
   }
   Scenario sc = load(run);
+  sc.measured_nccl_tests.clear();  // the scenario's own measured log is for `run`, not this fit
   const Prepared prepared = prepare(sc);
   const RunReport rep = simulate(sc, prepared, ctx.interrupt, false);
   if (!rep.complete) throw SimStopped{rep.interrupted, rep.stop_reason};
@@ -145,13 +146,6 @@ SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const Placement
     if (r.time_ps > 0) curve[r.size_bytes] = SimPoint{r.busbw_GBps, r.time_ps / 1e6};
   }
   return curve;
-}
-
-/// A row's busbw from its time column (the printed busbw is rounded to 0.01 GB/s, 0.00 at small
-/// sizes), GB/s, with nccl-tests' factor.
-double measured_busbw(const NcclLog& log, const NcclLogRow& r) {
-  const double factor = log.nranks >= 2 ? busbw_factor(log.collective, log.nranks) : 1.0;
-  return static_cast<double>(r.size_bytes) / r.oop_time_us * 1e-3 * factor;
 }
 
 /// The log's out-of-place rows by size.
@@ -211,8 +205,8 @@ void compare(const SimContext& ctx, const NcclLog& log, const Placement& where,
   f.points.clear();
   for (const int64_t bytes : sizes) {
     if (!curve.count(bytes)) continue;
-    f.points.push_back({bytes, measured_busbw(log, *rows.at(bytes)), curve.at(bytes).busbw_GBps,
-                        heldout_from > 0 && bytes >= heldout_from});
+    f.points.push_back({bytes, nccl_row_busbw_GBps(log, *rows.at(bytes)),
+                        curve.at(bytes).busbw_GBps, heldout_from > 0 && bytes >= heldout_from});
   }
   errors_of(f);
 }
@@ -229,7 +223,7 @@ SimFit fit_at_step(const SimContext& ctx, const NcclLog& log, const Placement& w
   const auto rows = rows_by_size(log);
   const int64_t small = fit_sizes.front(), large = fit_sizes.back();
   int64_t rate = start_rate_bps, launch = 0;
-  const double target_busbw = measured_busbw(log, *rows.at(large));
+  const double target_busbw = nccl_row_busbw_GBps(log, *rows.at(large));
   // The launch latency also costs the largest size a little (5 % of a 16 MiB all_gather's
   // time at 400 Gb/s): the two are fitted in turn, twice.
   for (int pass = 0; pass < 2; ++pass) {
@@ -641,6 +635,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   std::vector<SimFit> sims;
   if (!opts.scenario.scenario_path.empty() && !nccls.empty()) {
     Scenario base = load(opts.scenario);
+    base.measured_nccl_tests.clear();
     const Prepared prepared = prepare(base);
     const int hosts = static_cast<int>(prepared.fabric.hosts.size());
     const int64_t start_rate =

@@ -12,10 +12,13 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 
+#include "calibration/calibrate.hpp"
+#include "calibration/parse_error.hpp"
 #include "collectives/nccl_model.hpp"
 #include "collectives/nccl_plan.hpp"
 #include "collectives/nccl_tests.hpp"
@@ -460,6 +463,39 @@ std::string nccl_key_of(const std::string& variable) {
   return variable;
 }
 
+/// The scenario's `measured.nccl_tests` log, resolved against the scenario's folder and parsed;
+/// its collective and rank count must be the workload's. Throws ConfigError (exit 2) at the key
+/// for a log that cannot be read or does not match.
+NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {
+  const std::string key = "measured.nccl_tests";
+  if (!sc.has_workload) {
+    throw key_error(sc, key,
+                    "a measured log is compared with the workload's sweep, and this "
+                    "scenario has none; expected a workload section, or no measured log");
+  }
+  const std::filesystem::path p(sc.measured_nccl_tests);
+  const std::string path =
+      p.is_absolute()
+          ? p.string()
+          : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
+  NcclLog log;
+  try {
+    log = parse_nccl_tests_file(path);
+  } catch (const ParseError& e) {
+    throw key_error(sc, key, e.what());
+  }
+  if (log.collective != sc.workload.collective || log.nranks != setup.layout.ranks) {
+    throw key_error(sc, key,
+                    path + " ran " +
+                        (log.collective.empty() ? "an unnamed collective" : log.collective) +
+                        " on " + std::to_string(log.nranks) + " ranks, the workload runs " +
+                        sc.workload.collective + " on " + std::to_string(setup.layout.ranks) +
+                        "; expected the same collective and rank count (workload.collective, "
+                        "workload.ngpus)");
+  }
+  return log;
+}
+
 /// The workload's collective setup on this fabric: ranks and servers, NCCL's settings and
 /// channels, the cost model's view of the links. Throws ConfigError (exit 2) for a workload the
 /// fabric or the algorithms cannot run.
@@ -673,7 +709,29 @@ Prepared prepare(Scenario& sc) {
     }
   }
   NcclRunSetup nccl = sc.has_workload ? nccl_setup(sc, fabric) : NcclRunSetup{};
-  return Prepared{std::move(fabric), std::move(routes), std::move(nccl)};
+  std::optional<NcclLog> measured;
+  if (!sc.measured_nccl_tests.empty()) measured = measured_log(sc, nccl);
+  return Prepared{std::move(fabric), std::move(routes), std::move(nccl), std::move(measured)};
+}
+
+MeasuredComparison compare_measured(const NcclLog& log, const std::vector<CollectiveRow>& rows) {
+  MeasuredComparison m;
+  m.path = log.path;
+  std::map<int64_t, const NcclLogRow*> by_size;
+  for (const NcclLogRow& r : log.rows) {
+    if (r.oop_time_us > 0 && r.size_bytes > 0) by_size.emplace(r.size_bytes, &r);
+  }
+  std::vector<std::pair<double, double>> pairs;
+  for (const CollectiveRow& row : rows) {
+    const auto it = by_size.find(row.size_bytes);
+    if (it == by_size.end() || row.time_ps <= 0) continue;
+    const double measured = nccl_row_busbw_GBps(log, *it->second);
+    m.points.push_back(
+        {row.size_bytes, measured, row.busbw_GBps, (row.busbw_GBps - measured) / measured * 100.0});
+    pairs.emplace_back(measured, row.busbw_GBps);
+  }
+  if (!pairs.empty()) std::tie(m.median_abs_pct_error, m.max_abs_pct_error) = abs_pct_errors(pairs);
+  return m;
 }
 
 RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
@@ -838,6 +896,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   fill_counters(net, rep);
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
+  if (prepared.measured) rep.measured = compare_measured(*prepared.measured, rep.rows);
   return rep;
 }
 
@@ -848,6 +907,27 @@ void write_run_outputs(const std::string& dir_name, const RunReport& rep) {
   write_ports_csv((dir / "ports.csv").string(), rep);
   write_queues_csv((dir / "queues.csv").string(), rep);
   write_flows_csv((dir / "flows.csv").string(), rep);
+}
+
+/// The measured log beside the simulation, size by size, and the median and worst error.
+void print_measured(std::ostream& os, const MeasuredComparison& m) {
+  os << "# measured   : " << m.path << "\n";
+  if (m.points.empty()) {
+    os << "#   no size of the sweep is in the log\n";
+    return;
+  }
+  os << "#        size  busbw measured  busbw simulated   error\n";
+  for (const auto& p : m.points) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "#  %10lld  %14.2f  %15.2f  %+6.1f %%\n",
+                  static_cast<long long>(p.size_bytes), p.measured_busbw_GBps,
+                  p.simulated_busbw_GBps, p.error_pct);
+    os << buf;
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "#   busbw error over %zu sizes: median %.1f %%, worst %.1f %%\n",
+                m.points.size(), m.median_abs_pct_error, m.max_abs_pct_error);
+  os << buf;
 }
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
@@ -896,6 +976,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     print_table_header(std::cout);
     for (const auto& row : rep.rows) print_table_row(std::cout, row);
   }
+  if (rep.measured) print_measured(std::cout, *rep.measured);
   print_summary(std::cout, rep);
   if (opts.out_given) {
     write_run_outputs(dir.string(), rep);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration/nccl_log.hpp"
 #include "collectives/nccl_plan.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
@@ -42,6 +43,8 @@ struct Prepared {
   Fabric fabric;
   RoutingTable routes;
   NcclRunSetup nccl;  ///< the workload's collective setup (default without a workload)
+  /// measured.nccl_tests, parsed and checked against the workload; nullopt when not given.
+  std::optional<NcclLog> measured;
 };
 /// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
 /// ConfigError (exit 2).

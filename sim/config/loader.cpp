@@ -514,6 +514,7 @@ const Section kSections[] = {{"topology", true},
                              {"switches", false},
                              {"workload", true, nullptr, kTrafficSection},
                              {"nccl", false},
+                             {"measured", false},
                              {kTrafficSection, false}};
 /// `switches:` maps switch names to these sections, whose keys (the same rows of kFields) they
 /// override for that switch.
@@ -711,6 +712,8 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.routing.bounce_class = int(v.integer(0, 7)); }},
 
   {"", "cost_model", false, [](const Value& v, Scenario& s) { s.cost_model = v.string(); }},
+  {"measured", "nccl_tests", false,
+   [](const Value& v, Scenario& s) { s.measured_nccl_tests = v.string(); }},
 
   {"switch", "latency", true,  // required: it changes every latency-bound result
    [](const Value& v, Scenario& s) { s.sw.latency_ps = v.quantity(kNonNegativeTime); }},

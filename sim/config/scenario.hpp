@@ -361,6 +361,10 @@ struct Scenario {
   /// `cost_model:` path of a unit-price file (configs/cost_*.yaml), resolved against the
   /// scenario's folder; "" = no cost proxy.
   std::string cost_model;
+  /// `measured.nccl_tests:` path of a real nccl-tests log of the same collective and rank count
+  /// (resolved against the scenario's folder); run prints its busbw beside the simulated one.
+  /// "" = none.
+  std::string measured_nccl_tests;
   /// Origin of every key given (dotted path -> where), so checks made after loading, such as
   /// "this oversubscription cannot be built", point where the value was written (key_error).
   std::map<std::string, KeyOrigin> origins;

@@ -260,6 +260,21 @@ void write_results_json(const std::string& path, const RunReport& r) {
                  {"environment", n.environment}};
     for (const auto& [proto, bytes] : n.buffsize_bytes) j["nccl"]["buffsize_bytes"][proto] = bytes;
   }
+  if (r.measured) {  // only when the scenario names a log (measured.nccl_tests)
+    const MeasuredComparison& m = *r.measured;
+    ordered_json pts = ordered_json::array();
+    for (const auto& p : m.points) {
+      pts.push_back({{"size_bytes", p.size_bytes},
+                     {"measured_busbw_GBps", p.measured_busbw_GBps},
+                     {"simulated_busbw_GBps", p.simulated_busbw_GBps},
+                     {"error_pct", p.error_pct}});
+    }
+    const auto opt = [](double v) { return v >= 0 ? ordered_json(v) : ordered_json(nullptr); };
+    j["measured"] = {{"nccl_tests", m.path},
+                     {"points", pts},
+                     {"median_abs_pct_error", opt(m.median_abs_pct_error)},
+                     {"max_abs_pct_error", opt(m.max_abs_pct_error)}};
+  }
   const auto& c = r.counters;
   j["counters"] = {{"drops", c.drops},
                    {"retransmits", c.retransmits},

@@ -146,12 +146,28 @@ struct NcclSummary {
   int64_t launch_latency_ps = -1;            ///< nccl.launch_latency; -1 = NCCL's base latencies
 };
 
+/// A real nccl-tests log beside the simulated sweep (scenario `measured.nccl_tests`): busbw at
+/// the sizes both have, the measured one from the log's out-of-place time column with
+/// nccl-tests' busbw factor.
+struct MeasuredComparison {
+  std::string path;  ///< the log, as resolved against the scenario's folder
+  struct Point {
+    int64_t size_bytes;
+    double measured_busbw_GBps, simulated_busbw_GBps;
+    double error_pct;  ///< (simulated − measured) / measured × 100
+  };
+  std::vector<Point> points;
+  /// Median and worst |error_pct| over the points; -1 when no size is in both.
+  double median_abs_pct_error = -1, max_abs_pct_error = -1;
+};
+
 struct RunReport {
   std::string scenario;
   uint64_t seed = 0;
   FabricSummary fabric;
   NcclSummary nccl;
   std::vector<CollectiveRow> rows;
+  std::optional<MeasuredComparison> measured;  ///< measured.nccl_tests, when the scenario names one
   Counters counters;
   DeadlockRow deadlock;
   int64_t events = 0;

@@ -1317,6 +1317,43 @@ TEST_CASE("calibrate: the fragment fitted through a scenario reproduces the log 
         hr["heldout_median_abs_pct_error"].get<double>());
 }
 
+TEST_CASE("measured.nccl_tests: the real log beside the simulated sweep, with its error") {
+  const fs::path d = scratch("measured");
+  const Result r = fabricsim(
+      "run scenarios/roce_h200_a3ultra.yaml --set workload.maxbytes=1MiB --out " + d.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# measured   : tests/data/nccl/"
+                   "nccl-allreduce-h200-2x1-gcp-a3ultra-roce-mpioperator-01.txt") !=
+        std::string::npos);
+  const auto m = nlohmann::json::parse(slurp(d / "results.json"))["measured"];
+  REQUIRE(m["points"].size() == 11);  // 1 KiB .. 1 MiB, all in the log
+  // The log's 1 KiB row: 35.59 us; 2 ranks, busbw factor 1.
+  CHECK(m["points"][0]["size_bytes"] == 1024);
+  CHECK(m["points"][0]["measured_busbw_GBps"].get<double>() ==
+        Approx(1024 / 35.59e-6 / 1e9).epsilon(1e-9));
+  std::vector<double> errors;
+  for (const auto& p : m["points"]) {
+    const double meas = p["measured_busbw_GBps"], simu = p["simulated_busbw_GBps"];
+    CHECK(p["error_pct"].get<double>() == Approx((simu - meas) / meas * 100));
+    errors.push_back(std::abs(simu - meas) / meas * 100);
+  }
+  std::sort(errors.begin(), errors.end());
+  CHECK(m["median_abs_pct_error"].get<double>() == Approx(errors[errors.size() / 2]));
+  CHECK(m["max_abs_pct_error"].get<double>() == Approx(errors.back()));
+
+  const Result other =
+      fabricsim("validate scenarios/roce_h200_a3ultra.yaml --set workload.ngpus=4");
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("measured.nccl_tests: ") != std::string::npos);
+  CHECK(other.err.find("ran all_reduce on 2 ranks, the workload runs all_reduce on 4") !=
+        std::string::npos);
+  const Result missing =
+      fabricsim("validate scenarios/roce_h200_a3ultra.yaml --set measured.nccl_tests=nope.txt");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find("nope.txt:0: cannot open file") != std::string::npos);
+}
+
 TEST_CASE("calibrate: a simulated log's rate, launch and step latency are recovered") {
   // fabricsim's own table, from known parameters, is a log with a known truth.
   const Result sim = fabricsim(

@@ -302,7 +302,8 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl and traffic");
+          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl, measured and "
+          "traffic");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -310,7 +311,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, infiniband, switches, workload, nccl and traffic, got a list");
+          "dcqcn, infiniband, switches, workload, nccl, measured and traffic, got a list");
   }
 }
 
