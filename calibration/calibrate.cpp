@@ -170,8 +170,8 @@ NcclFit fit_nccl(const NcclLog& log, int64_t heldout_from_bytes) {
     w.push_back(1.0 / (r.oop_time_us * r.oop_time_us));
     fitted.push_back(&r);
   }
-  if (s.size() < 2) {
-    throw std::invalid_argument(log.path + ": fewer than 2 sizes with a time to fit");
+  if (s.size() < 3) {  // a line through 2 points has no interval, and no check of its shape
+    throw std::invalid_argument(log.path + ": fewer than 3 sizes with a time to fit");
   }
   // Regimes of at least 3 sizes (a line through 2 has no interval); fewer regimes while one of
   // them is unphysical (a latency below zero beyond its interval, or a bandwidth <= 0).

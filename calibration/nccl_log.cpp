@@ -80,8 +80,7 @@ bool read_layout(const std::vector<std::string>& tok, Layout& out) {
     l.extra = 2;
   }
   const int blocks = (static_cast<int>(tok.size()) - l.extra - l.lead) / 4;
-  if (blocks < 1 || blocks > 2 ||
-      l.lead + 4 * blocks + l.extra != static_cast<int>(tok.size())) {
+  if (blocks < 1 || blocks > 2 || l.lead + 4 * blocks + l.extra != static_cast<int>(tok.size())) {
     return false;
   }
   for (int b = 0; b < blocks; ++b) {
@@ -443,6 +442,10 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
                      double& error, const char* which) {
       const std::string w(which);
       if (!to_double(tok[at], time)) throw bad(w + " time", tok[at]);
+      if (time < 0) {
+        throw ParseError(path, ln,
+                         "negative " + w + " time '" + tok[at] + "'; expected microseconds >= 0");
+      }
       if (!to_double(tok[at + 1], algbw)) throw bad(w + " algbw", tok[at + 1]);
       if (!to_double(tok[at + 2], busbw)) throw bad(w + " busbw", tok[at + 2]);
       const std::string& last = tok[at + 3];

@@ -436,6 +436,16 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
                 "field " + std::to_string(c + 1) + " '" + field + "' is not a non-negative number");
           }
           const double scale = table.unit == Unit::kGb ? kGbps : kMBps;
+          // The fastest NIC ports are 800 Gb/s (1600 both ways): a bandwidth beyond twice that
+          // is a corrupted row, not a measurement.
+          constexpr double kMaxBps = 3.2e12 / 8;
+          if ((col == Col::kBwPeak || col == Col::kBwAvg) && v * scale > kMaxBps) {
+            throw ParseError(path, n,
+                             "field " + std::to_string(c + 1) + " '" + field + "' is " +
+                                 std::to_string(static_cast<int64_t>(v * scale * 8 / 1e9)) +
+                                 " Gb/s, beyond any NIC (the fastest ports are 800 Gb/s); "
+                                 "expected a measured bandwidth");
+          }
           switch (col) {
             case Col::kBwPeak:
               bw.bw_peak_Bps = v * scale;

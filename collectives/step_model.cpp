@@ -230,7 +230,10 @@ class Builder {
       throw std::invalid_argument("build_training_step: a collective is needed but no builder");
     }
     const int n = static_cast<int>(members.size());
-    const TransferDag sub = allreduce_(n, bytes);
+    const int g = spec_.gpus_per_server;
+    const int per_server = static_cast<int>(std::count_if(
+        members.begin(), members.end(), [&](int m) { return m / g == members.front() / g; }));
+    const TransferDag sub = allreduce_(n, per_server, bytes);
     const uint32_t flow_base = next_flow_base();
     TransferDag& dag = plan_.dag;
     std::vector<uint32_t> launch(static_cast<size_t>(n));

@@ -70,9 +70,11 @@ struct ParallelSpec {
 };
 
 /// Builds the AllReduce of `bytes` among local ranks 0..ranks−1 (ranks >= 2) as a DAG of
-/// transfers (e.g. NCCL's plan: build_collective with plan_size, or ring_allreduce). Its flow
-/// ids must be below kFlowsPerCollective.
-using GroupCollective = std::function<TransferDag(int ranks, int64_t bytes)>;
+/// transfers (e.g. NCCL's plan: build_collective with plan_size, or ring_allreduce);
+/// `ranks_per_server` of the group's members share a server (local ranks numbered server by
+/// server: a TP group is all in one, a DP group has G/tp per server). Its flow ids must be
+/// below kFlowsPerCollective.
+using GroupCollective = std::function<TransferDag(int ranks, int ranks_per_server, int64_t bytes)>;
 
 /// Flow ids per spliced collective instance: instance k's transfers get flow
 /// k × kFlowsPerCollective + their own flow, so every instance has its own queue pairs (and

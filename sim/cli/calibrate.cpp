@@ -96,6 +96,10 @@ Placement place(const SimContext& ctx, const NcclLog& log) {
                 std::to_string(std::max(2, log.nranks)) + " GPUs";
     return p;
   }
+  if (log.nodes == 1) {
+    p.skipped = "the log ran on one node: its busbw is NVLink's (or PCIe's), not the network's";
+    return p;
+  }
   if (log.nodes <= 0) return p;  // unknown: ranks fill servers, as a job with no -npernode
   const int per_node = log.nranks % log.nodes == 0 ? log.nranks / log.nodes : 0;
   if (per_node > 0 && per_node <= g && log.nodes <= ctx.servers) {
@@ -340,6 +344,13 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
     }
   }
   if (progress) std::fprintf(stderr, "\r%100s\r", "");
+  if (best.warning.empty() && best.params.rate_bps > 2 * ctx.base_host_rate_bps) {
+    best.warning = "the fitted NIC rate (" + format_rate(best.params.rate_bps) +
+                   ") is more than twice the scenario's link.host_rate (" +
+                   format_rate(ctx.base_host_rate_bps) +
+                   "): the log's busbw does not come from NICs like the scenario's (NVLink, "
+                   "more NICs per GPU, in-network reduction)";
+  }
   best.simulations = simulations;
   best.layout_note = where.note;
   return best;
@@ -455,9 +466,18 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   {
     std::error_code ec;
     if (!out.parent_path().empty()) std::filesystem::create_directories(out.parent_path(), ec);
-    std::ofstream probe(out, std::ios::app);
-    if (!probe) throw ConfigError("--out " + opts.out, 0, 0, "--out", "cannot write this file");
+    const bool existed = std::filesystem::exists(out, ec);
+    {
+      std::ofstream probe(out, std::ios::app);
+      if (!probe) throw ConfigError("--out " + opts.out, 0, 0, "--out", "cannot write this file");
+    }
+    if (!existed) std::filesystem::remove(out, ec);  // nothing is left behind on a later error
   }
+  const auto interrupted = [&] {
+    if (interrupt == nullptr || !interrupt->load()) return false;
+    std::cerr << "fabricsim: calibrate interrupted: nothing written\n";
+    return true;
+  };
 
   // The first held-out size of a log (0 = none): --holdout above=SIZE, or its N-th largest size
   // (among those up to `cap`) with --holdout largest=N.
@@ -473,9 +493,21 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
 
   // Parse every log first: a bad one stops the run before anything is fitted or written.
   std::vector<PerftestLog> perftests;
-  for (const std::string& p : opts.perftest) perftests.push_back(parse_perftest_file(p));
+  for (const std::string& p : opts.perftest) {
+    perftests.push_back(parse_perftest_file(p));
+    if (interrupted()) return kExitInterrupted;
+  }
   std::vector<NcclLog> nccls;
-  for (const std::string& p : opts.nccl_tests) nccls.push_back(parse_nccl_tests_file(p));
+  for (const std::string& p : opts.nccl_tests) {
+    nccls.push_back(parse_nccl_tests_file(p));
+    if (interrupted()) return kExitInterrupted;
+  }
+  // A bad scenario is refused before anything is fitted or printed.
+  if (!opts.scenario.scenario_path.empty()) {
+    Scenario check = load(opts.scenario);
+    check.measured_nccl_tests.clear();
+    (void)prepare(check);
+  }
 
   ordered_json report = {{"inputs", ordered_json::array()}};
   std::vector<HealthHint> hints;
@@ -504,7 +536,16 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       in["fit"] = {{"base_latency_us", f.base_latency_us},
                    {"per_kib_us", f.per_kib_us ? estimate_json(*f.per_kib_us) : nullptr}};
     } else {
-      const PerftestBwFit f = fit_perftest_bw(log);
+      PerftestBwFit f;
+      try {
+        f = fit_perftest_bw(log);
+      } catch (const std::invalid_argument& e) {  // e.g. every size the same after filtering
+        std::cout << "#   not fitted (" << e.what() << ")\n";
+        in["fit"] = nullptr;
+        in["not_fitted"] = e.what();
+        report["inputs"].push_back(in);
+        continue;
+      }
       if (std::isnan(f.bandwidth_Gbps.ci95)) {  // one message size: no line to fit
         std::cout << "#   one size: B = " << f2(f.bandwidth_Gbps.value)
                   << " Gb/s payload (line rate " << f2(f.line_rate_Gbps)
@@ -575,7 +616,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       continue;
     }
     std::cout << "# nccl-tests " << log.path << " (" << log.collective << ", " << log.nranks
-              << " ranks on " << log.nodes << " nodes" << (held ? ", held out" : "") << ")\n";
+              << " ranks on " << log.nodes << (log.nodes == 1 ? " node" : " nodes")
+              << (held ? ", held out" : "") << ")\n";
     ordered_json regimes = ordered_json::array();
     for (const NcclRegime& r : f.regimes) {
       std::cout << "#   " << format_size(r.first_bytes) << " .. " << format_size(r.last_bytes)
@@ -630,6 +672,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     fits.push_back(std::move(f));
   }
 
+  if (interrupted()) return kExitInterrupted;
   // Through the simulator: the scenario's fabric with each log's collective and ranks.
   std::optional<SimFit> chosen;
   std::vector<SimFit> sims;

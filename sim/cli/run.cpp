@@ -496,6 +496,74 @@ NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {
   return log;
 }
 
+/// An AllReduce among `ranks` GPUs, `per_server` of them in each server, with the run's NCCL
+/// settings, latencies and channels (NCCL's cost model sees that group).
+NcclRunSetup group_setup(const Scenario& sc, const NcclRunSetup& base, int ranks, int per_server) {
+  NcclRunSetup s = base;
+  s.collective = "all_reduce";
+  s.algorithm = "auto";
+  s.protocol = "auto";
+  s.root = 0;
+  s.layout = RankLayout{ranks, per_server};
+  s.rank_hosts.clear();
+  NcclTuneInputs& t = s.tune;
+  t.nranks = ranks;
+  t.nnodes = s.layout.servers();
+  if (ranks % per_server != 0) {
+    t.nnodes = ranks <= per_server ? 1 : ranks;
+    s.settings.algo.allowed[static_cast<int>(NcclAlgo::kTree)] = false;
+  }
+  t.bw_intra_GBps = t.nnodes == 1 && per_server > 1 && sc.link.nvlink_rate_bps > 0
+                        ? static_cast<double>(sc.link.nvlink_rate_bps) / 8e9 / s.channels
+                        : t.bw_inter_GBps;
+  return s;
+}
+
+/// The scenario's training step on this fabric (collectives/step_model.hpp): rank r on GPU r,
+/// dp defaulting to every GPU / (tp × pp), the DDP buckets' and TP groups' AllReduces planned
+/// as NCCL would for their groups (float gradients). Throws ConfigError (exit 2) at the
+/// training key for a step the fabric cannot hold or the model refuses.
+StepPlan training_plan(const Scenario& sc, const Fabric& fabric, const NcclRunSetup& base) {
+  const TrainingConfig& t = sc.training;
+  const int g = std::max(1, fabric.gpus_per_server);
+  const int hosts = static_cast<int>(fabric.hosts.size());
+  ParallelSpec p;
+  p.tp = t.tp;
+  p.pp = t.pp;
+  p.microbatches = t.microbatches;
+  p.bucket_cap_bytes = t.bucket_cap_bytes;
+  p.first_bucket_cap_bytes = t.first_bucket_cap_bytes;
+  p.optimizer_ps = t.optimizer_ps;
+  p.gpus_per_server = g;
+  p.dp = t.dp > 0 ? t.dp : hosts / (t.tp * t.pp);
+  const int64_t needed = int64_t{std::max(1, p.dp)} * p.tp * p.pp;
+  if (p.dp < 1 || needed > hosts) {
+    throw key_error(sc, t.dp > 0 ? "training.dp" : "training.tp",
+                    "dp x tp x pp = " + std::to_string(std::max(1, p.dp)) + " x " +
+                        std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
+                        std::to_string(needed) + " GPUs, but the fabric has " +
+                        std::to_string(hosts) + "; expected at most " + std::to_string(hosts));
+  }
+  std::vector<LayerSpec> layers;
+  for (const TrainingLayer& l : sc.training.layers) {
+    for (int i = 0; i < l.count; ++i) {
+      layers.push_back({l.count == 1 ? l.name : l.name + "[" + std::to_string(i) + "]", l.fwd_ps,
+                        l.bwd_ps, l.param_bytes, l.tp_comm_bytes, l.activation_bytes});
+    }
+  }
+  constexpr int kElem = 4;  // float gradients
+  const GroupCollective allreduce = [&](int ranks, int per_server, int64_t bytes) {
+    const NcclRunSetup s = group_setup(sc, base, ranks, per_server);
+    const SizePlan plan = plan_size(s, std::max<int64_t>(kElem, bytes), kElem);
+    return build_collective(s.layout, plan.spec, plan.buffer_count, kElem);
+  };
+  try {
+    return build_training_step(layers, p, allreduce);
+  } catch (const std::invalid_argument& e) {
+    throw key_error(sc, "training", e.what());
+  }
+}
+
 /// The workload's collective setup on this fabric: ranks and servers, NCCL's settings and
 /// channels, the cost model's view of the links. Throws ConfigError (exit 2) for a workload the
 /// fabric or the algorithms cannot run.
@@ -698,7 +766,7 @@ Prepared prepare(Scenario& sc) {
   check_runnable(sc, fabric);
   RoutingTable routes = build_routes(sc, fabric);
   check_lossless(sc, fabric, routes);
-  if (!sc.has_workload) {
+  if (!sc.has_workload && !sc.training.enabled) {
     for (const auto& [key, origin] : sc.origins) {
       if (key.rfind("nccl.", 0) == 0 && origin.where.rfind("environment", 0) != 0) {
         throw key_error(sc, key,
@@ -708,10 +776,52 @@ Prepared prepare(Scenario& sc) {
       }
     }
   }
-  NcclRunSetup nccl = sc.has_workload ? nccl_setup(sc, fabric) : NcclRunSetup{};
+  NcclRunSetup nccl;
+  if (sc.has_workload) {
+    nccl = nccl_setup(sc, fabric);
+  } else if (sc.training.enabled) {  // NCCL's settings for the step's collectives alone
+    Scenario alone = sc;
+    alone.workload.minbytes = alone.workload.maxbytes = 1024;
+    nccl = nccl_setup(alone, fabric);
+  }
   std::optional<NcclLog> measured;
   if (!sc.measured_nccl_tests.empty()) measured = measured_log(sc, nccl);
-  return Prepared{std::move(fabric), std::move(routes), std::move(nccl), std::move(measured)};
+  std::optional<StepPlan> step;
+  if (sc.training.enabled) step = training_plan(sc, fabric, nccl);
+  return Prepared{std::move(fabric), std::move(routes), std::move(nccl), std::move(measured),
+                  std::move(step)};
+}
+
+TrainingSummary training_summary(const Scenario& sc, const Fabric& fabric, const StepPlan& plan,
+                                 const DagReplayer& replayer) {
+  const StepResult r = analyze_step(plan, replayer);
+  TrainingSummary t;
+  t.dp = plan.dp;
+  t.tp = plan.tp;
+  t.pp = plan.pp;
+  t.microbatches = sc.training.microbatches;
+  t.ranks = plan.ranks;
+  for (const TrainingLayer& l : sc.training.layers) t.layers += l.count;
+  t.buckets = static_cast<int>(plan.buckets.size());
+  t.step_ps = r.step_ps;
+  t.compute_ps = r.compute_ps;
+  t.exposed_comm_ps = r.exposed_comm_ps;
+  t.gpu_utilization = r.gpu_utilization;
+  t.critical_rank = r.critical_rank;
+  t.cp_compute_ps = r.critical_path.compute_ps;
+  t.cp_software_ps = r.critical_path.software_ps;
+  const int g = std::max(1, fabric.gpus_per_server);
+  for (const uint32_t id : r.critical_path_ids) {
+    const Transfer& x = plan.dag.transfer(id);
+    if (x.is_compute()) continue;
+    const bool nvlink = x.src_rank / g == x.dst_rank / g && sc.link.nvlink_rate_bps > 0;
+    const int64_t rate = nvlink ? sc.link.nvlink_rate_bps : sc.link.host_rate_bps;
+    const int64_t network = (replayer.completed_time(id) - replayer.posted_time(id)).ps();
+    t.cp_link_ps += std::min(
+        network, static_cast<int64_t>(std::llround(static_cast<double>(x.bytes) * 8e12 / rate)));
+  }
+  t.cp_waiting_ps = r.critical_path.network_ps - t.cp_link_ps;
+  return t;
 }
 
 MeasuredComparison compare_measured(const NcclLog& log, const std::vector<CollectiveRow>& rows) {
@@ -881,6 +991,22 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
   }
+  if (rep.complete && prepared.step) {
+    const StepPlan& plan = *prepared.step;
+    transport.set_rank_hosts({});  // step rank r runs on GPU r
+    DagReplayer replayer(plan.dag, transport);
+    transport.attach(&replayer);
+    replayer.start();
+    const bool ok = !replayer.done() ? run_phase("the training step", "training step",
+                                                 [&] {
+                                                   return std::to_string(replayer.completed()) +
+                                                          " of " + std::to_string(plan.dag.size()) +
+                                                          " step tasks completed";
+                                                 })
+                                     : true;
+    transport.attach(nullptr);
+    if (ok) rep.training = training_summary(sc, fabric, plan, replayer);
+  }
   if (rep.complete && !traffic.done()) {
     run_phase("the traffic flows", "traffic", [&] {
       return std::to_string(traffic.completed()) + " of " + std::to_string(traffic.size()) +
@@ -907,6 +1033,26 @@ void write_run_outputs(const std::string& dir_name, const RunReport& rep) {
   write_ports_csv((dir / "ports.csv").string(), rep);
   write_queues_csv((dir / "queues.csv").string(), rep);
   write_flows_csv((dir / "flows.csv").string(), rep);
+}
+
+/// The training step's times, in ms, and its critical path.
+void print_training(std::ostream& os, const TrainingSummary& t) {
+  const auto ms = [](int64_t ps) { return static_cast<double>(ps) / 1e9; };
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "# training   : dp %d x tp %d x pp %d = %d GPUs, %d layers, %d microbatch%s, %d "
+                "DDP bucket%s\n"
+                "#   step %.3f ms: compute %.3f ms, exposed communication %.3f ms (%.1f %%), GPU "
+                "utilization %.1f %%\n"
+                "#   critical path (GPU %d): compute %.3f ms, NCCL software latency %.3f ms, link "
+                "transfer %.3f ms, queueing/PFC/other network %.3f ms\n",
+                t.dp, t.tp, t.pp, t.ranks, t.layers, t.microbatches,
+                t.microbatches == 1 ? "" : "es", t.buckets, t.buckets == 1 ? "" : "s",
+                ms(t.step_ps), ms(t.compute_ps), ms(t.exposed_comm_ps),
+                t.step_ps > 0 ? 100.0 * static_cast<double>(t.exposed_comm_ps) / t.step_ps : 0.0,
+                100.0 * t.gpu_utilization, t.critical_rank, ms(t.cp_compute_ps),
+                ms(t.cp_software_ps), ms(t.cp_link_ps), ms(t.cp_waiting_ps));
+  os << buf;
 }
 
 /// The measured log beside the simulation, size by size, and the median and worst error.
@@ -977,6 +1123,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     for (const auto& row : rep.rows) print_table_row(std::cout, row);
   }
   if (rep.measured) print_measured(std::cout, *rep.measured);
+  if (rep.training) print_training(std::cout, *rep.training);
   print_summary(std::cout, rep);
   if (opts.out_given) {
     write_run_outputs(dir.string(), rep);

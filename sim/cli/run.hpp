@@ -9,6 +9,7 @@
 
 #include "calibration/nccl_log.hpp"
 #include "collectives/nccl_plan.hpp"
+#include "collectives/step_model.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
@@ -45,6 +46,8 @@ struct Prepared {
   NcclRunSetup nccl;  ///< the workload's collective setup (default without a workload)
   /// measured.nccl_tests, parsed and checked against the workload; nullopt when not given.
   std::optional<NcclLog> measured;
+  /// The training step (scenario `training:`) as a DAG; nullopt when not given.
+  std::optional<StepPlan> step;
 };
 /// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
 /// ConfigError (exit 2).

@@ -493,6 +493,7 @@ const Condition kWraparound{
 /// `traffic:` is a list of flows, not a map of keys: its items' keys are kTrafficKeys, not rows
 /// of kFields, and --set cannot reach them.
 constexpr const char* kTrafficSection = "traffic";
+constexpr const char* kTrainingSection = "training";
 
 /// A section of the scenario. `when` applies to every key in it, like Field::when.
 struct Section {
@@ -512,10 +513,11 @@ const Section kSections[] = {{"topology", true},
                              {"dcqcn", false, &kRoceDcqcn},
                              {"infiniband", false, &kInfiniband},
                              {"switches", false},
-                             {"workload", true, nullptr, kTrafficSection},
+                             {"workload", true, nullptr, "traffic training"},
                              {"nccl", false},
                              {"measured", false},
-                             {kTrafficSection, false}};
+                             {kTrafficSection, false},
+                             {kTrainingSection, false}};
 /// `switches:` maps switch names to these sections, whose keys (the same rows of kFields) they
 /// override for that switch.
 constexpr const char* kSwitchesSection = "switches";
@@ -1629,6 +1631,140 @@ void parse_traffic(const Context& ctx, const Value& section, Scenario& s) {
   }
 }
 
+// ---- training -----------------------------------------------------------------------------
+
+/// A training layer's compute time: up to an hour of simulated time.
+const QuantitySpec kLayerTime{
+    "time", "1.5ms", parse_time_ps, 0, 3'600'000'000'000'000, "a time from 0s to 3600s"};
+
+/// The keys of the map `item` (at `path`), each once and each one of `keys` (with a "did you
+/// mean"), as Values.
+std::map<std::string, Value> map_keys(const Context& ctx, const Value& item,
+                                      const std::string& path, const std::vector<std::string>& keys,
+                                      const std::string& what) {
+  std::map<std::string, Value> given;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : item.node()) {
+    const YAML::Node key = entry.first;
+    if (!key.IsScalar()) ctx.fail(path, key.Mark(), "expected a key name, got " + describe(key));
+    const std::string name = key.Scalar();
+    const std::string key_path = path + "." + name;
+    if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
+      const std::string guess = closest_match(name, keys);
+      ctx.fail(key_path, key.Mark(),
+               "unknown key '" + name + "'" +
+                   (guess.empty() ? "; " + what + " has only " + join_words(keys, ", ")
+                                  : "; did you mean '" + guess + "'?"));
+    }
+    if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
+      ctx.fail(key_path, key.Mark(),
+               "duplicate key '" + name + "' (first given at line " + std::to_string(seen->second) +
+                   ")");
+    }
+    given.emplace(name, Value(&ctx, key_path, entry.second, key.Mark()));
+  }
+  return given;
+}
+
+/// A positive number of FLOPs or FLOP/s, decimal or scientific ("989e12").
+double flops_number(const Value& v, const std::string& expected) {
+  const double x = v.small_number(1e30, expected, "beyond any machine");
+  if (!(x > 0)) v.fail("expected " + expected + ", got zero");
+  return x;
+}
+
+/// `training:` (the section's value) into s.training; layer times from FLOPs resolved here.
+void parse_training(const Context& ctx, const Value& section, Scenario& s) {
+  const std::string example =
+      "e.g. {dp: 16, layers: [{name: block, count: 24, fwd_time: 1ms, params: 50MiB}]}";
+  if (!section.node().IsMap()) {
+    section.fail("expected a map of training keys, " + example + ", got " +
+                 describe(section.node()));
+  }
+  TrainingConfig& t = s.training;
+  t.enabled = true;
+  const std::vector<std::string> keys = {"dp",
+                                         "tp",
+                                         "pp",
+                                         "microbatches",
+                                         "bucket_cap",
+                                         "first_bucket_cap",
+                                         "optimizer_time",
+                                         "gpu_peak_flops",
+                                         "efficiency",
+                                         "layers"};
+  const auto given = map_keys(ctx, section, kTrainingSection, keys, "training");
+  for (const auto& [name, v] : given) s.origins[v.path()] = v.origin();
+  const auto get = [&](const char* k) -> const Value* {
+    const auto it = given.find(k);
+    return it == given.end() ? nullptr : &it->second;
+  };
+  if (const Value* v = get("dp")) t.dp = int(v->integer(1, 1 << 20));
+  if (const Value* v = get("tp")) t.tp = int(v->integer(1, 1024));
+  if (const Value* v = get("pp")) t.pp = int(v->integer(1, 1024));
+  if (const Value* v = get("microbatches")) t.microbatches = int(v->integer(1, 4096));
+  if (const Value* v = get("bucket_cap")) t.bucket_cap_bytes = v->quantity(kPositiveSize);
+  if (const Value* v = get("first_bucket_cap"))
+    t.first_bucket_cap_bytes = v->quantity(kPositiveSize);
+  if (const Value* v = get("optimizer_time")) t.optimizer_ps = v->quantity(kLayerTime);
+  if (const Value* v = get("gpu_peak_flops"))
+    t.gpu_peak_flops = flops_number(*v, "a peak in FLOP/s, e.g. 989e12 (H100 dense BF16)");
+  if (const Value* v = get("efficiency"))
+    t.efficiency = v->fraction(1e-6, 1, "a fraction of the peak from 0 to 1, e.g. 0.4");
+  const Value* layers = get("layers");
+  if (layers == nullptr) {
+    ctx.fail(std::string(kTrainingSection) + ".layers", section.node().Mark(),
+             "missing required key; a training step needs its layers, " + example);
+  }
+  const std::vector<std::string> layer_keys = {"name",     "count",     "fwd_time",
+                                               "bwd_time", "fwd_flops", "bwd_flops",
+                                               "params",   "tp_comm",   "activations"};
+  for (const Value& item : layers->items("a list of layers, " + example, 1, 100000)) {
+    if (!item.node().IsMap()) {
+      item.fail("expected a layer: a map with " + join_words(layer_keys, ", ") + ", got " +
+                describe(item.node()));
+    }
+    const auto lk = map_keys(ctx, item, item.path(), layer_keys, "a layer");
+    for (const auto& [name, v] : lk) s.origins[v.path()] = v.origin();
+    const auto at = [&](const char* k) -> const Value* {
+      const auto it = lk.find(k);
+      return it == lk.end() ? nullptr : &it->second;
+    };
+    TrainingLayer layer;
+    layer.name = at("name") ? at("name")->string() : "layer" + std::to_string(t.layers.size());
+    if (const Value* v = at("count")) layer.count = int(v->integer(1, 100000));
+    if (const Value* v = at("params")) layer.param_bytes = v->quantity(kNonNegativeSize);
+    if (const Value* v = at("tp_comm")) layer.tp_comm_bytes = v->quantity(kNonNegativeSize);
+    if (const Value* v = at("activations")) layer.activation_bytes = v->quantity(kNonNegativeSize);
+    // Forward and backward: a time, or FLOPs at the GPU's peak × efficiency.
+    const auto from_flops = [&](const Value& v) {
+      const double flops = flops_number(v, "a number of FLOPs, e.g. 2.4e12");
+      if (t.gpu_peak_flops <= 0 || t.efficiency <= 0) {
+        v.fail(
+            "a layer in FLOPs needs training.gpu_peak_flops and training.efficiency (the "
+            "time is FLOPs / (peak x efficiency)); give both, or fwd_time/bwd_time");
+      }
+      const double ps = flops / (t.gpu_peak_flops * t.efficiency) * 1e12;
+      if (ps > 3.6e15) v.fail("that is more than an hour of compute for one layer");
+      return static_cast<int64_t>(std::llround(ps));
+    };
+    const Value* ft = at("fwd_time");
+    const Value* ff = at("fwd_flops");
+    if (ft && ff) ff->fail("give fwd_time or fwd_flops, not both");
+    if (!ft && !ff) {
+      ctx.fail(item.path() + ".fwd_time", item.node().Mark(),
+               "missing required key; a layer needs fwd_time (or fwd_flops)");
+    }
+    layer.fwd_ps = ft ? ft->quantity(kLayerTime) : from_flops(*ff);
+    const Value* bt = at("bwd_time");
+    const Value* bf = at("bwd_flops");
+    if (bt && bf) bf->fail("give bwd_time or bwd_flops, not both");
+    layer.bwd_ps = bt ? bt->quantity(kLayerTime) : bf ? from_flops(*bf) : 2 * layer.fwd_ps;
+    s.origins[item.path()] = item.origin();
+    t.layers.push_back(std::move(layer));
+  }
+}
+
 Scenario build(const Context& ctx, const YAML::Node& root) {
   std::vector<std::string> section_names;
   for (const Section& x : kSections) section_names.emplace_back(x.name);
@@ -1648,13 +1784,20 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   for (const Section& section : kSections) {
     const auto it = found.find(section.name);
     if (it == found.end()) {
-      if (section.required && !(section.unless && found.count(section.unless))) {
+      const auto alternative_given = [&] {
+        if (!section.unless) return false;
+        std::istringstream words(section.unless);
+        for (std::string w; words >> w;) {
+          if (found.count(w)) return true;
+        }
+        return false;
+      };
+      if (section.required && !alternative_given()) {
         std::string message = "missing required section (with at least " +
                               join_words(keys_of(section.name, true), ", ") + ")";
         if (section.unless) {
-          const std::string alternative = section.unless;
-          message += ", or a " + alternative + " section in its place" +
-                     (alternative == kTrafficSection ? " (" + kTrafficExpected + ")" : "");
+          message += ", or a traffic section in its place (" + kTrafficExpected +
+                     "), or a training section";
         }
         ctx.fail(section.name, YAML::Mark::null_mark(), message);
       }
@@ -1663,7 +1806,8 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     const YAML::Node& node = it->second.node();
     // parse_switches and parse_traffic read these; a list of flows must not be empty.
     if (section.name == std::string(kSwitchesSection) ||
-        section.name == std::string(kTrafficSection)) {
+        section.name == std::string(kTrafficSection) ||
+        section.name == std::string(kTrainingSection)) {
       continue;
     }
     if (node.IsNull()) continue;  // "nic:" with every key left to its default
@@ -1698,6 +1842,9 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   check_dateline(found, s);
   if (const auto it = found.find(kTrafficSection); it != found.end()) {
     parse_traffic(ctx, it->second, s);  // after routing.dateline_class and its check
+  }
+  if (const auto it = found.find(kTrainingSection); it != found.end()) {
+    parse_training(ctx, it->second, s);
   }
 
   // Cross-field rules.

@@ -329,6 +329,33 @@ struct TrafficFlow {
   int64_t flow = -1;                 ///< queue pair id between the pair; -1 = the item's index
 };
 
+/// One entry of `training.layers` (`count` identical layers), per microbatch on one GPU after
+/// the tensor-parallel split. Times are resolved at load: given (fwd_time, bwd_time) or from
+/// FLOPs (fwd_flops, bwd_flops) / (training.gpu_peak_flops × training.efficiency); bwd
+/// defaults to 2 × fwd (the usual backward = 2 × forward FLOPs rule).
+struct TrainingLayer {
+  std::string name;
+  int count = 1;
+  int64_t fwd_ps = 0, bwd_ps = 0;
+  int64_t param_bytes = 0;       ///< gradient bytes per GPU (DDP buckets)
+  int64_t tp_comm_bytes = 0;     ///< TP AllReduce after forward and after backward
+  int64_t activation_bytes = 0;  ///< sent at a pipeline stage boundary after this layer
+};
+
+/// `training:` one training step of a data/tensor/pipeline-parallel model (collectives/
+/// step_model.hpp): DDP gradient buckets overlapping the backward pass.
+struct TrainingConfig {
+  bool enabled = false;
+  int dp = 0;  ///< data-parallel replicas; 0 = the fabric's GPUs / (tp × pp)
+  int tp = 1, pp = 1, microbatches = 1;
+  int64_t bucket_cap_bytes = int64_t{25} << 20;       ///< DDP bucket_cap_mb (25 MiB)
+  int64_t first_bucket_cap_bytes = int64_t{1} << 20;  ///< DDP first_bucket_bytes_cap (1 MiB)
+  int64_t optimizer_ps = 0;
+  double gpu_peak_flops = 0;  ///< FLOP/s, for layers given in FLOPs
+  double efficiency = 0;      ///< fraction of peak those layers reach, (0, 1]
+  std::vector<TrainingLayer> layers;
+};
+
 /// Where a key's value came from: the file position of its value, or the --set that gave it.
 struct KeyOrigin {
   std::string where;  ///< the file, or "--set KEY=VALUE"
@@ -351,6 +378,8 @@ struct Scenario {
   /// `traffic:` explicit flows, run from time 0 (alone, or beside the workload's sweep).
   NcclConfig nccl;
   std::vector<TrafficFlow> traffic;
+  /// `training:` a training step, after the workload's sweep (or alone).
+  TrainingConfig training;
   bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;
   DcqcnConfig dcqcn;

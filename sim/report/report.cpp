@@ -180,7 +180,7 @@ void print_summary(std::ostream& out, const RunReport& r) {
   // The traffic flows' completion times (a collective's messages are in results.json).
   const bool traffic =
       std::any_of(r.flows.begin(), r.flows.end(), [](const FlowRow& f) { return f.traffic; });
-  if (traffic || (!r.has_workload && !r.flows.empty())) {
+  if (traffic || (!r.has_workload && !r.training && !r.flows.empty())) {
     const FctSummary fct = fct_summary(r.flows, traffic);
     if (fct.completed > 0) {
       std::snprintf(buf, sizeof buf,
@@ -259,6 +259,26 @@ void write_results_json(const std::string& path, const RunReport& r) {
                                                                 : ordered_json(nullptr)},
                  {"environment", n.environment}};
     for (const auto& [proto, bytes] : n.buffsize_bytes) j["nccl"]["buffsize_bytes"][proto] = bytes;
+  }
+  if (r.training) {  // only when the scenario has a training section
+    const TrainingSummary& t = *r.training;
+    j["training"] = {{"dp", t.dp},
+                     {"tp", t.tp},
+                     {"pp", t.pp},
+                     {"microbatches", t.microbatches},
+                     {"ranks", t.ranks},
+                     {"layers", t.layers},
+                     {"buckets", t.buckets},
+                     {"step_ps", t.step_ps},
+                     {"compute_ps", t.compute_ps},
+                     {"exposed_comm_ps", t.exposed_comm_ps},
+                     {"gpu_utilization", t.gpu_utilization},
+                     {"critical_rank", t.critical_rank},
+                     {"critical_path",
+                      {{"compute_ps", t.cp_compute_ps},
+                       {"software_ps", t.cp_software_ps},
+                       {"link_transfer_ps", t.cp_link_ps},
+                       {"queueing_pause_other_ps", t.cp_waiting_ps}}}};
   }
   if (r.measured) {  // only when the scenario names a log (measured.nccl_tests)
     const MeasuredComparison& m = *r.measured;

@@ -161,6 +161,21 @@ struct MeasuredComparison {
   double median_abs_pct_error = -1, max_abs_pct_error = -1;
 };
 
+/// One training step (scenario `training:`), replayed on the fabric (collectives/
+/// step_model.hpp). Times in picoseconds.
+struct TrainingSummary {
+  int dp = 0, tp = 0, pp = 0, microbatches = 0, ranks = 0, layers = 0, buckets = 0;
+  int64_t step_ps = 0;          ///< first task to last
+  int64_t compute_ps = 0;       ///< max over GPUs of pure compute
+  int64_t exposed_comm_ps = 0;  ///< step − compute of the GPU that finished last
+  double gpu_utilization = 0;   ///< mean over GPUs of compute / step
+  int critical_rank = 0;
+  /// The critical path: compute, NCCL software latency (launch, per step), link transfer (each
+  /// transfer's bytes at its first link's rate: NVLink inside a server, the NIC across) and
+  /// the rest of its network time (queueing, PFC pauses, headers, propagation and switching).
+  int64_t cp_compute_ps = 0, cp_software_ps = 0, cp_link_ps = 0, cp_waiting_ps = 0;
+};
+
 struct RunReport {
   std::string scenario;
   uint64_t seed = 0;
@@ -168,6 +183,7 @@ struct RunReport {
   NcclSummary nccl;
   std::vector<CollectiveRow> rows;
   std::optional<MeasuredComparison> measured;  ///< measured.nccl_tests, when the scenario names one
+  std::optional<TrainingSummary> training;     ///< training:, when the scenario has one
   Counters counters;
   DeadlockRow deadlock;
   int64_t events = 0;

@@ -1354,6 +1354,108 @@ TEST_CASE("measured.nccl_tests: the real log beside the simulated sweep, with it
   CHECK(missing.err.find("nope.txt:0: cannot open file") != std::string::npos);
 }
 
+namespace {
+/// A 2-GPU, one-switch fabric at 100 Gb/s with `tail` appended (a training or workload
+/// section), written to scratch/NAME.yaml.
+fs::path two_gpu_scenario(const std::string& name, const std::string& tail) {
+  const fs::path p = scratch("training") / (name + ".yaml");
+  std::ofstream(p) << "name: " << name << "\nseed: 1\ntransport: roce\n"
+                   << "topology: {kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 2, "
+                      "oversubscription: 1}\n"
+                   << "link: {host_rate: 100Gbps, propagation_delay: 0ns}\n"
+                   << "switch: {latency: 0ns, buffer_per_port: 4MiB}\n"
+                   << "nic: {mtu: 4096B}\npfc: {enabled: true}\n"
+                   << tail;
+  return p;
+}
+
+nlohmann::json training_of(const fs::path& scenario) {
+  const fs::path d = scratch("training") / (scenario.stem().string() + "_out");
+  const Result r = fabricsim("run " + scenario.string() + " --out " + d.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(d / "results.json"))["training"];
+}
+}  // namespace
+
+TEST_CASE("training: the step's exposed communication, checked by hand") {
+  // The AllReduce of a 10 MiB bucket between the 2 GPUs, timed alone by the collective sweep.
+  const fs::path ar = two_gpu_scenario(
+      "ar", "workload: {collective: all_reduce, minbytes: 10MiB, maxbytes: 10MiB}\n");
+  const Result sweep =
+      fabricsim("run " + ar.string() + " --out " + (scratch("training") / "ar_out").string());
+  REQUIRE(sweep.exit_code == 0);
+  const double allreduce_ps =
+      nlohmann::json::parse(
+          slurp(scratch("training") / "ar_out" / "results.json"))["collectives"][0]["time_us"]
+          .get<double>() *
+      1e6;
+  // Closed form: each GPU sends 10 MiB in a 2-rank ring, at 100 Gb/s at best.
+  CHECK(allreduce_ps >= 10.0 * (1 << 20) * 8 / 100e9 * 1e12);
+  const std::string common =
+      "training:\n  dp: 2\n  optimizer_time: 1ms\n  bucket_cap: 64MiB\n  first_bucket_cap: "
+      "64MiB\n  layers:\n";
+  SECTION("one bucket, ready at the end of the backward pass: all of its AllReduce is exposed") {
+    const auto t = training_of(two_gpu_scenario(
+        "one", common + "    - {name: fc, fwd_time: 1ms, bwd_time: 2ms, params: 10MiB}\n"));
+    CHECK(t["buckets"] == 1);
+    CHECK(t["compute_ps"] == 4'000'000'000);  // fwd + bwd + optimizer
+    CHECK(t["exposed_comm_ps"].get<double>() == Approx(allreduce_ps).epsilon(0.001));
+    CHECK(t["step_ps"].get<double>() == Approx(4e9 + allreduce_ps).epsilon(0.001));
+    CHECK(t["gpu_utilization"].get<double>() ==
+          Approx(4e9 / t["step_ps"].get<double>()).epsilon(1e-9));
+    const auto& cp = t["critical_path"];
+    CHECK(cp["compute_ps"].get<int64_t>() + cp["software_ps"].get<int64_t>() +
+              cp["link_transfer_ps"].get<int64_t>() +
+              cp["queueing_pause_other_ps"].get<int64_t>() ==
+          t["step_ps"].get<int64_t>());
+  }
+  SECTION("two buckets: the last layer's AllReduce hides behind the first layer's backward") {
+    // Buckets fill in reverse layer order: layer 1's 10 MiB is reduced during layer 0's 5 ms
+    // backward; only layer 0's (10 MiB too) is exposed.
+    const auto t = training_of(two_gpu_scenario(
+        "two",
+        "training:\n  dp: 2\n  bucket_cap: 10MiB\n  first_bucket_cap: 10MiB\n  layers:\n"
+        "    - {name: a, fwd_time: 1ms, bwd_time: 5ms, params: 10MiB}\n"
+        "    - {name: b, fwd_time: 1ms, bwd_time: 1ms, params: 10MiB}\n"));
+    CHECK(t["buckets"] == 2);
+    CHECK(t["compute_ps"] == 8'000'000'000);
+    CHECK(t["exposed_comm_ps"].get<double>() == Approx(allreduce_ps).epsilon(0.001));
+  }
+  SECTION("bad training input is exit 2 at its key") {
+    struct Case {
+      std::string tail, text;
+    };
+    const Case cases[] = {
+        {common + "    - {name: fc, fwd_time: 1ms}\n  bucket_capp: 1MiB\n",
+         "training.bucket_capp: unknown key 'bucket_capp'; did you mean 'bucket_cap'?"},
+        {"training:\n  dp: 4\n  layers: [{fwd_time: 1ms}]\n",
+         "training.dp: dp x tp x pp = 4 x 1 x 1 = 4 GPUs, but the fabric has 2"},
+        {"training:\n  layers: [{fwd_flops: 1e12}]\n",
+         "needs training.gpu_peak_flops and training.efficiency"},
+        {"training:\n  layers: [{bwd_time: 1ms}]\n", "a layer needs fwd_time (or fwd_flops)"},
+        {"training:\n  dp: 2\n  layers: [{fwd_time: 1ms, fwd_flops: 1e9}]\n",
+         "give fwd_time or fwd_flops, not both"},
+    };
+    for (const Case& c : cases) {
+      const Result r = fabricsim("validate " + two_gpu_scenario("bad", c.tail).string());
+      INFO(c.tail << "\n" << r.err);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find(c.text) != std::string::npos);
+    }
+  }
+  SECTION("layers in FLOPs: time = FLOPs / (peak x efficiency), backward twice the forward") {
+    const auto t = training_of(two_gpu_scenario(
+        "flops",
+        "training:\n  dp: 2\n  gpu_peak_flops: 1e12\n  efficiency: 0.5\n  layers:\n"
+        "    - {fwd_flops: 1e9, params: 0B}\n"));
+    // 1e9 / (1e12 x 0.5) = 2 ms forward, 4 ms backward; no parameters, no communication.
+    CHECK(t["compute_ps"] == 6'000'000'000);
+    CHECK(t["step_ps"] == 6'000'000'000);
+    CHECK(t["exposed_comm_ps"] == 0);
+  }
+}
+
 TEST_CASE("calibrate: a simulated log's rate, launch and step latency are recovered") {
   // fabricsim's own table, from known parameters, is a log with a known truth.
   const Result sim = fabricsim(
@@ -1514,6 +1616,87 @@ TEST_CASE("collectives: second tester's findings") {
         "run scenarios/quickstart.yaml --set nccl.nchannels=1 "
         "--set workload.maxbytes=8KiB");
     CHECK(r.out.find(", 1 channel,") != std::string::npos);
+  }
+}
+
+TEST_CASE("calibrate: a second fresh tester's findings") {
+  const fs::path dir = scratch("cal_fresh2");
+  const fs::path out = dir / "cal.yaml";
+  const std::string qdr = slurp(fs::path(FABRICSIM_SOURCE_DIR) /
+                                "tests/data/perftest/"
+                                "perftest-ib_write_bw-ib-qdr40g-"
+                                "cx3-docker-01.txt");
+  SECTION("an absurd bandwidth row is bad input at its line (was exit 1 in the fit)") {
+    std::string text = qdr;
+    const size_t at = text.find("\n 1048576 ");
+    REQUIRE(at != std::string::npos);
+    const size_t eol = text.find('\n', at + 1);
+    const std::string row = text.substr(at + 1, eol - at - 1);
+    // Replace the row's last two numbers' first one (BW peak) with a huge value.
+    std::istringstream cells(row);
+    std::vector<std::string> c;
+    for (std::string w; cells >> w;) c.push_back(w);
+    REQUIRE(c.size() >= 4);
+    text.replace(
+        at + 1, eol - at - 1,
+        " " + c[0] + " " + c[1] + " 99999999999999 " + c[3] + (c.size() > 4 ? " " + c[4] : ""));
+    const fs::path f = dir / "huge.txt";
+    std::ofstream(f) << text;
+    const Result r = fabricsim("calibrate --perftest " + f.string() + " --out " + out.string());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("beyond any NIC") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));  // nothing written, not even an empty fragment
+  }
+  SECTION("a one-node (NVLink) log is not fitted as a NIC rate (was 6 Tb/s in the fragment)") {
+    const Result r = fabricsim(
+        "calibrate --scenario scenarios/quickstart.yaml --nccl-tests "
+        "tests/data/nccl/nccl-allgather-b200-1node-2gpu-nvlink-gcp-a4-01.txt --out " +
+        out.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("skipped (the log ran on one node") != std::string::npos);
+    CHECK(r.out.find("link.host_rate=") == std::string::npos);
+  }
+  SECTION("a fitted rate far above the scenario's NICs stays out of the fragment") {
+    // A log made at 1.6 Tb/s per NIC, calibrated on the 400G quickstart: the fit needs 4x the
+    // scenario's NIC (the tester saw 4.59 Tb/s written for an 8-GPU EFA log).
+    const Result sim = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.ngpus=2 --set workload.minbytes=1KiB --set "
+        "workload.maxbytes=4MiB --set link.host_rate=1600Gbps --set link.fabric_rate=1600Gbps");
+    REQUIRE(sim.exit_code == 0);
+    const fs::path f = dir / "fast.txt";
+    std::ofstream(f) << sim.out;
+    const Result r = fabricsim("calibrate --scenario scenarios/quickstart.yaml --nccl-tests " +
+                               f.string() + " --out " + out.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("more than twice the scenario's link.host_rate (400 Gb/s)") !=
+          std::string::npos);
+    CHECK(r.out.find("link.host_rate=") == std::string::npos);
+    const auto rep = nlohmann::json::parse(slurp(dir / "cal.report.json"));
+    CHECK_FALSE(rep["fragment"].contains("link.host_rate"));
+  }
+  SECTION("a negative time in an nccl-tests row is bad input at its line (was dropped)") {
+    std::string text = slurp(fs::path(FABRICSIM_SOURCE_DIR) /
+                             "tests/data/nccl/nccl-allreduce-h100-2node-8hca-01.txt");
+    const size_t at = text.find("1291.8");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 6, "-1291.8");
+    const fs::path f = dir / "negative.txt";
+    std::ofstream(f) << text;
+    const Result r = fabricsim("calibrate --nccl-tests " + f.string() + " --out " + out.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("negative out-of-place time '-1291.8'") != std::string::npos);
+  }
+  SECTION("two sizes left to fit are not fitted (was a negative bandwidth)") {
+    const Result r = fabricsim(
+        "calibrate --nccl-tests tests/data/nccl/nccl-allreduce-h100-2node-8hca-01.txt --holdout "
+        "largest=4 --out " +
+        out.string());
+    INFO(r.out);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("fewer than 3 sizes with a time to fit") != std::string::npos);
   }
 }
 

@@ -56,7 +56,7 @@ class IdealTransport final : public CollectiveTransport {
   DagReplayer* replayer_ = nullptr;
 };
 
-TransferDag ring(int ranks, int64_t bytes) {
+TransferDag ring(int ranks, int /*ranks_per_server*/, int64_t bytes) {
   return ring_allreduce(ranks, bytes, 1);
 }
 
@@ -195,7 +195,7 @@ TEST_CASE("build_training_step: the collectives' software delays land in softwar
   const int64_t fwd = 500'000'000, bwd = 1'000'000'000, params = 4 * kMiB, delay = 5'000'000;
   ParallelSpec spec;
   spec.dp = 2;
-  auto delayed_ring = [&](int ranks, int64_t bytes) {
+  auto delayed_ring = [&](int ranks, int, int64_t bytes) {
     TransferDag dag = ring_allreduce(ranks, bytes, 1);
     for (uint32_t i = 0; i < dag.size(); ++i) dag.set_delay(i, delay);
     return dag;
@@ -451,14 +451,14 @@ TEST_CASE("build_training_step: invalid specs are refused with a message") {
   s.dp = 2;
   CHECK_THROWS_AS(build_training_step(one, s, GroupCollective{}), std::invalid_argument);
   CHECK_THROWS_WITH(build_training_step(one, s,
-                                        [](int, int64_t) {
+                                        [](int, int, int64_t) {
                                           TransferDag d;
                                           d.add(0, 5, 1);
                                           return d;
                                         }),
                     Catch::Contains("outside its group"));
   CHECK_THROWS_WITH(build_training_step(one, s,
-                                        [](int, int64_t) {
+                                        [](int, int, int64_t) {
                                           TransferDag d;
                                           d.add(0, 1, 1, 64);
                                           return d;
@@ -471,7 +471,7 @@ TEST_CASE("build_training_step: each collective instance gets its own flow range
   spec.dp = 2;
   spec.bucket_cap_bytes = 1;
   spec.first_bucket_cap_bytes = 1;
-  auto two_channel_ring = [](int ranks, int64_t bytes) {
+  auto two_channel_ring = [](int ranks, int, int64_t bytes) {
     TransferDag d;
     d.add(0, 1, bytes, 0);
     d.add(1, 0, bytes, 1);

@@ -302,8 +302,8 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl, measured and "
-          "traffic");
+          "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl, measured, "
+          "traffic and training");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -311,7 +311,8 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, infiniband, switches, workload, nccl, measured and traffic, got a list");
+          "dcqcn, infiniband, switches, workload, nccl, measured, traffic and training, got a "
+          "list");
   }
 }
 
@@ -506,7 +507,7 @@ TEST_CASE("missing required keys", "[config]") {
           path +
               ": workload: missing required section (with at least minbytes, maxbytes), or a "
               "traffic section in its place (a list of flows, each a map with src, dst and size, "
-              "e.g. [{src: 0, dst: 1, size: 1MiB}])");
+              "e.g. [{src: 0, dst: 1, size: 1MiB}]), or a training section");
   }
 }
 
@@ -2123,7 +2124,7 @@ TEST_CASE("traffic: bad lists, items and values say where and what", "[config]")
     CHECK(e.message() ==
           "missing required section (with at least minbytes, maxbytes), or a traffic section in "
           "its place (" +
-              list_expected.substr(std::string("expected ").size()) + ")");
+              list_expected.substr(std::string("expected ").size()) + "), or a training section");
   }
   SECTION("a misspelt section name") {
     check(without_workload("trafic:\n  - {src: 0, dst: 1, size: 1MiB}\n"), 19, 1, "trafic",
