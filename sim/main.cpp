@@ -35,15 +35,17 @@ constexpr const char* kUsage =
     "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json]   describe the fabric\n"
     "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
-    "        [--out DIR]\n"
+    "        [--out DIR] [--jobs N]\n"
     "      run the scenario once per point of the --vary lists' cartesian product (the first\n"
-    "      --vary outermost; at most 10000 points), one after another, each as `run` would;\n"
+    "      --vary outermost; at most 10000 points), each as `run` would, --jobs N at once in\n"
+    "      child processes (default: one per CPU; 1 = one after another);\n"
     "      KEY is any --set path, values split on commas outside [] and {} (pfc.priorities=\n"
     "      [3],[3,4] is two values); every point is checked before any runs; prints a table of\n"
     "      busbw, queues, PFC/ECN/CNP counters, drops, FCT and simulated time per point;\n"
     "      --out writes DIR/point-NNN/ (as `run --out`, without trace.json), sweep.csv,\n"
-    "      sweep.md and sweep_perf.csv (wall time per point); exit 3 if a point deadlocked,\n"
-    "      1 if one stopped otherwise\n"
+    "      sweep.md, sweep_perf.csv (wall time per point) and plots: busbw.gp/.dat/.svg and,\n"
+    "      per numeric --vary key, vs-KEY.gp/.dat/.svg (SVGs when gnuplot is on PATH);\n"
+    "      exit 3 if a point deadlocked, 1 if one stopped otherwise\n"
     "  calibrate [--perftest FILE]... [--nccl-tests FILE]... [--scenario SCENARIO.yaml]\n"
     "        [--set KEY=VALUE]... [--holdout above=SIZE|largest=N|file=PATH] --out FILE.yaml\n"
     "      parse perftest and nccl-tests outputs, fit link bandwidth, per-message overhead and\n"
@@ -110,7 +112,7 @@ int dispatch(int argc, char** argv) {
 
   RunOptions opts;
   std::string dot_path;
-  std::string seed_text, trace_text;
+  std::string seed_text, trace_text, jobs_text;
   std::vector<std::string> varies;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
@@ -127,7 +129,10 @@ int dispatch(int argc, char** argv) {
   }
   if (cmd == "sweep") {
     desc.add_options()("vary", po::value<std::vector<std::string>>(&varies)->composing(),
-                       "run once per value: --vary ecn.kmin=10KB,50KB (several: their product)");
+                       "run once per value: --vary ecn.kmin=10KB,50KB (several: their product)")(
+        "jobs", po::value<std::string>(&jobs_text),
+        "points run at once, each in a child process (default: one per CPU; 1 = one after "
+        "another)");
   }
   if (cmd == "topo") {
     desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
@@ -170,13 +175,26 @@ int dispatch(int argc, char** argv) {
     }
     opts.trace_max_events = cap;
   }
+  int64_t jobs = 0;  // sweep --jobs N; 0 = one per CPU
+  if (vm.count("jobs")) {
+    const auto [end, ec] =
+        std::from_chars(jobs_text.data(), jobs_text.data() + jobs_text.size(), jobs);
+    if (jobs_text.empty() || ec != std::errc() || end != jobs_text.data() + jobs_text.size() ||
+        jobs < 1) {
+      std::cerr << "fabricsim: --jobs " << jobs_text
+                << ": expected a positive integer, the number of points run at once (1 = one "
+                   "after another)\n";
+      return kExitBadInput;
+    }
+  }
   opts.out_given = vm.count("out") > 0;
   opts.progress = true;
 
   if (cmd == "run" || cmd == "sweep") {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
-    return cmd == "run" ? cmd_run(opts, &g_interrupted) : cmd_sweep(opts, varies, &g_interrupted);
+    return cmd == "run" ? cmd_run(opts, &g_interrupted)
+                        : cmd_sweep(opts, varies, &g_interrupted, jobs);
   }
   if (cmd == "validate") return cmd_validate(opts);
   return cmd_topo(opts, dot_path, vm.count("json") > 0);

@@ -1,13 +1,25 @@
 #include "sim/cli/sweep.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -15,6 +27,7 @@
 
 #include "collectives/nccl_tests.hpp"
 #include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
 #include "sim/report/report.hpp"
 
 namespace fabricsim {
@@ -30,15 +43,23 @@ std::string trim(const std::string& s) {
 /// How a point ended, for the status column and the exit code.
 enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted };
 
+/// One finished size of a point, for the plots: results.json `collectives[].size_bytes` and
+/// `busbw_GBps`.
+struct SizeBusbw {
+  int64_t size_bytes = 0;
+  double busbw_GBps = 0;
+};
+
 /// One row of the sweep table: cells in the table's column order.
 struct PointResult {
+  int64_t point = 0;  ///< 1-based, as in the `point` column
   Outcome outcome = Outcome::kComplete;
   std::vector<std::string> cells;
   std::string reason;  ///< why it did not complete (stderr), "" when it did
   double wall_s = 0;
   int64_t events = 0;
+  std::vector<SizeBusbw> busbw;  ///< the sizes that finished, in the run's order
 };
-
 /// The sweep table: the same columns in sweep.csv, sweep.md and on stdout.
 struct Table {
   std::vector<std::string> header;
@@ -248,6 +269,775 @@ std::string describe(const std::vector<SweepAxis>& axes, const std::vector<std::
   return s;
 }
 
+/// Runs point `index` (0-based) of `points` exactly as `fabricsim run` would and, with --out,
+/// writes its DIR/point-NNN/ (without trace.json). A point that throws is tabulated as failed;
+/// only a point directory that cannot be written throws (std::runtime_error).
+PointResult run_point(Scenario& sc, int64_t index, int64_t points,
+                      const std::vector<std::string>& values, const RunOptions& opts,
+                      const std::atomic<bool>* interrupt, bool progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  PointResult result;
+  result.point = index + 1;
+  std::optional<RunReport> rep;
+  std::string error;
+  try {
+    const Prepared prepared = prepare(sc);
+    rep = simulate(sc, prepared, interrupt, progress);
+  } catch (const std::exception& e) {  // the point fails; the sweep goes on
+    error = e.what();
+  }
+  result.outcome = !rep               ? Outcome::kFailed
+                   : rep->complete    ? Outcome::kComplete
+                   : rep->interrupted ? Outcome::kInterrupted
+                   : rep->deadlocked  ? Outcome::kDeadlock
+                                      : Outcome::kFailed;
+  if (rep && opts.out_given) {
+    const std::filesystem::path point_dir =
+        std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
+    std::filesystem::create_directories(point_dir);
+    write_run_outputs(point_dir.string(), *rep);
+    std::error_code ec;  // as `run --trace-events 0`: no trace.json of an earlier run
+    std::filesystem::remove(point_dir / "trace.json", ec);
+  }
+  result.cells.push_back(std::to_string(index + 1));
+  for (const std::string& v : values) result.cells.push_back(v);
+  const std::vector<std::string> metrics =
+      metric_cells(sc, rep ? &*rep : nullptr, result.outcome, error);
+  result.cells.insert(result.cells.end(), metrics.begin(), metrics.end());
+  result.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  result.events = rep ? rep->events : 0;
+  if (result.outcome != Outcome::kComplete) {
+    result.reason = rep ? rep->stop_reason : "internal error: " + error;
+  }
+  if (rep) {
+    for (const CollectiveRow& row : rep->rows)
+      result.busbw.push_back({row.size_bytes, row.busbw_GBps});
+  }
+  return result;
+}
+
+/// The row of a point whose simulation did not produce a report (`error` says why).
+PointResult failed_point(const Scenario& sc, int64_t index, const std::vector<std::string>& values,
+                         const std::string& error) {
+  PointResult result;
+  result.point = index + 1;
+  result.outcome = Outcome::kFailed;
+  result.cells.push_back(std::to_string(index + 1));
+  for (const std::string& v : values) result.cells.push_back(v);
+  const std::vector<std::string> metrics = metric_cells(sc, nullptr, Outcome::kFailed, error);
+  result.cells.insert(result.cells.end(), metrics.begin(), metrics.end());
+  result.reason = "internal error: " + error;
+  return result;
+}
+
+/// A point process's exit code: `fabricsim run`'s for the same outcome.
+int exit_code_of(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kComplete:
+      return kExitOk;
+    case Outcome::kDeadlock:
+      return kExitDeadlock;
+    case Outcome::kInterrupted:
+      return kExitInterrupted;
+    case Outcome::kFailed:
+      break;
+  }
+  return kExitInternal;
+}
+
+// ---- a point's result through a pipe, from the point's process to the sweep's --------------
+// Both ends are the same binary: integers and doubles travel as their bytes, strings with
+// their length first. The message ends with a marker, so a process that died mid-write is
+// told from one that finished.
+
+constexpr uint64_t kResultEnd = 0x66616272'69637377;  // "fabricsw"
+
+void put_u64(std::string& s, uint64_t v) {
+  char b[sizeof v];
+  std::memcpy(b, &v, sizeof v);
+  s.append(b, sizeof v);
+}
+void put_f64(std::string& s, double v) {
+  uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof v);
+  put_u64(s, u);
+}
+void put_str(std::string& s, const std::string& v) {
+  put_u64(s, v.size());
+  s += v;
+}
+
+std::string encode(const PointResult& r) {
+  std::string s;
+  put_u64(s, static_cast<uint64_t>(r.point));
+  put_u64(s, static_cast<uint64_t>(r.outcome));
+  put_u64(s, r.cells.size());
+  for (const std::string& c : r.cells) put_str(s, c);
+  put_str(s, r.reason);
+  put_f64(s, r.wall_s);
+  put_u64(s, static_cast<uint64_t>(r.events));
+  put_u64(s, r.busbw.size());
+  for (const SizeBusbw& b : r.busbw) {
+    put_u64(s, static_cast<uint64_t>(b.size_bytes));
+    put_f64(s, b.busbw_GBps);
+  }
+  put_u64(s, kResultEnd);
+  return s;
+}
+
+/// Reads what encode() wrote; nullopt for a truncated or malformed message.
+std::optional<PointResult> decode(const std::string& s) {
+  size_t pos = 0;
+  bool ok = true;
+  const auto u64 = [&]() -> uint64_t {
+    uint64_t v = 0;
+    if (!ok || s.size() - pos < sizeof v) {
+      ok = false;
+      return 0;
+    }
+    std::memcpy(&v, s.data() + pos, sizeof v);
+    pos += sizeof v;
+    return v;
+  };
+  const auto f64 = [&] {
+    const uint64_t u = u64();
+    double v = 0;
+    std::memcpy(&v, &u, sizeof v);
+    return v;
+  };
+  const auto str = [&] {
+    const uint64_t n = u64();
+    if (!ok || s.size() - pos < n) {
+      ok = false;
+      return std::string();
+    }
+    std::string v = s.substr(pos, n);
+    pos += n;
+    return v;
+  };
+  PointResult r;
+  r.point = static_cast<int64_t>(u64());
+  const uint64_t outcome = u64();
+  if (outcome > static_cast<uint64_t>(Outcome::kInterrupted)) ok = false;
+  r.outcome = static_cast<Outcome>(outcome);
+  const uint64_t cells = u64();
+  for (uint64_t i = 0; ok && i < cells; ++i) r.cells.push_back(str());
+  r.reason = str();
+  r.wall_s = f64();
+  r.events = static_cast<int64_t>(u64());
+  const uint64_t sizes = u64();
+  for (uint64_t i = 0; ok && i < sizes; ++i) {
+    SizeBusbw b;
+    b.size_bytes = static_cast<int64_t>(u64());
+    b.busbw_GBps = f64();
+    r.busbw.push_back(b);
+  }
+  if (u64() != kResultEnd || pos != s.size()) ok = false;
+  if (!ok) return std::nullopt;
+  return r;
+}
+
+/// Writes all of `data` to `fd`; false when it cannot.
+bool write_all(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+/// The CPUs this process may run on: the online ones, fewer under a CPU affinity mask.
+int64_t usable_cpus() {
+  int64_t n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+    n = std::min<int64_t>(n > 0 ? n : CPU_SETSIZE, CPU_COUNT(&set));
+  }
+  return std::max<int64_t>(1, n);
+}
+
+/// "41 s", "2 min", "3 h": a wall-clock duration for the progress line.
+std::string rough_duration(double s) {
+  if (s < 100) return std::to_string(static_cast<int64_t>(std::lround(s))) + " s";
+  if (s < 100 * 60) return std::to_string(static_cast<int64_t>(std::lround(s / 60))) + " min";
+  return std::to_string(static_cast<int64_t>(std::lround(s / 3600))) + " h";
+}
+
+/// Why process `who` ended without a result, from its wait status.
+std::string describe_wait_status(const std::string& who, int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = ::strsignal(sig);
+    return who + " was killed by signal " + std::to_string(sig) +
+           (name ? std::string(" (") + name + ")" : std::string());
+  }
+  if (WIFEXITED(status)) {
+    return who + " exited with code " + std::to_string(WEXITSTATUS(status)) + " without a result";
+  }
+  return who + " ended without a result";
+}
+
+// ---- plots: gnuplot scripts and data beside sweep.csv -----------------------------------------
+
+/// The shortest text that reads back as the same double (results.json writes doubles so too).
+std::string number_text(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
+
+/// "64K", "1M", "64M": a message size on a binary scale, as nccl-tests users read them.
+std::string size_label(int64_t bytes) {
+  const char* units[] = {"T", "G", "M", "K"};
+  for (int i = 0; i < 4; ++i) {
+    const int64_t unit = int64_t{1} << (10 * (4 - i));
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + units[i];
+  }
+  return std::to_string(bytes);
+}
+
+/// A gnuplot string literal: single-quoted (no escapes inside but '' for a quote), one line.
+std::string gp_string(const std::string& s) {
+  std::string q = "'";
+  for (const char ch : s) {
+    if (ch == '\'') {
+      q += "''";
+    } else if (ch == '\n' || ch == '\r') {
+      q += ' ';
+    } else {
+      q += ch;
+    }
+  }
+  return q + "'";
+}
+
+/// A value as a double-quoted field of a gnuplot data file (for xticlabels).
+std::string dat_string(const std::string& s) {
+  std::string q = "\"";
+  for (const char ch : s) q += ch == '"' ? '\'' : (ch == '\n' || ch == '\r') ? ' ' : ch;
+  return q + "\"";
+}
+
+/// A one-line gnuplot comment.
+std::string gp_comment(const std::string& s) {
+  std::string c = "# ";
+  for (const char ch : s) c += (ch == '\n' || ch == '\r') ? ' ' : ch;
+  return c + "\n";
+}
+
+/// A file name from a scenario key: letters, digits, '.', '-' and '_' kept, others '_'.
+std::string file_stem(const std::string& key) {
+  std::string s;
+  for (const char ch : key) {
+    const bool keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                      (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+    s += keep ? ch : '_';
+  }
+  return s;
+}
+
+/// A value's leading number ("3" -> 3, "400Gbps" -> 400, "1.5us" -> 1.5); nullopt when the value
+/// does not start with one ("true", "[2,2]", "auto").
+std::optional<double> leading_number(const std::string& v) {
+  if (v.empty()) return std::nullopt;
+  const char c = v[0];
+  if (!((c >= '0' && c <= '9') || c == '-' || c == '.')) return std::nullopt;
+  double x = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || end == v.data() || !std::isfinite(x)) return std::nullopt;
+  return x;
+}
+
+/// The x positions of a numeric axis: when every value is a quantity of one kind, in one unit
+/// (rates in Gb/s, sizes in bytes, times in us) so that "1.6Tbps" lands right of "400Gbps";
+/// else each value's leading number. nullopt when a value has no leading number.
+struct NumericAxis {
+  std::vector<double> x;
+  std::string unit;  ///< "" for plain leading numbers
+};
+std::optional<NumericAxis> numeric_axis(const SweepAxis& axis) {
+  NumericAxis a;
+  for (const std::string& v : axis.values) {
+    const std::optional<double> x = leading_number(v);
+    if (!x) return std::nullopt;
+    a.x.push_back(*x);
+  }
+  const auto all = [&](auto parse, double scale, const char* unit) {
+    std::vector<double> x;
+    try {
+      for (const std::string& v : axis.values) x.push_back(static_cast<double>(parse(v)) / scale);
+    } catch (const UnitError&) {
+      return false;
+    }
+    a.x = x;
+    a.unit = unit;
+    return true;
+  };
+  all(parse_rate_bps, 1e9, "Gb/s") || all(parse_size_bytes, 1.0, "bytes") ||
+      all(parse_time_ps, 1e6, "us");
+  return a;
+}
+
+/// One plot: DIR/STEM.gp draws DIR/STEM.dat into DIR/STEM.svg. `drawable` is false when no
+/// point has data for it (the .gp then holds only comments).
+struct Plot {
+  std::string stem;
+  std::string gp, dat;
+  bool drawable = false;
+};
+
+/// The SVG terminal, taller with more curves: the key goes under the plot.
+std::string svg_terminal(int curves) {
+  const int height = std::min(1400, 560 + 22 * ((curves + 1) / 2));
+  return "set terminal svg size 960," + std::to_string(height) +
+         " dynamic noenhanced font 'Helvetica,12' background rgb 'white'\n";
+}
+
+/// A completed point with collective sizes: what the plots show. `note` says why not.
+bool plottable(const PointResult& p, const std::string& label, std::string& note) {
+  if (p.outcome != Outcome::kComplete) {
+    note += gp_comment("left out: point " + std::to_string(p.point) + " (" + label +
+                       "): did not complete: " + p.reason);
+    return false;
+  }
+  if (p.busbw.empty()) {
+    note += gp_comment("left out: point " + std::to_string(p.point) + " (" + label +
+                       "): no collective sizes (traffic flows only)");
+    return false;
+  }
+  return true;
+}
+
+/// busbw.gp / busbw.dat: busbw against message size, one curve per completed point.
+Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
+                const std::vector<std::vector<std::string>>& values,
+                const std::vector<const PointResult*>& rows) {
+  Plot plot;
+  plot.stem = "busbw";
+  std::string notes, curves, dat;
+  std::set<int64_t> sizes;
+  int block = 0;
+  dat += gp_comment("fabricsim sweep " + scenario +
+                    ": busbw per message size, one block per completed point");
+  dat +=
+      "# blocks are separated by two blank lines (gnuplot `index`); columns: size_bytes "
+      "busbw_GBps\n";
+  for (const PointResult* p : rows) {
+    const std::string label = describe(axes, values[static_cast<size_t>(p->point - 1)]);
+    if (!plottable(*p, label, notes)) continue;
+    dat += "\n\n" + gp_comment("point " + std::to_string(p->point) + ": " + label);
+    for (const SizeBusbw& b : p->busbw) {
+      dat += std::to_string(b.size_bytes) + " " + number_text(b.busbw_GBps) + "\n";
+      sizes.insert(b.size_bytes);
+    }
+    curves += std::string(curves.empty() ? "plot " : ", \\\n     ") + "'busbw.dat' index " +
+              std::to_string(block++) + " using 1:2 with linespoints title " + gp_string(label);
+  }
+  plot.dat = dat;
+  std::string& gp = plot.gp;
+  gp += gp_comment("fabricsim sweep " + scenario +
+                   ": busbw (GB/s) against message size, one curve per completed point");
+  gp += "# data: busbw.dat; run `gnuplot busbw.gp` in this folder to draw busbw.svg\n";
+  gp += notes;
+  plot.drawable = block > 0;
+  if (!plot.drawable) {
+    gp += "# no point completed with collective sizes: nothing to plot\n";
+    return plot;
+  }
+  gp += svg_terminal(block);
+  gp += "set output 'busbw.svg'\n";
+  gp += "set title " + gp_string("fabricsim sweep " + scenario + ": busbw per message size") + "\n";
+  gp += "set xlabel 'message size (bytes)'\nset ylabel 'busbw (GB/s)'\n";
+  // Log2 sizes, with half a factor of 2 of room at each end so the end points' tics show.
+  if (*sizes.begin() > 0) {
+    gp += "set logscale x 2\nset xrange [" +
+          number_text(static_cast<double>(*sizes.begin()) / 1.5) + ":" +
+          number_text(static_cast<double>(*sizes.rbegin()) * 1.5) + "]\n";
+  } else {
+    gp += "set offsets graph 0.05, graph 0.05, 0, 0\n";
+  }
+  std::string tics;
+  for (const int64_t s : sizes) {
+    tics += (tics.empty() ? "" : ", ") + gp_string(size_label(s)) + " " + std::to_string(s);
+  }
+  gp += "set xtics (" + tics + ")" + (sizes.size() > 6 ? " rotate by -45" : "") + "\n";
+  gp += "set yrange [0:*]\nset grid\nset key below\n";
+  gp += curves + "\n";
+  return plot;
+}
+
+/// vs-KEY.gp / .dat: busbw at the largest size against a numeric varied key, one curve per
+/// combination of the other varied keys.
+Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, size_t key,
+             const NumericAxis& numeric, const std::vector<std::vector<std::string>>& values,
+             const std::vector<const PointResult*>& rows) {
+  Plot plot;
+  plot.stem = "vs-" + file_stem(axes[key].key);
+  const std::string& name = axes[key].key;
+  const std::string dat_file = plot.stem + ".dat";
+  std::string notes;
+  // Curves in the order their first point comes; each curve's points in point order, which is
+  // the order of the key's values.
+  std::vector<std::string> curve_order;
+  std::map<std::string, std::vector<std::pair<const PointResult*, size_t>>> curves;
+  std::set<int64_t> largest_sizes;
+  for (const PointResult* p : rows) {
+    const std::vector<std::string>& v = values[static_cast<size_t>(p->point - 1)];
+    if (!plottable(*p, describe(axes, v), notes)) continue;
+    std::vector<SweepAxis> others_axes;
+    std::vector<std::string> others;
+    for (size_t a = 0; a < axes.size(); ++a) {
+      if (a == key) continue;
+      others_axes.push_back(axes[a]);
+      others.push_back(v[a]);
+    }
+    const std::string label = others.empty() ? "busbw" : describe(others_axes, others);
+    if (!curves.count(label)) curve_order.push_back(label);
+    const auto value_index =
+        static_cast<size_t>(std::find(axes[key].values.begin(), axes[key].values.end(), v[key]) -
+                            axes[key].values.begin());
+    curves[label].emplace_back(p, value_index);
+    const auto largest = std::max_element(
+        p->busbw.begin(), p->busbw.end(),
+        [](const SizeBusbw& a, const SizeBusbw& b) { return a.size_bytes < b.size_bytes; });
+    largest_sizes.insert(largest->size_bytes);
+  }
+  const std::string at = largest_sizes.size() == 1 ? size_label(*largest_sizes.begin())
+                                                   : std::string("each point's largest size");
+  const std::string x_text =
+      numeric.unit.empty() ? name + " (the value's leading number)" : name + " in " + numeric.unit;
+  std::string& dat = plot.dat;
+  dat += gp_comment("fabricsim sweep " + scenario + ": busbw at the largest message size (" + at +
+                    ") against " + name);
+  dat += gp_comment("x = " + x_text +
+                    "; one block per combination of the other varied keys "
+                    "(gnuplot `index`, separated by two blank lines)");
+  dat += "# columns: x busbw_GBps point value\n";
+  std::string plots;
+  std::vector<double> xs;
+  int block = 0;
+  for (const std::string& label : curve_order) {
+    dat += "\n\n" + gp_comment("curve: " + label);
+    for (const auto& [p, value_index] : curves[label]) {
+      const auto largest = std::max_element(
+          p->busbw.begin(), p->busbw.end(),
+          [](const SizeBusbw& a, const SizeBusbw& b) { return a.size_bytes < b.size_bytes; });
+      const double x = numeric.x[value_index];
+      xs.push_back(x);
+      dat += number_text(x) + " " + number_text(largest->busbw_GBps) + " " +
+             std::to_string(p->point) + " " + dat_string(axes[key].values[value_index]) + "\n";
+    }
+    plots += std::string(plots.empty() ? "plot " : ", \\\n     ") + gp_string(dat_file) +
+             " index " + std::to_string(block++) +
+             " using 1:2:xticlabels(4) with linespoints title " + gp_string(label);
+  }
+  std::string& gp = plot.gp;
+  gp += gp_comment("fabricsim sweep " + scenario + ": busbw at the largest message size against " +
+                   name + ", one curve per combination of the other varied keys");
+  gp += gp_comment("data: " + dat_file + "; run `gnuplot " + plot.stem +
+                   ".gp` in this folder to draw " + plot.stem + ".svg");
+  gp += "# no cost curve: the points' results carry no cost proxy (see `fabricsim topo`)\n";
+  gp += notes;
+  plot.drawable = block > 0;
+  if (!plot.drawable) {
+    gp += "# no point completed with collective sizes: nothing to plot\n";
+    return plot;
+  }
+  gp += svg_terminal(block);
+  gp += "set output " + gp_string(plot.stem + ".svg") + "\n";
+  gp += "set title " +
+        gp_string("fabricsim sweep " + scenario + ": busbw at " + at + " vs " + name) + "\n";
+  gp += "set xlabel " + gp_string(numeric.unit.empty() ? name : name + " (" + numeric.unit + ")") +
+        "\n";
+  gp += "set ylabel " + gp_string("busbw at " + at + " (GB/s)") + "\n";
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  if (*lo > 0 && *hi / *lo >= 100) gp += "set logscale x\n";
+  gp += "set offsets graph 0.05, graph 0.05, 0, 0\n";
+  gp += "set yrange [0:*]\nset grid\nset key below\n";
+  gp += plots + "\n";
+  return plot;
+}
+
+/// The gnuplot executable on PATH, as a shell finds it; "" when there is none.
+std::string find_gnuplot() {
+  const char* env = std::getenv("PATH");
+  const std::string path = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  for (;;) {
+    const size_t colon = path.find(':', start);
+    std::string dir = path.substr(start, colon == std::string::npos ? colon : colon - start);
+    if (dir.empty()) dir = ".";
+    const std::string exe = dir + "/gnuplot";
+    struct stat st {};
+    if (::stat(exe.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(exe.c_str(), X_OK) == 0) {
+      return exe;
+    }
+    if (colon == std::string::npos) return "";
+    start = colon + 1;
+  }
+}
+
+/// Runs `gnuplot SCRIPT` in `dir`; "" when it succeeded, else what went wrong.
+std::string run_gnuplot(const std::string& exe, const std::filesystem::path& dir,
+                        const std::string& script) {
+  int err[2];
+  if (::pipe2(err, O_CLOEXEC) != 0)
+    return std::string("cannot make a pipe: ") + std::strerror(errno);
+  std::cout.flush();
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(err[0]);
+    ::close(err[1]);
+    return std::string("cannot start gnuplot: ") + std::strerror(errno);
+  }
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, STDIN_FILENO);
+      ::dup2(null, STDOUT_FILENO);
+    }
+    ::dup2(err[1], STDERR_FILENO);
+    if (::chdir(dir.c_str()) != 0) ::_exit(126);
+    ::execl(exe.c_str(), "gnuplot", script.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(err[1]);
+  std::string message;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(err[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (message.size() < 65536) message.append(buf, static_cast<size_t>(n));
+  }
+  ::close(err[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  std::string first;
+  std::istringstream lines(message);
+  for (std::string line; std::getline(lines, line);) {
+    if (!trim(line).empty()) {
+      first = trim(line);
+      break;
+    }
+  }
+  const std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                            : describe_wait_status("gnuplot", status);
+  return how + (first.empty() ? "" : ": " + first);
+}
+
+/// Writes the plots of a sweep into `dir`, drawing the SVGs when gnuplot is on PATH. Returns
+/// the line for sweep.md and the line for stdout.
+std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir,
+                                                const std::string& scenario,
+                                                const std::vector<SweepAxis>& axes,
+                                                const std::vector<std::vector<std::string>>& values,
+                                                const std::vector<const PointResult*>& rows) {
+  std::vector<Plot> plots;
+  plots.push_back(busbw_plot(scenario, axes, values, rows));
+  for (size_t a = 0; a < axes.size(); ++a) {
+    if (const std::optional<NumericAxis> numeric = numeric_axis(axes[a])) {
+      plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows));
+    }
+  }
+  const std::string gnuplot = find_gnuplot();
+  std::string md, drawn, undrawn;
+  for (const Plot& p : plots) {
+    write_file(dir / (p.stem + ".gp"), p.gp);
+    write_file(dir / (p.stem + ".dat"), p.dat);
+    std::error_code ec;  // an SVG of an earlier sweep must not pass for this one's
+    std::filesystem::remove(dir / (p.stem + ".svg"), ec);
+    bool svg = false;
+    if (!gnuplot.empty() && p.drawable) {
+      const std::string failure = run_gnuplot(gnuplot, dir, p.stem + ".gp");
+      svg = failure.empty() && std::filesystem::exists(dir / (p.stem + ".svg"));
+      if (!failure.empty()) {
+        std::cerr << "fabricsim sweep: note: gnuplot " << p.stem << ".gp failed (" << failure
+                  << "); " << p.stem << ".gp and " << p.stem << ".dat are written\n";
+      }
+    }
+    md += (md.empty() ? "" : ", ") + p.stem + (svg ? ".{gp,dat,svg}" : ".{gp,dat}");
+    (svg ? drawn : undrawn) += ((svg ? drawn : undrawn).empty() ? "" : ", ") + p.stem;
+  }
+  std::string out = "# plots      : ";
+  if (!drawn.empty()) out += "SVG, gnuplot script and data: " + drawn + " (.svg, .gp, .dat)";
+  if (!undrawn.empty()) {
+    out += std::string(drawn.empty() ? "" : "; ") + "gnuplot script and data: " + undrawn +
+           " (.gp, .dat)";
+    if (gnuplot.empty()) {
+      out +=
+          "; note: gnuplot is not on PATH, so no SVG (install gnuplot-nox, then run `gnuplot "
+          "FILE.gp` in " +
+          dir.string() + ")";
+    }
+  }
+  return {"Plots: " + md + (gnuplot.empty() ? " (gnuplot was not on PATH: no SVG)" : ""), out};
+}
+
+/// A point running in a process of its own.
+struct RunningPoint {
+  pid_t pid = -1;
+  int fd = -1;       ///< read end of the pipe its result comes through
+  size_t index = 0;  ///< 0-based point
+  std::string data;  ///< what it has sent so far
+  std::chrono::steady_clock::time_point start;
+};
+
+/// Starts point `index` in a child process (fork: the child has every scenario already loaded
+/// and checked). The child runs it exactly as the sequential sweep would, writes its
+/// DIR/point-NNN/, sends its row through a pipe and exits with the code `fabricsim run` would.
+/// Returns "" or why the process could not be started.
+std::string start_point(std::vector<Scenario>& scenarios,
+                        const std::vector<std::vector<std::string>>& values, const RunOptions& opts,
+                        const std::atomic<bool>* interrupt, size_t index,
+                        std::vector<RunningPoint>& running) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
+  std::cout.flush();  // the child must not write the parent's buffered output again
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int e = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::string("fork: ") + std::strerror(e);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    for (const RunningPoint& r : running) ::close(r.fd);
+    int code = kExitInternal;
+    const auto points = static_cast<int64_t>(scenarios.size());
+    const auto i = static_cast<int64_t>(index);
+    try {
+      const PointResult r =
+          run_point(scenarios[index], i, points, values[index], opts, interrupt, false);
+      if (write_all(fds[1], encode(r))) code = exit_code_of(r.outcome);
+    } catch (const std::exception& e) {  // its outputs could not be written
+      write_all(fds[1], encode(failed_point(scenarios[index], i, values[index], e.what())));
+    } catch (...) {
+    }
+    ::_exit(code);  // no atexit handlers, no flush of buffers inherited from the parent
+  }
+  ::close(fds[1]);
+  RunningPoint r;
+  r.pid = pid;
+  r.fd = fds[0];
+  r.index = index;
+  r.start = std::chrono::steady_clock::now();
+  running.push_back(std::move(r));
+  return "";
+}
+
+/// Runs the points in child processes, at most `jobs` at once, in point order, filling
+/// `results` (point i at i - 1) as they finish and calling `on_finish` after each. When
+/// `interrupt` becomes true it starts no more, forwards SIGINT to the running ones and waits
+/// for them (each then tabulates itself as interrupted). A child that dies without sending its
+/// row (a crash, a kill) is tabulated as failed with the reason. Returns how many points were
+/// started (points 1 to that number have rows).
+int64_t run_parallel(std::vector<Scenario>& scenarios,
+                     const std::vector<std::vector<std::string>>& values, const RunOptions& opts,
+                     const std::atomic<bool>* interrupt, int64_t jobs, bool progress,
+                     std::vector<std::optional<PointResult>>& results,
+                     const std::function<void()>& on_finish) {
+  const size_t points = scenarios.size();
+  std::vector<RunningPoint> running;
+  size_t next = 0, done = 0;
+  bool forwarded = false;
+  const auto start = std::chrono::steady_clock::now();
+  auto drawn = start - std::chrono::seconds(10);
+  const auto draw = [&](bool final) {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    std::string line = "sweep: " + std::to_string(done) + "/" + std::to_string(points) +
+                       " points done, " + std::to_string(running.size()) + " running, elapsed " +
+                       rough_duration(elapsed);
+    if (!final && done > 0 && done < points) {
+      line += ", ETA ~" + rough_duration(elapsed * static_cast<double>(points - done) /
+                                         static_cast<double>(done));
+    }
+    std::fprintf(stderr, "\r%s\033[K%s", line.c_str(), final ? "\n" : "");
+    std::fflush(stderr);
+    drawn = now;
+  };
+  bool noted = false, changed = true;
+  for (;;) {
+    const bool stop = interrupt != nullptr && interrupt->load();
+    if (stop && !forwarded) {
+      for (const RunningPoint& r : running) ::kill(r.pid, SIGINT);
+      forwarded = true;
+    }
+    while (!stop && next < points && static_cast<int64_t>(running.size()) < jobs) {
+      const std::string failure = start_point(scenarios, values, opts, interrupt, next, running);
+      if (failure.empty()) {
+        ++next;
+        continue;
+      }
+      if (running.empty()) {  // not even one: the point fails, the sweep goes on
+        results[next] = failed_point(scenarios[next], static_cast<int64_t>(next), values[next],
+                                     "cannot start a process for the point: " + failure);
+        ++next;
+        ++done;
+        on_finish();
+        continue;
+      }
+      if (!noted) {  // e.g. a process limit: carry on with the processes that run
+        std::cerr << "fabricsim sweep: note: cannot start more than " << running.size()
+                  << " points at once (" << failure << ")\n";
+        noted = true;
+      }
+      jobs = static_cast<int64_t>(running.size());
+    }
+    if (running.empty()) break;
+    if (progress &&
+        (changed || std::chrono::steady_clock::now() - drawn > std::chrono::seconds(1))) {
+      draw(false);  // after the finished points' successors started
+      changed = false;
+    }
+
+    std::vector<pollfd> fds;
+    for (const RunningPoint& r : running) fds.push_back(pollfd{r.fd, POLLIN, 0});
+    const int ready = ::poll(fds.data(), fds.size(), 250);  // EINTR: a signal; look again
+    for (size_t k = running.size(); ready > 0 && k-- > 0;) {
+      if (fds[k].revents == 0) continue;
+      RunningPoint& r = running[k];
+      char buf[65536];
+      const ssize_t n = ::read(r.fd, buf, sizeof buf);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n > 0) {
+        r.data.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      // End of the pipe: the child has exited (or is exiting).
+      ::close(r.fd);
+      int status = 0;
+      while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      std::optional<PointResult> result = decode(r.data);
+      if (!result || result->point != static_cast<int64_t>(r.index) + 1) {
+        result = failed_point(scenarios[r.index], static_cast<int64_t>(r.index), values[r.index],
+                              describe_wait_status("the point's process", status));
+        result->wall_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
+      }
+      results[r.index] = std::move(result);
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      ++done;
+      on_finish();
+      changed = true;
+    }
+  }
+  if (progress) draw(true);
+  return static_cast<int64_t>(next);
+}
+
 }  // namespace
 
 std::vector<std::string> split_vary_values(const std::string& list, const std::string& where) {
@@ -325,7 +1115,7 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies) {
 }
 
 int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
-              const std::atomic<bool>* interrupt) {
+              const std::atomic<bool>* interrupt, int64_t jobs) {
   if (varies.empty()) {
     throw ConfigError("fabricsim sweep", 0, 0, "",
                       "expected at least one --vary KEY=V1,V2,..., e.g. --vary ecn.kmin=10KB,50KB");
@@ -427,17 +1217,33 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
             << (one_seed ? "seed " + std::to_string(first.seed) : std::string("seeds varied"))
             << "\n";
 
+  // Points run at most `jobs` at once; 1 = one after another in this process.
+  if (jobs <= 0) jobs = usable_cpus();
+  jobs = std::min(jobs, points);
+
+  std::vector<std::optional<PointResult>> results(static_cast<size_t>(points));
+  std::string plots_line;  // under the table of sweep.md, once the plots are written
+  // The rows of the points finished so far, in point order.
+  const auto finished_rows = [&] {
+    std::vector<const PointResult*> rows;
+    for (const auto& r : results) {
+      if (r) rows.push_back(&*r);
+    }
+    return rows;
+  };
   const auto write_tables = [&] {
+    table.rows.clear();
+    for (const PointResult* p : finished_rows()) table.rows.push_back(*p);
     std::ostringstream csv, md, perf;
     write_csv(csv, table);
     md << "# fabricsim sweep: " << first.name << "\n\n`" << command << "`\n\n";
     write_markdown_table(md, table);
+    if (!plots_line.empty()) md << "\n" << plots_line << "\n";
     perf << "point,wall_s,events,events_per_s\n";
-    for (size_t r = 0; r < table.rows.size(); ++r) {
-      const PointResult& p = table.rows[r];
+    for (const PointResult& p : table.rows) {
       char buf[128];
-      std::snprintf(buf, sizeof buf, "%zu,%.3f,%lld,%.0f\n", r + 1, p.wall_s,
-                    static_cast<long long>(p.events),
+      std::snprintf(buf, sizeof buf, "%lld,%.3f,%lld,%.0f\n", static_cast<long long>(p.point),
+                    p.wall_s, static_cast<long long>(p.events),
                     p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0.0);
       perf << buf;
     }
@@ -447,56 +1253,37 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   };
 
   const bool progress = opts.progress && isatty(STDERR_FILENO);
-  bool interrupted = false;
-  for (int64_t i = 0; i < points; ++i) {
-    if (interrupt != nullptr && interrupt->load()) {
-      interrupted = true;
-      break;
+  int64_t started = 0;  // points 1..started have run or are running
+  if (jobs == 1) {
+    for (int64_t i = 0; i < points; ++i) {
+      if (interrupt != nullptr && interrupt->load()) break;
+      if (progress) {
+        std::fprintf(stderr, "[sweep] point %lld/%lld: %s\n", static_cast<long long>(i + 1),
+                     static_cast<long long>(points), describe(axes, values[i]).c_str());
+      }
+      started = i + 1;
+      const auto k = static_cast<size_t>(i);
+      results[k] = run_point(scenarios[k], i, points, values[k], opts, interrupt, progress);
+      if (opts.out_given) write_tables();
+      if (results[k]->outcome == Outcome::kInterrupted) break;
     }
-    if (progress) {
-      std::fprintf(stderr, "[sweep] point %lld/%lld: %s\n", static_cast<long long>(i + 1),
-                   static_cast<long long>(points), describe(axes, values[i]).c_str());
-    }
-    const auto wall_start = std::chrono::steady_clock::now();
-    Scenario& sc = scenarios[static_cast<size_t>(i)];
-    PointResult result;
-    std::optional<RunReport> rep;
-    std::string error;
-    try {
-      const Prepared prepared = prepare(sc);
-      rep = simulate(sc, prepared, interrupt, progress);
-    } catch (const std::exception& e) {  // the point fails; the sweep goes on
-      error = e.what();
-    }
-    result.outcome = !rep               ? Outcome::kFailed
-                     : rep->complete    ? Outcome::kComplete
-                     : rep->interrupted ? Outcome::kInterrupted
-                     : rep->deadlocked  ? Outcome::kDeadlock
-                                        : Outcome::kFailed;
-    if (rep && opts.out_given) {
-      const std::filesystem::path point_dir = dir / point_dir_name(i + 1, points);
-      std::filesystem::create_directories(point_dir);
-      write_run_outputs(point_dir.string(), *rep);
-      std::error_code ec;  // as `run --trace-events 0`: no trace.json of an earlier run
-      std::filesystem::remove(point_dir / "trace.json", ec);
-    }
-    result.cells.push_back(std::to_string(i + 1));
-    for (const std::string& v : values[static_cast<size_t>(i)]) result.cells.push_back(v);
-    const std::vector<std::string> metrics =
-        metric_cells(sc, rep ? &*rep : nullptr, result.outcome, error);
-    result.cells.insert(result.cells.end(), metrics.begin(), metrics.end());
-    result.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    result.events = rep ? rep->events : 0;
-    if (result.outcome != Outcome::kComplete) {
-      result.reason = rep ? rep->stop_reason : "internal error: " + error;
-    }
-    table.rows.push_back(std::move(result));
-    if (opts.out_given) write_tables();
-    if (table.rows.back().outcome == Outcome::kInterrupted) {
-      interrupted = true;
-      break;
-    }
+  } else {
+    started = run_parallel(scenarios, values, opts, interrupt, jobs, progress, results, [&] {
+      if (opts.out_given) write_tables();
+    });
+  }
+  bool interrupted = started < points;
+  for (const PointResult* p : finished_rows()) {
+    interrupted = interrupted || p->outcome == Outcome::kInterrupted;
+  }
+
+  std::string plots_out;
+  if (opts.out_given) {
+    std::tie(plots_line, plots_out) = write_plots(dir, first.name, axes, values, finished_rows());
+    write_tables();
+  } else {
+    table.rows.clear();
+    for (const PointResult* p : finished_rows()) table.rows.push_back(*p);
   }
 
   std::cout << "#\n";
@@ -506,18 +1293,19 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
               << ", sweep.md, sweep_perf.csv and " << table.rows.size() << " point director"
               << (table.rows.size() == 1 ? "y" : "ies") << " (" << point_dir_name(1, points)
               << " ...: results.json, perf.json, ports.csv, "
-              << "queues.csv, flows.csv)\n";
+              << "queues.csv, flows.csv)\n"
+              << plots_out << "\n";
   }
   std::cout.flush();
 
   bool failed = false, deadlocked = false;
-  for (size_t r = 0; r < table.rows.size(); ++r) {
-    const PointResult& p = table.rows[r];
+  for (const PointResult& p : table.rows) {
     if (p.outcome == Outcome::kComplete || p.outcome == Outcome::kInterrupted) continue;
     failed = failed || p.outcome == Outcome::kFailed;
     deadlocked = deadlocked || p.outcome == Outcome::kDeadlock;
-    std::cerr << "fabricsim sweep: point " << r + 1 << "/" << points << " ("
-              << describe(axes, values[r]) << "): " << p.reason << "\n";
+    std::cerr << "fabricsim sweep: point " << p.point << "/" << points << " ("
+              << describe(axes, values[static_cast<size_t>(p.point - 1)]) << "): " << p.reason
+              << "\n";
   }
   if (interrupted) {
     std::cerr << "fabricsim sweep: interrupted; " << table.rows.size() << " of " << points

@@ -869,7 +869,7 @@ TEST_CASE("sweep: SIGINT stops the running point and still writes the table, mar
   // Point 2 (8 GiB) takes minutes: the signal comes once point 1 is tabulated.
   const std::string cmd =
       std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
-      " sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,16KiB --out " +
+      " sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,16KiB --jobs 1 --out " +
       d.string() + " >/dev/null 2>&1 & pid=$!; i=0; while [ ! -f " + (d / "sweep.csv").string() +
       " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2; kill -INT $pid; "
       "wait $pid)";

@@ -1,0 +1,392 @@
+// End-to-end: `fabricsim sweep --jobs N` (points in child processes) and the sweep's plots
+// (busbw.gp/.dat/.svg, vs-KEY.gp/.dat/.svg), run as a user runs them. The sweep's table and
+// its other behaviour are covered in test_cli.cpp ("sweep:").
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// fabricsim reads NCCL_* variables; a developer's shell must not change these tests' results.
+const bool kNcclEnvironmentCleared = [] {
+  for (const char* v :
+       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
+        "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
+        "NCCL_MAX_NRINGS", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
+    ::unsetenv(v);
+  }
+  return true;
+}();
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("fabricsim_test_sweep_" + std::to_string(::getpid())) / name;
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// Runs `ENV fabricsim ARGS` from the source directory (ENV: e.g. "env PATH=/nonexistent"),
+/// capturing stdout, stderr and the exit code.
+Result fabricsim(const std::string& args, const std::string& env = "") {
+  const fs::path dir = scratch("io");
+  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && " + env +
+                          (env.empty() ? "" : " ") + FABRICSIM_BINARY + " " + args + " >" +
+                          (dir / "out").string() + " 2>" + (dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"),
+                slurp(dir / "err")};
+}
+
+/// A CSV file as rows of cells, header included, with RFC 4180 quoting ("[3,4]" is one cell).
+std::vector<std::vector<std::string>> csv_table(const fs::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(slurp(p));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char ch = line[i];
+      if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+/// The cell of `row` under header `column` of a csv_table.
+const std::string& cell(const std::vector<std::vector<std::string>>& t, size_t row,
+                        const std::string& column) {
+  const auto& h = t.at(0);
+  const auto it = std::find(h.begin(), h.end(), column);
+  REQUIRE(it != h.end());
+  return t.at(row).at(static_cast<size_t>(it - h.begin()));
+}
+
+const std::string kSweepSmall = "tests/data/cli/sweep_small.yaml";
+
+/// "point-003".
+std::string point_dir(size_t point) {
+  char dir[16];
+  std::snprintf(dir, sizeof dir, "point-%03zu", point);
+  return dir;
+}
+
+/// A point's results.json.
+nlohmann::json results(const fs::path& sweep, size_t point) {
+  return nlohmann::json::parse(slurp(sweep / point_dir(point) / "results.json"));
+}
+
+/// One block of a gnuplot data file: its "# point N: ..." / "# curve: ..." comment and its
+/// rows of blank-separated fields.
+struct DatBlock {
+  std::string title;
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// The blocks of a gnuplot data file written by fabricsim: separated by two blank lines, each
+/// with one title comment; comments before the first block are skipped.
+std::vector<DatBlock> dat_blocks(const fs::path& p) {
+  std::vector<DatBlock> blocks;
+  std::istringstream in(slurp(p));
+  std::string line;
+  int blanks = 0;
+  bool started = false;
+  while (std::getline(in, line)) {
+    if (line.empty()) {
+      ++blanks;
+      continue;
+    }
+    if (blanks >= 2) {
+      blocks.emplace_back();
+      started = true;
+    }
+    blanks = 0;
+    if (!started) continue;
+    if (line[0] == '#') {
+      blocks.back().title = line.substr(2);
+      continue;
+    }
+    std::vector<std::string> fields;
+    std::istringstream fs_(line);
+    for (std::string f; fs_ >> f;) fields.push_back(f);
+    blocks.back().rows.push_back(fields);
+  }
+  return blocks;
+}
+
+/// Whether a gnuplot is on this test's PATH (the SVGs are only drawn then).
+bool gnuplot_on_path() {
+  return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/// The 2 x 2 sweep of test_cli.cpp's first sweep test, with --jobs and --out.
+Result sweep_2x2(const std::string& jobs, const fs::path& out) {
+  return fabricsim("sweep " + kSweepSmall +
+                   " --vary link.host_rate=100Gbps,200Gbps --vary ecn.enabled=false,true"
+                   " --set workload.maxbytes=256KiB --jobs " +
+                   jobs + " --out " + out.string());
+}
+
+}  // namespace
+
+TEST_CASE("sweep --jobs 2 writes the same bytes as --jobs 1, in point order") {
+  const fs::path one = scratch("jobs_1"), two = scratch("jobs_2");
+  const Result a = sweep_2x2("1", one);
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  const Result b = sweep_2x2("2", two);
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  CHECK(b.err.empty());  // no progress line when stderr is not a terminal
+  for (const char* f : {"sweep.csv", "sweep.md", "busbw.gp", "busbw.dat", "vs-link.host_rate.gp",
+                        "vs-link.host_rate.dat"}) {
+    INFO(f);
+    REQUIRE(fs::exists(one / f));
+    CHECK(slurp(one / f) == slurp(two / f));
+  }
+  for (size_t p = 1; p <= 4; ++p) {
+    for (const char* f : {"results.json", "ports.csv", "queues.csv", "flows.csv"}) {
+      INFO(point_dir(p) << "/" << f);
+      REQUIRE(fs::exists(two / point_dir(p) / f));
+      CHECK(slurp(one / point_dir(p) / f) == slurp(two / point_dir(p) / f));
+    }
+  }
+  // The table's rows are in point order whatever order the points finished in.
+  const auto t = csv_table(two / "sweep.csv");
+  REQUIRE(t.size() == 5);
+  for (size_t i = 1; i <= 4; ++i) CHECK(cell(t, i, "point") == std::to_string(i));
+  // sweep_perf.csv has one row per point, in point order, too.
+  const auto perf = csv_table(two / "sweep_perf.csv");
+  REQUIRE(perf.size() == 5);
+  for (size_t i = 1; i <= 4; ++i) CHECK(perf[i][0] == std::to_string(i));
+  if (gnuplot_on_path()) {
+    CHECK(fs::exists(two / "busbw.svg"));
+    CHECK(fs::exists(two / "vs-link.host_rate.svg"));
+    CHECK(
+        slurp(two / "sweep.md").find("Plots: busbw.{gp,dat,svg}, vs-link.host_rate.{gp,dat,svg}") !=
+        std::string::npos);
+  }
+}
+
+TEST_CASE("sweep plots: busbw.dat holds each completed point's sizes and busbw from results.json") {
+  const fs::path d = scratch("plots_busbw");
+  const Result r = fabricsim("sweep " + kSweepSmall +
+                             " --vary link.host_rate=50Gbps,100Gbps,200Gbps"
+                             " --vary ecn.enabled=false,true --jobs 2 --out " +
+                             d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto blocks = dat_blocks(d / "busbw.dat");
+  REQUIRE(blocks.size() == 6);
+  const auto t = csv_table(d / "sweep.csv");
+  for (size_t p = 1; p <= 6; ++p) {
+    INFO("point " << p);
+    const DatBlock& b = blocks[p - 1];
+    // Titled by its varied values, as the sweep table gives them.
+    CHECK(b.title == "point " + std::to_string(p) +
+                         ": link.host_rate=" + cell(t, p, "link.host_rate") +
+                         " ecn.enabled=" + cell(t, p, "ecn.enabled"));
+    const auto rows = results(d, p)["collectives"];
+    REQUIRE(b.rows.size() == rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      REQUIRE(b.rows[k].size() == 2);
+      CHECK(std::stoll(b.rows[k][0]) == rows[k]["size_bytes"].get<int64_t>());
+      CHECK(std::stod(b.rows[k][1]) == rows[k]["busbw_GBps"].get<double>());  // exact
+    }
+  }
+  // busbw.gp plots every block, one curve per point, on log2 sizes labelled 64K ... 4M.
+  const std::string gp = slurp(d / "busbw.gp");
+  CHECK(gp.find("set logscale x 2") != std::string::npos);
+  CHECK(gp.find("'64K' 65536") != std::string::npos);   // sweep_small.yaml: minbytes 64KiB
+  CHECK(gp.find("'4M' 4194304") != std::string::npos);  // maxbytes 4MiB
+  for (int i = 0; i < 6; ++i) {
+    CHECK(gp.find("'busbw.dat' index " + std::to_string(i) + " ") != std::string::npos);
+  }
+  CHECK(gp.find("'busbw.dat' index 6 ") == std::string::npos);
+  CHECK(gp.find("title 'link.host_rate=50Gbps ecn.enabled=false'") != std::string::npos);
+
+  // vs-link.host_rate: one curve per ecn.enabled value, x = each host rate in the --vary order,
+  // y = the busbw of the point's largest size in its results.json.
+  const auto vs = dat_blocks(d / "vs-link.host_rate.dat");
+  REQUIRE(vs.size() == 2);
+  CHECK(vs[0].title == "curve: ecn.enabled=false");
+  CHECK(vs[1].title == "curve: ecn.enabled=true");
+  const std::vector<std::string> rates = {"50Gbps", "100Gbps", "200Gbps"};
+  for (const DatBlock& b : vs) {
+    REQUIRE(b.rows.size() == rates.size());
+    for (size_t k = 0; k < rates.size(); ++k) {
+      INFO(b.title << " row " << k);
+      REQUIRE(b.rows[k].size() == 4);
+      CHECK(std::stod(b.rows[k][0]) == std::stod(rates[k]));  // 50Gbps: 50 (Gb/s)
+      CHECK(b.rows[k][3] == "\"" + rates[k] + "\"");
+      const size_t point = std::stoul(b.rows[k][2]);
+      CHECK(cell(t, point, "link.host_rate") == rates[k]);
+      const auto rows = results(d, point)["collectives"];
+      const auto largest =
+          std::max_element(rows.begin(), rows.end(), [](const auto& x, const auto& y) {
+            return x["size_bytes"].template get<int64_t>() <
+                   y["size_bytes"].template get<int64_t>();
+          });
+      CHECK(std::stod(b.rows[k][1]) == (*largest)["busbw_GBps"].get<double>());
+    }
+  }
+  // ecn.enabled (true/false) is not a number: no vs- plot of it.
+  for (const char* ext : {".gp", ".dat", ".svg"}) {
+    CHECK(!fs::exists(d / (std::string("vs-ecn.enabled") + ext)));
+  }
+  CHECK(r.out.find("# plots      : ") != std::string::npos);
+}
+
+TEST_CASE("sweep plots: points that did not complete are left out, with a note in the .gp") {
+  // pfc-deadlock-ring deadlocks with its wraparound links; without them its traffic flows
+  // complete, but it has no collective to plot.
+  const fs::path d = scratch("plots_left_out");
+  const Result r = fabricsim(
+      "sweep scenarios/pfc-deadlock-ring.yaml --vary topology.wraparound=true,false --out " +
+      d.string());
+  CHECK(r.exit_code == 3);
+  CHECK(dat_blocks(d / "busbw.dat").empty());
+  const std::string gp = slurp(d / "busbw.gp");
+  CHECK(gp.find("# left out: point 1 (topology.wraparound=true): did not complete: PFC "
+                "deadlock") != std::string::npos);
+  CHECK(gp.find("# left out: point 2 (topology.wraparound=false): no collective sizes") !=
+        std::string::npos);
+  CHECK(gp.find("\nplot ") == std::string::npos);
+  CHECK(!fs::exists(d / "busbw.svg"));
+}
+
+TEST_CASE("sweep plots: without gnuplot on PATH the .gp and .dat are written, no .svg, exit 0") {
+  const fs::path d = scratch("plots_no_gnuplot");
+  // A first sweep (with gnuplot, when on PATH) leaves SVGs behind; the sweep without gnuplot
+  // must not let them pass for its own.
+  REQUIRE(sweep_2x2("2", d).exit_code == 0);
+  const Result r =
+      fabricsim("sweep " + kSweepSmall +
+                    " --vary link.host_rate=100Gbps,200Gbps --vary ecn.enabled=false,true"
+                    " --set workload.maxbytes=256KiB --jobs 2 --out " +
+                    d.string(),
+                "env PATH=/nonexistent");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  for (const char* stem : {"busbw", "vs-link.host_rate"}) {
+    INFO(stem);
+    CHECK(!slurp(d / (std::string(stem) + ".gp")).empty());
+    CHECK(!slurp(d / (std::string(stem) + ".dat")).empty());
+    CHECK(!fs::exists(d / (std::string(stem) + ".svg")));
+  }
+  CHECK(r.out.find("gnuplot is not on PATH") != std::string::npos);
+  CHECK(r.err.empty());
+  CHECK(slurp(d / "sweep.md")
+            .find("Plots: busbw.{gp,dat}, vs-link.host_rate.{gp,dat} (gnuplot "
+                  "was not on PATH: no SVG)") != std::string::npos);
+}
+
+TEST_CASE("sweep --jobs: anything but a positive integer is exit 2 naming --jobs") {
+  const fs::path d = scratch("jobs_bad") / "out";
+  for (const std::string jobs : {"0", "-1", "abc", "2x", "''", "1.5"}) {
+    INFO("--jobs " << jobs);
+    const Result r = fabricsim("sweep " + kSweepSmall + " --vary link.host_rate=100Gbps,200Gbps" +
+                               " --jobs " + jobs + " --out " + d.string());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("--jobs") != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(!fs::exists(d / "sweep.csv"));
+  }
+  const Result eq = fabricsim("sweep " + kSweepSmall + " --vary link.host_rate=100Gbps --jobs=-1");
+  CHECK(eq.exit_code == 2);
+  CHECK(eq.err.find("--jobs") != std::string::npos);
+}
+
+TEST_CASE("sweep --jobs 2: SIGINT reaches the running points, the started ones are tabulated") {
+  const fs::path d = scratch("jobs_sigint");
+  // Points 2 and 3 (8 GiB) take minutes; the signal comes once point 1 is tabulated, while both
+  // run. Point 4 never starts.
+  const std::string cmd =
+      std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
+      " sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,8GiB,16KiB --jobs 2"
+      " --out " +
+      d.string() + " >/dev/null 2>&1 & pid=$!; i=0; while [ ! -f " + (d / "sweep.csv").string() +
+      " ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2; kill -INT $pid; "
+      "wait $pid)";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 4);  // points 1 to 3
+  CHECK(cell(t, 1, "status") == "complete");
+  CHECK(cell(t, 2, "status") == "interrupted");
+  CHECK(cell(t, 3, "status") == "interrupted");
+  CHECK(!fs::exists(d / "point-004"));
+  for (size_t p : {2, 3}) {
+    const auto j = results(d, p);
+    CHECK(j["run"]["stop_reason"].get<std::string>().rfind("interrupted", 0) == 0);
+  }
+  // Only the completed point is plotted.
+  CHECK(dat_blocks(d / "busbw.dat").size() == 1);
+}
+
+TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason, others run") {
+  const fs::path d = scratch("jobs_killed");
+  // Point 2 (8 GiB) runs for minutes; once points 1 and 3 are tabulated, its process (the
+  // sweep's only child left) is killed.
+  const std::string csv = (d / "sweep.csv").string();
+  const std::string cmd =
+      std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
+      " sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,16KiB --jobs 2"
+      " --out " +
+      d.string() + " >" + (d / "out").string() + " 2>" + (d / "err").string() +
+      " & pid=$!; i=0; while [ \"$(grep -c ',complete,' " + csv +
+      " 2>/dev/null)\" != 2 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; "
+      "pkill -KILL -P $pid; wait $pid)";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 4);
+  CHECK(cell(t, 1, "status") == "complete");
+  CHECK(cell(t, 2, "status") ==
+        "incomplete: internal error: the point's process was killed by signal 9 (Killed)");
+  CHECK(cell(t, 3, "status") == "complete");
+  CHECK(slurp(d / "err").find("point 2/3 (workload.maxbytes=8GiB): internal error: the point's "
+                              "process was killed by signal 9") != std::string::npos);
+  const auto blocks = dat_blocks(d / "busbw.dat");
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[0].title == "point 1: workload.maxbytes=16KiB");
+  CHECK(blocks[1].title == "point 3: workload.maxbytes=16KiB");
+  CHECK(slurp(d / "busbw.gp").find("# left out: point 2 (workload.maxbytes=8GiB)") !=
+        std::string::npos);
+}
