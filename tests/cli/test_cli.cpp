@@ -8,9 +8,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+
 #include <set>
 #include <sstream>
 #include <string>
+#include "csv_support.hpp"
 
 namespace fs = std::filesystem;
 
@@ -618,40 +620,8 @@ TEST_CASE("a deadlock the PFC watchdog breaks is reported, and the run completes
 
 namespace {
 
-/// A CSV file as rows of cells, header included, with RFC 4180 quoting ("[3,4]" is one cell).
-std::vector<std::vector<std::string>> csv_table(const fs::path& p) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream in(slurp(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells(1);
-    bool quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-      const char ch = line[i];
-      if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cells.back() += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = !quoted;
-      } else if (ch == ',' && !quoted) {
-        cells.emplace_back();
-      } else {
-        cells.back() += ch;
-      }
-    }
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
-/// The cell of `row` under header `column` of a csv_table.
-const std::string& cell(const std::vector<std::vector<std::string>>& t, size_t row,
-                        const std::string& column) {
-  const auto& h = t.at(0);
-  const auto it = std::find(h.begin(), h.end(), column);
-  REQUIRE(it != h.end());
-  return t.at(row).at(static_cast<size_t>(it - h.begin()));
-}
+using cli_testing::cell;
+using cli_testing::csv_table;
 
 const std::string kSweepSmall = "tests/data/cli/sweep_small.yaml";
 
