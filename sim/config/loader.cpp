@@ -1087,8 +1087,26 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
       fail("'" + path + "' is a section; set a switch's key, e.g. switches.leaf0.pfc.xoff");
     }
     if (is_section(path)) {
-      fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." +
-           keys_of(path).front());
+      // A whole section as a map replaces the file's (how a sweep compares fabric families:
+      // --vary 'topology={kind: fat-tree, k: 8},{kind: spine-leaf, ...}').
+      YAML::Node map;
+      try {
+        map = YAML::Load(value_text);
+      } catch (const YAML::ParserException&) {
+      }
+      if (!map.IsMap()) {
+        fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." +
+             keys_of(path).front() + ", or give the whole section as a map, e.g. " + path +
+             "={" + keys_of(path).front() + ": ...}");
+      }
+      if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+      if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
+      root[path] = map;
+      ctx.overrides[path] = where;
+      for (const auto& entry : map) {
+        if (entry.first.IsScalar()) ctx.overrides[path + "." + entry.first.Scalar()] = where;
+      }
+      return;
     }
     for (const std::string& p : paths) {
       if (path.rfind(p + ".", 0) == 0) {

@@ -298,6 +298,26 @@ TEST_CASE(
   CHECK(seen >= 2);
 }
 
+TEST_CASE("a whole section given by --set replaces the file's, so a sweep can vary the family") {
+  // A k-ary fat-tree has k^3/4 hosts and 5k^2/4 switches (Al-Fares et al. 2008).
+  const Result r =
+      fabricsim("topo scenarios/quickstart.yaml --json --set 'topology={kind: fat-tree, k: 4}'");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["kind"] == "fat-tree");
+  CHECK(j["gpus"] == 4 * 4 * 4 / 4);
+  CHECK(j["switches"] == 5 * 4 * 4 / 4);
+  // The file's spine-leaf keys are gone with its section: no "applies to another kind" error.
+  const Result typo =
+      fabricsim("validate scenarios/quickstart.yaml --set 'topology={kind: fat-tree, kk: 4}'");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.find("topology.kk: unknown key 'kk'; did you mean 'k'?") != std::string::npos);
+  const Result scalar = fabricsim("validate scenarios/quickstart.yaml --set topology=3");
+  CHECK(scalar.exit_code == 2);
+  CHECK(scalar.err.find("or give the whole section as a map") != std::string::npos);
+}
+
 TEST_CASE("topology bad input exits 2 naming the key") {
   struct Case {
     std::string args, key, text;
