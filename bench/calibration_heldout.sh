@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Held-out prediction error of `fabricsim calibrate` on the nccl-tests logs in tests/data/nccl/:
-# each log's 4 largest sizes are left out of the fit and predicted.
+# each log's 4 largest sizes (fewer when fewer than 7: 3 are left to fit) are left out of the
+# fit and predicted.
 #   - curve fit: t = a + S/b per regime (no simulation), every log;
 #   - through the simulator: link rate, launch and step latency fitted by simulating a scenario
 #     with the log's layout (2 x 1 logs on the quickstart fabric, 2 x 8 on the rail fabric),
@@ -26,8 +27,17 @@ echo "|---|---|---|"
 rail="scenarios/rail_optimized_h100_su.yaml --set topology.servers_per_su=4"
 for f in tests/data/nccl/*.txt; do
   name=$(basename "$f" .txt)
-  if "$bin" calibrate --nccl-tests "$f" --holdout largest=4 --out "$out/c.yaml" >"$out/c.txt" 2>&1; then
-    curve=$(median "$out/c.report.json")
+  # Hold out the 4 largest sizes, or fewer so that 3 are left to fit.
+  n=0
+  if "$bin" calibrate --nccl-tests "$f" --out "$out/c.yaml" >"$out/c.txt" 2>&1; then
+    n=$(python3 -c "import json,sys; f=json.load(open(sys.argv[1]))['inputs'][0].get('fit'); print(len(f['points']) if f else 0)" "$out/c.report.json")
+  fi
+  k=$((n - 3 < 4 ? n - 3 : 4))
+  if [ "$n" -gt 0 ] && [ "$k" -lt 1 ]; then
+    curve="$n sizes: too few to hold any out"
+  elif "$bin" calibrate --nccl-tests "$f" --holdout "largest=$((k > 0 ? k : 4))" --out "$out/c.yaml" >"$out/c.txt" 2>&1; then
+    curve="$(median "$out/c.report.json") [$k held out]"
+    [ "$n" -eq 0 ] && curve="$(grep -o 'not fitted ([^)]*' "$out/c.txt" | head -1 | sed "s|$f: ||; s|not fitted (||")"
   else
     curve="refused: $(head -c 120 "$out/c.txt" | sed "s|$f||; s/|/\\\\|/g")"
   fi

@@ -354,6 +354,16 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
     s.bisection_available_bps = host_halves_max_flow_bps(f);
   }
   s.host_rate_bps = sc.link.host_rate_bps;
+  if (!sc.cost_model.empty()) {
+    FabricCost& c = s.cost.emplace();
+    c.prices = cost_model_path(sc);
+    const CostBreakdown b = fabric_cost(f, load_cost_model(c.prices));
+    c.switch_ports_usd = b.switches_usd;
+    c.nics_usd = b.nics_usd;
+    c.host_links_usd = b.host_links_usd;
+    c.fabric_links_usd = b.fabric_links_usd;
+    c.total_usd = b.total_usd;
+  }
   return s;
 }
 
@@ -1164,14 +1174,9 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   const Scenario sc = load(opts);
   const Fabric fabric = build_fabric(sc);
   const RoutingTable routes = build_routes(sc, fabric);
-  const FabricSummary s = summarize(sc, fabric);
+  const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
   const FabricMetrics m = compute_metrics(fabric, routes);
-  std::optional<CostBreakdown> cost;
-  std::string cost_file;
-  if (!sc.cost_model.empty()) {
-    cost_file = cost_model_path(sc);
-    cost = fabric_cost(fabric, load_cost_model(cost_file));
-  }
+  const std::optional<FabricCost>& cost = s.cost;
   if (!dot_path.empty()) {
     std::ofstream out(dot_path);
     if (!out) throw ConfigError("--dot " + dot_path, 0, 0, "", "cannot write the DOT file");
@@ -1204,10 +1209,12 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
     for (const auto& [role, ratio] : m.oversubscription_by_tier) tiers[role] = ratio;
     j["oversubscription_by_tier"] = tiers;
     if (cost) {
-      j["cost_usd"] = {
-          {"switch_ports", cost->switches_usd}, {"nics", cost->nics_usd},
-          {"host_links", cost->host_links_usd}, {"fabric_links", cost->fabric_links_usd},
-          {"total", cost->total_usd},           {"prices", cost_file}};
+      j["cost_usd"] = {{"switch_ports", cost->switch_ports_usd},
+                       {"nics", cost->nics_usd},
+                       {"host_links", cost->host_links_usd},
+                       {"fabric_links", cost->fabric_links_usd},
+                       {"total", cost->total_usd},
+                       {"prices", cost->prices}};
     } else {
       j["cost_usd"] = nullptr;
     }
@@ -1249,8 +1256,8 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
     std::snprintf(buf, sizeof buf,
                   "cost proxy          : USD %.0f (switch ports %.0f, NICs %.0f, host links %.0f, "
                   "fabric links %.0f) at the prices in %s\n",
-                  cost->total_usd, cost->switches_usd, cost->nics_usd, cost->host_links_usd,
-                  cost->fabric_links_usd, cost_file.c_str());
+                  cost->total_usd, cost->switch_ports_usd, cost->nics_usd, cost->host_links_usd,
+                  cost->fabric_links_usd, cost->prices.c_str());
     std::cout << buf;
   } else {
     std::cout << "cost proxy          : none (add cost_model: ../configs/cost_example.yaml)\n";

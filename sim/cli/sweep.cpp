@@ -26,6 +26,7 @@
 #include <stdexcept>
 
 #include "collectives/nccl_tests.hpp"
+#include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/report.hpp"
@@ -59,6 +60,8 @@ struct PointResult {
   double wall_s = 0;
   int64_t events = 0;
   std::vector<SizeBusbw> busbw;  ///< the sizes that finished, in the run's order
+  /// results.json `fabric.cost_usd`: the cost proxy; nullopt without a cost_model or a report.
+  std::optional<double> cost_usd;
 };
 /// The sweep table: the same columns in sweep.csv, sweep.md and on stdout.
 struct Table {
@@ -67,7 +70,8 @@ struct Table {
   std::vector<PointResult> rows;
 };
 
-/// The fixed columns after `point` and the varied keys (DESIGN.md §4 counter names).
+/// The fixed columns after `point` and the varied keys (DESIGN.md §4 counter names). A sweep
+/// in which some point's scenario has a `cost_model:` has one more, last: kCostColumn.
 const std::vector<std::string> kMetricColumns = {"status",
                                                  "avg_busbw_GBps",
                                                  "busbw_at_max_size_GBps",
@@ -80,6 +84,16 @@ const std::vector<std::string> kMetricColumns = {"status",
                                                  "fct_p50_us",
                                                  "fct_p99_us",
                                                  "simulated_us"};
+/// The cost proxy, results.json `fabric.cost_usd` exactly (shortest round-trip text); empty for
+/// a point without a cost_model or without a report.
+const std::string kCostColumn = "cost_usd";
+
+/// The shortest text that reads back as the same double (results.json writes doubles so too).
+std::string number_text(double v) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
+}
 
 std::string fixed3(double v) {
   char buf[64];
@@ -313,6 +327,7 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
   if (rep) {
     for (const CollectiveRow& row : rep->rows)
       result.busbw.push_back({row.size_bytes, row.busbw_GBps});
+    if (rep->fabric.cost) result.cost_usd = rep->fabric.cost->total_usd;
   }
   return result;
 }
@@ -382,6 +397,8 @@ std::string encode(const PointResult& r) {
     put_u64(s, static_cast<uint64_t>(b.size_bytes));
     put_f64(s, b.busbw_GBps);
   }
+  put_u64(s, r.cost_usd ? 1 : 0);
+  put_f64(s, r.cost_usd.value_or(0));
   put_u64(s, kResultEnd);
   return s;
 }
@@ -433,6 +450,10 @@ std::optional<PointResult> decode(const std::string& s) {
     b.busbw_GBps = f64();
     r.busbw.push_back(b);
   }
+  const uint64_t has_cost = u64();
+  const double cost = f64();
+  if (has_cost > 1) ok = false;
+  if (has_cost == 1) r.cost_usd = cost;
   if (u64() != kResultEnd || pos != s.size()) ok = false;
   if (!ok) return std::nullopt;
   return r;
@@ -483,13 +504,6 @@ std::string describe_wait_status(const std::string& who, int status) {
 }
 
 // ---- plots: gnuplot scripts and data beside sweep.csv -----------------------------------------
-
-/// The shortest text that reads back as the same double (results.json writes doubles so too).
-std::string number_text(double v) {
-  char buf[64];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, end) : std::string("nan");
-}
 
 /// "64K", "1M", "64M": a message size on a binary scale, as nccl-tests users read them.
 std::string size_label(int64_t bytes) {
@@ -672,7 +686,10 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
 }
 
 /// vs-KEY.gp / .dat: busbw at the largest size against a numeric varied key, one curve per
-/// combination of the other varied keys.
+/// combination of the other varied keys. When a plotted point has a cost proxy, the .dat has a
+/// fifth column, cost_usd (NaN for a point without), and the .gp draws it dashed on the right
+/// axis (y2): one cost curve per distinct series of (x, cost), so curves that differ only in
+/// the workload share one.
 Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, size_t key,
              const NumericAxis& numeric, const std::vector<std::vector<std::string>>& values,
              const std::vector<const PointResult*>& rows) {
@@ -686,9 +703,11 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
   std::vector<std::string> curve_order;
   std::map<std::string, std::vector<std::pair<const PointResult*, size_t>>> curves;
   std::set<int64_t> largest_sizes;
+  bool with_cost = false;
   for (const PointResult* p : rows) {
     const std::vector<std::string>& v = values[static_cast<size_t>(p->point - 1)];
     if (!plottable(*p, describe(axes, v), notes)) continue;
+    with_cost = with_cost || p->cost_usd.has_value();
     std::vector<SweepAxis> others_axes;
     std::vector<std::string> others;
     for (size_t a = 0; a < axes.size(); ++a) {
@@ -717,12 +736,15 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
   dat += gp_comment("x = " + x_text +
                     "; one block per combination of the other varied keys "
                     "(gnuplot `index`, separated by two blank lines)");
-  dat += "# columns: x busbw_GBps point value\n";
+  dat += std::string("# columns: x busbw_GBps point value") + (with_cost ? " cost_usd" : "") + "\n";
   std::string plots;
   std::vector<double> xs;
+  std::vector<std::vector<std::pair<double, double>>> cost_series;  // distinct (x, cost) series
+  std::vector<std::pair<int, std::string>> cost_curves;             // block and curve label
   int block = 0;
   for (const std::string& label : curve_order) {
     dat += "\n\n" + gp_comment("curve: " + label);
+    std::vector<std::pair<double, double>> series;
     for (const auto& [p, value_index] : curves[label]) {
       const auto largest = std::max_element(
           p->busbw.begin(), p->busbw.end(),
@@ -730,36 +752,59 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
       const double x = numeric.x[value_index];
       xs.push_back(x);
       dat += number_text(x) + " " + number_text(largest->busbw_GBps) + " " +
-             std::to_string(p->point) + " " + dat_string(axes[key].values[value_index]) + "\n";
+             std::to_string(p->point) + " " + dat_string(axes[key].values[value_index]);
+      if (with_cost) dat += " " + (p->cost_usd ? number_text(*p->cost_usd) : std::string("NaN"));
+      dat += "\n";
+      if (p->cost_usd) series.emplace_back(x, *p->cost_usd);
     }
     plots += std::string(plots.empty() ? "plot " : ", \\\n     ") + gp_string(dat_file) +
-             " index " + std::to_string(block++) +
+             " index " + std::to_string(block) +
              " using 1:2:xticlabels(4) with linespoints title " + gp_string(label);
+    if (!series.empty() &&
+        std::find(cost_series.begin(), cost_series.end(), series) == cost_series.end()) {
+      cost_series.push_back(series);
+      cost_curves.emplace_back(block, label);
+    }
+    ++block;
+  }
+  std::string cost_plots;  // a curve's label only when the costs differ between curves
+  for (const auto& [b, label] : cost_curves) {
+    cost_plots += ", \\\n     " + gp_string(dat_file) + " index " + std::to_string(b) +
+                  " using 1:5 axes x1y2 with linespoints dashtype 2 title " +
+                  gp_string("cost proxy, USD (right axis)" +
+                            (cost_curves.size() > 1 ? ": " + label : std::string()));
   }
   std::string& gp = plot.gp;
   gp += gp_comment("fabricsim sweep " + scenario + ": busbw at the largest message size against " +
                    name + ", one curve per combination of the other varied keys");
   gp += gp_comment("data: " + dat_file + "; run `gnuplot " + plot.stem +
                    ".gp` in this folder to draw " + plot.stem + ".svg");
-  gp += "# no cost curve: the points' results carry no cost proxy (see `fabricsim topo`)\n";
+  gp += with_cost
+            ? "# dashed, right axis: the cost proxy (results.json fabric.cost_usd; `fabricsim "
+              "topo`), column 5 of the data\n"
+            : "# no cost curve: the points' results carry no cost proxy (add cost_model: to "
+              "the scenario; see `fabricsim topo`)\n";
   gp += notes;
   plot.drawable = block > 0;
   if (!plot.drawable) {
     gp += "# no point completed with collective sizes: nothing to plot\n";
     return plot;
   }
-  gp += svg_terminal(block);
+  gp += svg_terminal(block + static_cast<int>(cost_curves.size()));
   gp += "set output " + gp_string(plot.stem + ".svg") + "\n";
   gp += "set title " +
         gp_string("fabricsim sweep " + scenario + ": busbw at " + at + " vs " + name) + "\n";
   gp += "set xlabel " + gp_string(numeric.unit.empty() ? name : name + " (" + numeric.unit + ")") +
         "\n";
   gp += "set ylabel " + gp_string("busbw at " + at + " (GB/s)") + "\n";
+  if (!cost_plots.empty()) {
+    gp += "set y2label 'cost proxy (USD)'\nset ytics nomirror\nset y2tics\nset y2range [0:*]\n";
+  }
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
   if (*lo > 0 && *hi / *lo >= 100) gp += "set logscale x\n";
   gp += "set offsets graph 0.05, graph 0.05, 0, 0\n";
   gp += "set yrange [0:*]\nset grid\nset key below\n";
-  gp += plots + "\n";
+  gp += plots + cost_plots + "\n";
   return plot;
 }
 
@@ -1162,6 +1207,12 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     try {
       Scenario sc = load(o);
       prepare(sc);
+      if (!sc.cost_model.empty()) {  // its prices file reads (resolved as `run` resolves it)
+        const std::filesystem::path prices(sc.cost_model);
+        load_cost_model(prices.is_absolute()
+                            ? prices.string()
+                            : (std::filesystem::path(sc.path).parent_path() / prices).string());
+      }
       scenarios.push_back(std::move(sc));
     } catch (const ConfigError& e) {
       std::cerr << e.what() << "\n"
@@ -1204,6 +1255,12 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     table.header.push_back(c);
     table.right_aligned.push_back(c != "status");
   }
+  const bool cost_column = std::any_of(scenarios.begin(), scenarios.end(),
+                                       [](const Scenario& sc) { return !sc.cost_model.empty(); });
+  if (cost_column) {
+    table.header.push_back(kCostColumn);
+    table.right_aligned.push_back(true);
+  }
 
   std::string command = "fabricsim sweep " + shell_word(opts.scenario_path);
   for (const std::string& v : varies) command += " --vary " + shell_word(v);
@@ -1231,9 +1288,17 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     }
     return rows;
   };
-  const auto write_tables = [&] {
+  const auto tabulate = [&] {
     table.rows.clear();
-    for (const PointResult* p : finished_rows()) table.rows.push_back(*p);
+    for (const PointResult* p : finished_rows()) {
+      table.rows.push_back(*p);
+      if (cost_column) {
+        table.rows.back().cells.push_back(p->cost_usd ? number_text(*p->cost_usd) : "");
+      }
+    }
+  };
+  const auto write_tables = [&] {
+    tabulate();
     std::ostringstream csv, md, perf;
     write_csv(csv, table);
     md << "# fabricsim sweep: " << first.name << "\n\n`" << command << "`\n\n";
@@ -1282,8 +1347,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     std::tie(plots_line, plots_out) = write_plots(dir, first.name, axes, values, finished_rows());
     write_tables();
   } else {
-    table.rows.clear();
-    for (const PointResult* p : finished_rows()) table.rows.push_back(*p);
+    tabulate();
   }
 
   std::cout << "#\n";

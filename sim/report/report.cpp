@@ -217,7 +217,19 @@ void write_results_json(const std::string& path, const RunReport& r) {
                  {"bisection_available_bps", r.fabric.bisection_available_bps >= 0
                                                  ? ordered_json(r.fabric.bisection_available_bps)
                                                  : ordered_json(nullptr)},
-                 {"host_rate_bps", r.fabric.host_rate_bps}};
+                 {"host_rate_bps", r.fabric.host_rate_bps},
+                 {"cost_usd", nullptr},
+                 {"cost_breakdown_usd", nullptr}};
+  if (r.fabric.cost) {  // the keys and numbers of `fabricsim topo --json`'s cost_usd
+    const FabricCost& c = *r.fabric.cost;
+    j["fabric"]["cost_usd"] = c.total_usd;
+    j["fabric"]["cost_breakdown_usd"] = {{"switch_ports", c.switch_ports_usd},
+                                         {"nics", c.nics_usd},
+                                         {"host_links", c.host_links_usd},
+                                         {"fabric_links", c.fabric_links_usd},
+                                         {"total", c.total_usd},
+                                         {"prices", c.prices}};
+  }
   ordered_json rows = ordered_json::array();
   for (const auto& row : r.rows) {
     rows.push_back(

@@ -34,6 +34,17 @@ struct CollectiveRow {
   double nccl_model_time_us = -1;
 };
 
+/// The cost proxy of a fabric (scenario `cost_model:`; topologies/metrics.hpp fabric_cost), US
+/// dollars: the figures `fabricsim topo --json` prints under `cost_usd`.
+struct FabricCost {
+  double switch_ports_usd = 0;  ///< switch ports × switch_port_usd
+  double nics_usd = 0;          ///< NIC ports × nic_usd
+  double host_links_usd = 0;    ///< host links × host_link_usd
+  double fabric_links_usd = 0;  ///< switch-switch links × fabric_link_usd
+  double total_usd = 0;         ///< the sum of the four
+  std::string prices;           ///< the prices file, resolved against the scenario's folder
+};
+
 struct FabricSummary {
   std::string kind;
   int gpus = 0, switches = 0, links = 0;
@@ -43,6 +54,9 @@ struct FabricSummary {
   /// (what `topo` checks); -1 without faults, or for a fabric too large for the max-flow.
   int64_t bisection_available_bps = -1;
   int64_t host_rate_bps = 0;
+  /// The cost proxy; nullopt when the scenario has no `cost_model:`. results.json `fabric`
+  /// writes its total as `cost_usd` and the whole as `cost_breakdown_usd` (null without).
+  std::optional<FabricCost> cost;
 };
 
 /// DESIGN.md §4 `counters`, extended.

@@ -360,3 +360,96 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   CHECK(slurp(d / "busbw.gp").find("# left out: point 2 (workload.maxbytes=8GiB)") !=
         std::string::npos);
 }
+
+TEST_CASE("sweep cost_usd: each point's cost proxy is `fabricsim topo --json`'s for its values") {
+  // sweep_small.yaml on a 4-GPU spine-leaf with prices: 1:1 has 2 leaf-spine links per leaf,
+  // 2:1 one, so the cost proxy differs between the points; the collective does not change it.
+  const std::string fabric =
+      " --set 'topology={kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 2}'"
+      " --set link.fabric_rate=100Gbps --set cost_model=../../../configs/cost_example.yaml"
+      " --set workload.maxbytes=256KiB";
+  const fs::path d = scratch("cost");
+  const Result r = fabricsim("sweep " + kSweepSmall + fabric +
+                             " --vary topology.oversubscription=1,2"
+                             " --vary workload.collective=all_reduce,all_gather --jobs 2 --out " +
+                             d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 5);
+  CHECK(t[0].back() == "cost_usd");  // the last column
+  std::map<std::string, double> cost_by_ratio;
+  for (size_t p = 1; p <= 4; ++p) {
+    INFO("point " << p);
+    const std::string ratio = cell(t, p, "topology.oversubscription");
+    const Result topo = fabricsim(
+        "topo " + kSweepSmall + fabric + " --set topology.oversubscription=" + ratio + " --set " +
+        "workload.collective=" + cell(t, p, "workload.collective") + " --json");
+    INFO(topo.err);
+    REQUIRE(topo.exit_code == 0);
+    const auto expected = nlohmann::json::parse(topo.out)["cost_usd"];
+    REQUIRE(expected.is_object());
+    const double total = expected["total"].get<double>();
+    CHECK(std::stod(cell(t, p, "cost_usd")) == total);  // exact: shortest round-trip text
+    // results.json restates topo's figures: the total, and the breakdown under topo's keys.
+    const auto j = results(d, p)["fabric"];
+    CHECK(j["cost_usd"].get<double>() == total);
+    CHECK(j["cost_breakdown_usd"] == expected);
+    cost_by_ratio[ratio] = total;
+  }
+  // 2:1 saves two leaf-spine links: 4 switch ports and 2 cables at cost_example.yaml's prices.
+  CHECK(cost_by_ratio["1"] - cost_by_ratio["2"] == 4 * 656.25 + 2 * 320);
+  // sweep.md has the column too.
+  CHECK(slurp(d / "sweep.md").find("| cost_usd |") != std::string::npos);
+
+  // vs-topology.oversubscription: cost_usd in column 5 of each curve, and one dashed cost
+  // curve on y2 (both collectives cost the same).
+  const auto vs = dat_blocks(d / "vs-topology.oversubscription.dat");
+  REQUIRE(vs.size() == 2);
+  for (const DatBlock& b : vs) {
+    INFO(b.title);
+    REQUIRE(b.rows.size() == 2);
+    for (const auto& row : b.rows) {
+      REQUIRE(row.size() == 5);
+      const size_t point = std::stoul(row[2]);
+      CHECK(std::stod(row[4]) == std::stod(cell(t, point, "cost_usd")));
+      CHECK(std::stod(row[4]) == cost_by_ratio[cell(t, point, "topology.oversubscription")]);
+    }
+  }
+  const std::string gp = slurp(d / "vs-topology.oversubscription.gp");
+  CHECK(gp.find("set y2tics") != std::string::npos);
+  CHECK(gp.find("index 0 using 1:5 axes x1y2") != std::string::npos);
+  CHECK(gp.find("index 1 using 1:5 axes x1y2") == std::string::npos);  // the same costs
+  CHECK(gp.find("title 'cost proxy, USD (right axis)'") != std::string::npos);
+  if (gnuplot_on_path()) CHECK(fs::exists(d / "vs-topology.oversubscription.svg"));
+}
+
+TEST_CASE("sweep cost_usd: no cost_model, no cost column, and results.json fabric.cost_usd is null") {
+  const fs::path d = scratch("no_cost");
+  const Result r = fabricsim("sweep " + kSweepSmall +
+                             " --vary link.host_rate=100Gbps,200Gbps"
+                             " --set workload.maxbytes=256KiB --out " +
+                             d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto t = csv_table(d / "sweep.csv");
+  CHECK(std::find(t[0].begin(), t[0].end(), "cost_usd") == t[0].end());
+  const auto j = results(d, 1)["fabric"];
+  CHECK(j["cost_usd"].is_null());
+  CHECK(j["cost_breakdown_usd"].is_null());
+  const auto vs = dat_blocks(d / "vs-link.host_rate.dat");
+  REQUIRE(vs.size() == 1);
+  for (const auto& row : vs[0].rows) CHECK(row.size() == 4);
+  CHECK(slurp(d / "vs-link.host_rate.gp").find("y2") == std::string::npos);
+}
+
+TEST_CASE("sweep cost_usd: a cost_model file that does not read is exit 2, nothing run") {
+  const fs::path d = scratch("bad_cost");
+  const Result r = fabricsim("sweep " + kSweepSmall +
+                             " --vary link.host_rate=100Gbps,200Gbps"
+                             " --set cost_model=no_such_prices.yaml --out " +
+                             d.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("no_such_prices.yaml") != std::string::npos);
+  CHECK(!fs::exists(d / "sweep.csv"));
+}

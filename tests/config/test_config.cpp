@@ -632,7 +632,7 @@ TEST_CASE("bad --set overrides name the override", "[config]") {
   SECTION("a whole section") {
     CHECK(error("topology=3") ==
           "--set topology=3: topology: 'topology' is a section; set one of its keys, e.g. "
-          "topology.kind");
+          "topology.kind, or give the whole section as a map, e.g. topology={kind: ...}");
   }
   SECTION("a key under a value") {
     CHECK(error("topology.kind.name=x") ==
