@@ -1049,19 +1049,20 @@ void write_run_outputs(const std::string& dir_name, const RunReport& rep) {
 void print_training(std::ostream& os, const TrainingSummary& t) {
   const auto ms = [](int64_t ps) { return static_cast<double>(ps) / 1e9; };
   char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "# training   : dp %d x tp %d x pp %d = %d GPUs, %d layers, %d microbatch%s, %d "
-                "DDP bucket%s\n"
-                "#   step %.3f ms: compute %.3f ms, exposed communication %.3f ms (%.1f %%), GPU "
-                "utilization %.1f %%\n"
-                "#   critical path (GPU %d): compute %.3f ms, NCCL software latency %.3f ms, link "
-                "transfer %.3f ms, queueing/PFC/other network %.3f ms\n",
-                t.dp, t.tp, t.pp, t.ranks, t.layers, t.microbatches,
-                t.microbatches == 1 ? "" : "es", t.buckets, t.buckets == 1 ? "" : "s",
-                ms(t.step_ps), ms(t.compute_ps), ms(t.exposed_comm_ps),
-                t.step_ps > 0 ? 100.0 * static_cast<double>(t.exposed_comm_ps) / t.step_ps : 0.0,
-                100.0 * t.gpu_utilization, t.critical_rank, ms(t.cp_compute_ps),
-                ms(t.cp_software_ps), ms(t.cp_link_ps), ms(t.cp_waiting_ps));
+  std::snprintf(
+      buf, sizeof buf,
+      "# training   : dp %d x tp %d x pp %d = %d GPUs, %d layers, %d microbatch%s, %d "
+      "DDP bucket%s\n"
+      "#   step %.3f ms: compute %.3f ms, exposed communication %.3f ms (%.1f %%), GPU "
+      "utilization %.1f %%\n"
+      "#   critical path (GPU %d): compute %.3f ms, NCCL software latency %.3f ms, network "
+      "%.3f ms (its bytes at link rate %.3f ms; sharing links, queueing, PFC %.3f "
+      "ms)\n",
+      t.dp, t.tp, t.pp, t.ranks, t.layers, t.microbatches, t.microbatches == 1 ? "" : "es",
+      t.buckets, t.buckets == 1 ? "" : "s", ms(t.step_ps), ms(t.compute_ps), ms(t.exposed_comm_ps),
+      t.step_ps > 0 ? 100.0 * static_cast<double>(t.exposed_comm_ps) / t.step_ps : 0.0,
+      100.0 * t.gpu_utilization, t.critical_rank, ms(t.cp_compute_ps), ms(t.cp_software_ps),
+      ms(t.cp_link_ps + t.cp_waiting_ps), ms(t.cp_link_ps), ms(t.cp_waiting_ps));
   os << buf;
 }
 

@@ -185,8 +185,9 @@ struct TrainingSummary {
   double gpu_utilization = 0;   ///< mean over GPUs of compute / step
   int critical_rank = 0;
   /// The critical path: compute, NCCL software latency (launch, per step), link transfer (each
-  /// transfer's bytes at its first link's rate: NVLink inside a server, the NIC across) and
-  /// the rest of its network time (queueing, PFC pauses, headers, propagation and switching).
+  /// transfer's bytes at its first link's full rate: NVLink inside a server, the NIC across)
+  /// and the rest of its network time (sharing the link with the collective's other channels
+  /// and flows, queueing, PFC pauses, headers, propagation and switching; not split further).
   int64_t cp_compute_ps = 0, cp_software_ps = 0, cp_link_ps = 0, cp_waiting_ps = 0;
 };
 
