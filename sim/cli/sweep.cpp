@@ -62,6 +62,8 @@ struct PointResult {
   std::vector<SizeBusbw> busbw;  ///< the sizes that finished, in the run's order
   /// results.json `fabric.cost_usd`: the cost proxy; nullopt without a cost_model or a report.
   std::optional<double> cost_usd;
+  /// results.json `training.step_ps` and `exposed_comm_ps`; nullopt without a training step.
+  std::optional<int64_t> step_ps, exposed_comm_ps;
 };
 /// The sweep table: the same columns in sweep.csv, sweep.md and on stdout.
 struct Table {
@@ -87,6 +89,10 @@ const std::vector<std::string> kMetricColumns = {"status",
 /// The cost proxy, results.json `fabric.cost_usd` exactly (shortest round-trip text); empty for
 /// a point without a cost_model or without a report.
 const std::string kCostColumn = "cost_usd";
+/// A sweep whose scenarios have a `training:` step has these two after it: results.json
+/// `training.step_ps` and `training.exposed_comm_ps` in milliseconds (empty where the step did
+/// not finish).
+const std::vector<std::string> kTrainingColumns = {"step_ms", "exposed_comm_ms"};
 
 /// The shortest text that reads back as the same double (results.json writes doubles so too).
 std::string number_text(double v) {
@@ -328,6 +334,10 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
     for (const CollectiveRow& row : rep->rows)
       result.busbw.push_back({row.size_bytes, row.busbw_GBps});
     if (rep->fabric.cost) result.cost_usd = rep->fabric.cost->total_usd;
+    if (rep->training) {
+      result.step_ps = rep->training->step_ps;
+      result.exposed_comm_ps = rep->training->exposed_comm_ps;
+    }
   }
   return result;
 }
@@ -399,6 +409,9 @@ std::string encode(const PointResult& r) {
   }
   put_u64(s, r.cost_usd ? 1 : 0);
   put_f64(s, r.cost_usd.value_or(0));
+  put_u64(s, r.step_ps ? 1 : 0);
+  put_u64(s, static_cast<uint64_t>(r.step_ps.value_or(0)));
+  put_u64(s, static_cast<uint64_t>(r.exposed_comm_ps.value_or(0)));
   put_u64(s, kResultEnd);
   return s;
 }
@@ -454,6 +467,13 @@ std::optional<PointResult> decode(const std::string& s) {
   const double cost = f64();
   if (has_cost > 1) ok = false;
   if (has_cost == 1) r.cost_usd = cost;
+  const uint64_t has_step = u64();
+  const uint64_t step = u64(), exposed = u64();
+  if (has_step > 1) ok = false;
+  if (has_step == 1) {
+    r.step_ps = static_cast<int64_t>(step);
+    r.exposed_comm_ps = static_cast<int64_t>(exposed);
+  }
   if (u64() != kResultEnd || pos != s.size()) ok = false;
   if (!ok) return std::nullopt;
   return r;
@@ -1261,6 +1281,14 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     table.header.push_back(kCostColumn);
     table.right_aligned.push_back(true);
   }
+  const bool training_columns = std::any_of(scenarios.begin(), scenarios.end(),
+                                            [](const Scenario& sc) { return sc.training.enabled; });
+  if (training_columns) {
+    for (const std::string& c : kTrainingColumns) {
+      table.header.push_back(c);
+      table.right_aligned.push_back(true);
+    }
+  }
 
   std::string command = "fabricsim sweep " + shell_word(opts.scenario_path);
   for (const std::string& v : varies) command += " --vary " + shell_word(v);
@@ -1294,6 +1322,13 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
       table.rows.push_back(*p);
       if (cost_column) {
         table.rows.back().cells.push_back(p->cost_usd ? number_text(*p->cost_usd) : "");
+      }
+      if (training_columns) {
+        const auto ms = [](const std::optional<int64_t>& ps) {
+          return ps ? number_text(static_cast<double>(*ps) / 1e9) : std::string();
+        };
+        table.rows.back().cells.push_back(ms(p->step_ps));
+        table.rows.back().cells.push_back(ms(p->exposed_comm_ps));
       }
     }
   };

@@ -494,6 +494,17 @@ const Condition kWraparound{
 /// of kFields, and --set cannot reach them.
 constexpr const char* kTrafficSection = "traffic";
 constexpr const char* kTrainingSection = "training";
+/// The keys of `training:` (parse_training reads them; --set training.KEY takes them too).
+const std::vector<std::string> kTrainingKeys = {"dp",
+                                                "tp",
+                                                "pp",
+                                                "microbatches",
+                                                "bucket_cap",
+                                                "first_bucket_cap",
+                                                "optimizer_time",
+                                                "gpu_peak_flops",
+                                                "efficiency",
+                                                "layers"};
 
 /// A section of the scenario. `when` applies to every key in it, like Field::when.
 struct Section {
@@ -1053,7 +1064,16 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
   if (path == traffic || path.rfind(traffic + ".", 0) == 0 || path.rfind(traffic + "[", 0) == 0) {
     fail("traffic is a list; edit it in the file");
   }
-  if (path.rfind(switches, 0) == 0) {
+  const std::string training = std::string(kTrainingSection) + ".";
+  if (path.rfind(training, 0) == 0) {
+    const std::string key = path.substr(training.size());
+    if (std::find(kTrainingKeys.begin(), kTrainingKeys.end(), key) == kTrainingKeys.end()) {
+      const std::string guess = closest_match(key, kTrainingKeys);
+      fail("unknown key" + (guess.empty() ? "; training has only " + join_words(kTrainingKeys, ", ")
+                                          : "; did you mean '" + training + guess + "'?"));
+    }
+    keys = {kTrainingSection, key};
+  } else if (path.rfind(switches, 0) == 0) {
     // switches.NAME.SECTION.KEY (NAME may hold dots: SECTION and KEY are the last two parts)
     const std::string expected = "expected switches.SWITCH." +
                                  join_words(kPerSwitchSections, ".KEY or switches.SWITCH.") +
@@ -1096,8 +1116,8 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
       }
       if (!map.IsMap()) {
         fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." +
-             keys_of(path).front() + ", or give the whole section as a map, e.g. " + path +
-             "={" + keys_of(path).front() + ": ...}");
+             keys_of(path).front() + ", or give the whole section as a map, e.g. " + path + "={" +
+             keys_of(path).front() + ": ...}");
       }
       if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
       if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
@@ -1701,16 +1721,7 @@ void parse_training(const Context& ctx, const Value& section, Scenario& s) {
   }
   TrainingConfig& t = s.training;
   t.enabled = true;
-  const std::vector<std::string> keys = {"dp",
-                                         "tp",
-                                         "pp",
-                                         "microbatches",
-                                         "bucket_cap",
-                                         "first_bucket_cap",
-                                         "optimizer_time",
-                                         "gpu_peak_flops",
-                                         "efficiency",
-                                         "layers"};
+  const std::vector<std::string>& keys = kTrainingKeys;
   const auto given = map_keys(ctx, section, kTrainingSection, keys, "training");
   for (const auto& [name, v] : given) s.origins[v.path()] = v.origin();
   const auto get = [&](const char* k) -> const Value* {
