@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -148,7 +149,7 @@ class Builder {
   // sends `layer.activation_bytes` to the rank of `to` with its (d, t), after its compute
   // stream so far. Fills recv with what `to`'s next pass waits for.
   void boundary(int from, int to, const LayerSpec& layer, std::vector<uint32_t>& recv) {
-    const uint32_t flow = next_flow_base();
+    const uint32_t flow = flow_base_of({-1 - from, -1 - to});
     for (int d = 0; d < spec_.dp; ++d) {
       for (int t = 0; t < spec_.tp; ++t) {
         const int src = plan_.rank_of(from, d, t), g = d * spec_.tp + t;
@@ -212,11 +213,19 @@ class Builder {
     }
   }
 
-  uint32_t next_flow_base() {
+  // The flow range of the communicator `group` (its member ranks; a pipeline pair is keyed by
+  // {−1 − from, −1 − to}): every collective on one group reuses its queue pairs, as NCCL
+  // reuses a communicator's connections, so QPs (and their congestion state and ECMP paths)
+  // do not grow with the number of collectives.
+  uint32_t flow_base_of(const std::vector<int>& group) {
+    const auto it = flow_bases_.find(group);
+    if (it != flow_bases_.end()) return it->second;
     if (instances_ >= (uint32_t{1} << 31) / kFlowsPerCollective) {
-      throw std::invalid_argument("build_training_step: too many collectives for flow ids");
+      throw std::invalid_argument("build_training_step: too many communicators for flow ids");
     }
-    return instances_++ * kFlowsPerCollective;
+    const uint32_t base = instances_++ * kFlowsPerCollective;
+    flow_bases_.emplace(group, base);
+    return base;
   }
 
   // Splices allreduce(members.size(), bytes) in: local rank i is members[i]. Member i launches
@@ -234,7 +243,7 @@ class Builder {
     const int per_server = static_cast<int>(std::count_if(
         members.begin(), members.end(), [&](int m) { return m / g == members.front() / g; }));
     const TransferDag sub = allreduce_(n, per_server, bytes);
-    const uint32_t flow_base = next_flow_base();
+    const uint32_t flow_base = flow_base_of(members);
     TransferDag& dag = plan_.dag;
     std::vector<uint32_t> launch(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -290,7 +299,8 @@ class Builder {
   std::vector<uint32_t> tail_;                ///< last compute-stream task per rank
   std::vector<uint32_t> comm_tail_;           ///< last bucket's join per rank
   std::vector<uint32_t> grad_ready_;  ///< [layer × dp·tp + d·tp + t]: backward of microbatch 0
-  uint32_t instances_ = 0;            ///< collectives and pipeline boundaries so far
+  uint32_t instances_ = 0;            ///< communicators (groups and pipeline pairs) so far
+  std::map<std::vector<int>, uint32_t> flow_bases_;  ///< communicator -> its flow range
 };
 
 }  // namespace

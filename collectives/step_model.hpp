@@ -76,9 +76,11 @@ struct ParallelSpec {
 /// below kFlowsPerCollective.
 using GroupCollective = std::function<TransferDag(int ranks, int ranks_per_server, int64_t bytes)>;
 
-/// Flow ids per spliced collective instance: instance k's transfers get flow
-/// k × kFlowsPerCollective + their own flow, so every instance has its own queue pairs (and
-/// ECMP paths).
+/// Flow ids per communicator: the collectives of one group of ranks (a TP group, a DP group)
+/// and the transfers of one pipeline pair take flow base + their own flow, the base k ×
+/// kFlowsPerCollective of the k-th group met, so each group keeps its queue pairs (and ECMP
+/// paths, congestion state) across its collectives, as NCCL reuses a communicator's
+/// connections.
 inline constexpr uint32_t kFlowsPerCollective = 64;
 
 /// One DDP gradient bucket of one pipeline stage.

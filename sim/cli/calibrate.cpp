@@ -141,7 +141,10 @@ SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const Placement
     run.sets.push_back("nccl.step_latency=" + std::to_string(params.step_ps) + "ps");
   }
   Scenario sc = load(run);
-  sc.measured_nccl_tests.clear();  // the scenario's own measured log is for `run`, not this fit
+  // The scenario's own measured log and training step are for `run`, not this fit (its
+  // traffic flows stay: background load the collective shares the fabric with).
+  sc.measured_nccl_tests.clear();
+  sc.training = TrainingConfig{};
   const Prepared prepared = prepare(sc);
   const RunReport rep = simulate(sc, prepared, ctx.interrupt, false);
   if (!rep.complete) throw SimStopped{rep.interrupted, rep.stop_reason};
@@ -239,9 +242,9 @@ SimFit fit_at_step(const SimContext& ctx, const NcclLog& log, const Placement& w
       const double ratio = std::clamp(target_busbw / c.at(large).busbw_GBps, 0.25, 4.0);
       // Within 1/64 to 64 times where it started (and the loader's range): a size that does not
       // follow the NIC must not run the rate away.
-      rate = std::clamp<int64_t>(static_cast<int64_t>(std::llround(rate * ratio)),
-                                 std::max<int64_t>(1'000'000, start_rate_bps / 64),
-                                 std::min<int64_t>(50'000'000'000'000, start_rate_bps * 64));
+      const int64_t lo = std::max<int64_t>(1'000'000, start_rate_bps / 64);
+      const int64_t hi = std::max(lo, std::min<int64_t>(50'000'000'000'000, start_rate_bps * 64));
+      rate = std::clamp<int64_t>(static_cast<int64_t>(std::llround(rate * ratio)), lo, hi);
       if (std::abs(ratio - 1) < 0.002) break;
     }
     const SimCurve c0 =
@@ -506,6 +509,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   if (!opts.scenario.scenario_path.empty()) {
     Scenario check = load(opts.scenario);
     check.measured_nccl_tests.clear();
+    check.training = TrainingConfig{};
     (void)prepare(check);
   }
 
@@ -679,6 +683,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   if (!opts.scenario.scenario_path.empty() && !nccls.empty()) {
     Scenario base = load(opts.scenario);
     base.measured_nccl_tests.clear();
+    base.training = TrainingConfig{};
     const Prepared prepared = prepare(base);
     const int hosts = static_cast<int>(prepared.fabric.hosts.size());
     const int64_t start_rate =

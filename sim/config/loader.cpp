@@ -1115,9 +1115,11 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
       } catch (const YAML::ParserException&) {
       }
       if (!map.IsMap()) {
-        fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." +
-             keys_of(path).front() + ", or give the whole section as a map, e.g. " + path + "={" +
-             keys_of(path).front() + ": ...}");
+        const std::vector<std::string> section_keys =
+            path == kTrainingSection ? kTrainingKeys : keys_of(path);
+        const std::string first = section_keys.empty() ? "KEY" : section_keys.front();
+        fail("'" + path + "' is a section; set one of its keys, e.g. " + path + "." + first +
+             ", or give the whole section as a map, e.g. " + path + "={" + first + ": ...}");
       }
       if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
       if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
@@ -1791,6 +1793,18 @@ void parse_training(const Context& ctx, const Value& section, Scenario& s) {
     layer.bwd_ps = bt ? bt->quantity(kLayerTime) : bf ? from_flops(*bf) : 2 * layer.fwd_ps;
     s.origins[item.path()] = item.origin();
     t.layers.push_back(std::move(layer));
+  }
+  // One GPU's compute in the step (every layer, every microbatch) must fit simulated time: at
+  // most a day, far below int64 picoseconds (106 days).
+  double per_gpu_ps = static_cast<double>(t.optimizer_ps);
+  for (const TrainingLayer& l : t.layers) {
+    per_gpu_ps += static_cast<double>(t.microbatches) * l.count *
+                  (static_cast<double>(l.fwd_ps) + static_cast<double>(l.bwd_ps));
+  }
+  if (per_gpu_ps > 86'400e12) {
+    layers->fail("one GPU's compute in the step would be " +
+                 std::to_string(static_cast<int64_t>(per_gpu_ps / 1e12)) +
+                 " s (microbatches x layers x (fwd + bwd)); expected at most a day");
   }
 }
 

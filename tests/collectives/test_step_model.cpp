@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <vector>
 
 #include "../support.hpp"
@@ -466,7 +467,7 @@ TEST_CASE("build_training_step: invalid specs are refused with a message") {
                     Catch::Contains("flow 64"));
 }
 
-TEST_CASE("build_training_step: each collective instance gets its own flow range") {
+TEST_CASE("build_training_step: each communicator keeps one flow range across its collectives") {
   ParallelSpec spec;
   spec.dp = 2;
   spec.bucket_cap_bytes = 1;
@@ -485,7 +486,29 @@ TEST_CASE("build_training_step: each collective instance gets its own flow range
   for (uint32_t id = 0; id < plan.dag.size(); ++id) {
     if (!plan.dag.transfer(id).is_compute()) flows.push_back(plan.dag.transfer(id).flow);
   }
-  CHECK(flows == std::vector<uint32_t>{0, 1, 64, 65});
+  // Both buckets run on the one DP group {0, 1}: the second reuses its queue pairs.
+  CHECK(flows == std::vector<uint32_t>{0, 1, 0, 1});
+
+  // tp 2 x dp 2: the TP group {0, 1} and the DP group {0, 2} are two communicators.
+  ParallelSpec both;
+  both.dp = 2;
+  both.tp = 2;
+  LayerSpec l = layer(1, 1, 8);
+  l.tp_comm_bytes = 8;
+  const StepPlan p2 = build_training_step({l, l}, both, two_channel_ring);
+  std::set<uint32_t> tp_bases, dp_bases;
+  for (uint32_t id = 0; id < p2.dag.size(); ++id) {
+    const Transfer& x = p2.dag.transfer(id);
+    if (x.is_compute()) continue;
+    const uint32_t base = x.flow / kFlowsPerCollective;
+    if ((x.src_rank == 0 && x.dst_rank == 1) || (x.src_rank == 1 && x.dst_rank == 0))
+      tp_bases.insert(base);
+    if ((x.src_rank == 0 && x.dst_rank == 2) || (x.src_rank == 2 && x.dst_rank == 0))
+      dp_bases.insert(base);
+  }
+  CHECK(tp_bases.size() == 1);  // 4 TP AllReduces (2 layers x fwd, bwd), one range
+  CHECK(dp_bases.size() == 1);
+  CHECK(tp_bases != dp_bases);
 }
 
 TEST_CASE("analyze_step: refuses a replay that has not finished") {
