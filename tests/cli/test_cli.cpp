@@ -1268,13 +1268,16 @@ TEST_CASE("calibrate: every log in tests/data parses and fits, or is refused at 
 
 TEST_CASE("calibrate: the fragment fitted through a scenario reproduces the log it was fitted on") {
   // The H200 2x1 all_reduce log (2 GPUs on 2 RoCE nodes) through the quickstart fabric with 2
-  // ranks: link.host_rate is fitted at the largest simulated size (256 MiB, busbw 31.09 GB/s in
-  // the log) and nccl.launch_latency at the smallest (1 KiB, 35.59 us in the log).
+  // ranks, simulated up to 64 MiB (kept small for the sanitizer build): link.host_rate is
+  // fitted at the largest simulated size (64 MiB, 2250.8 us in the log: busbw 29.82 GB/s) and
+  // nccl.launch_latency at the smallest (1 KiB, 35.59 us in the log).
   const std::string log =
       "tests/data/nccl/nccl-allreduce-h200-2x1-gcp-a3ultra-roce-mpioperator-01.txt";
   const fs::path out = scratch("cal_h200") / "cal.yaml";
-  const Result r = fabricsim("calibrate --scenario scenarios/quickstart.yaml --nccl-tests " + log +
-                             " --out " + out.string());
+  const Result r = fabricsim(
+      "calibrate --scenario scenarios/quickstart.yaml --max-sim-size 64MiB "
+      "--nccl-tests " +
+      log + " --out " + out.string());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const auto report = nlohmann::json::parse(slurp(scratch("cal_h200") / "cal.report.json"));
@@ -1286,24 +1289,26 @@ TEST_CASE("calibrate: the fragment fitted through a scenario reproduces the log 
   const fs::path d = scratch("cal_h200_run");
   const Result run = fabricsim("run scenarios/quickstart.yaml" + sets +
                                " --set workload.ngpus=2 --set workload.minbytes=1KiB"
-                               " --set workload.maxbytes=256MiB --out " +
+                               " --set workload.maxbytes=64MiB --out " +
                                d.string());
   INFO(run.err);
   REQUIRE(run.exit_code == 0);
   const auto rows = nlohmann::json::parse(slurp(d / "results.json"))["collectives"];
   CHECK(rows.front()["size_bytes"] == 1024);
   CHECK(rows.front()["time_us"].get<double>() == Approx(35.59).epsilon(0.02));
-  CHECK(rows.back()["size_bytes"] == 268435456);
-  CHECK(rows.back()["busbw_GBps"].get<double>() == Approx(31.09).epsilon(0.02));
+  CHECK(rows.back()["size_bytes"] == 67108864);
+  CHECK(rows.back()["busbw_GBps"].get<double>() ==
+        Approx(67108864 / 2250.8e-6 / 1e9).epsilon(0.02));
   // The plot: a gnuplot script always, and the SVG where gnuplot is installed (setup.sh
   // installs gnuplot-nox).
   CHECK(fs::exists(scratch("cal_h200") / "cal.plot.gp"));
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
     CHECK(slurp(scratch("cal_h200") / "cal-0.svg").find("<svg") != std::string::npos);
   }
-  // Held out above 64 MiB, the same fit is judged on sizes it did not see.
-  const Result held = fabricsim("calibrate --scenario scenarios/quickstart.yaml --nccl-tests " +
-                                log + " --holdout above=64MiB --out " + out.string());
+  // Held out from 16 MiB, the same fit is judged on sizes it did not see.
+  const Result held = fabricsim(
+      "calibrate --scenario scenarios/quickstart.yaml --max-sim-size 64MiB --nccl-tests " + log +
+      " --holdout above=16MiB --out " + out.string());
   REQUIRE(held.exit_code == 0);
   CHECK(held.out.find("held out: busbw error median") != std::string::npos);
   const auto hr = nlohmann::json::parse(slurp(scratch("cal_h200") / "cal.report.json"));
