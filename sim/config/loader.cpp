@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -1600,6 +1601,41 @@ void check_dateline(const std::map<std::string, Value>& found, const Scenario& s
             std::to_string(other));
 }
 
+/// The keys of the map `item` (at `path`), each once and each one of `keys` (with a "did you
+/// mean", from `aliases` (other tools' names) first, then the closest key), as Values. `what`
+/// names the map in the message for an unknown key with no guess ("a flow has only …").
+std::map<std::string, Value> map_keys(
+    const Context& ctx, const Value& item, const std::string& path,
+    const std::vector<std::string>& keys, const std::string& what,
+    std::span<const std::pair<const char*, const char*>> aliases = {}) {
+  std::map<std::string, Value> given;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : item.node()) {
+    const YAML::Node key = entry.first;
+    if (!key.IsScalar()) ctx.fail(path, key.Mark(), "expected a key name, got " + describe(key));
+    const std::string name = key.Scalar();
+    const std::string key_path = path + "." + name;
+    if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
+      std::string guess;
+      for (const auto& [alias, canonical] : aliases) {
+        if (name == alias) guess = canonical;
+      }
+      if (guess.empty()) guess = closest_match(name, keys);
+      ctx.fail(key_path, key.Mark(),
+               "unknown key '" + name + "'" +
+                   (guess.empty() ? "; " + what + " has only " + join_words(keys, ", ")
+                                  : "; did you mean '" + guess + "'?"));
+    }
+    if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
+      ctx.fail(key_path, key.Mark(),
+               "duplicate key '" + name + "' (first given at line " + std::to_string(seen->second) +
+                   ")");
+    }
+    given.emplace(name, Value(&ctx, key_path, entry.second, key.Mark()));
+  }
+  return given;
+}
+
 /// `traffic:` (the section's value): each item a flow, in order, into s.traffic; origins
 /// recorded as "traffic[2]" (the item) and "traffic[2].src" (each key given), where
 /// resolve_traffic's errors point.
@@ -1621,31 +1657,7 @@ void parse_traffic(const Context& ctx, const Value& section, Scenario& s) {
       item.fail("expected a flow: a map with " + join_words(keys, ", ") +
                 ", e.g. {src: 0, dst: 1, size: 1MiB}, got " + describe(item.node()));
     }
-    std::map<std::string, Value> given;
-    std::map<std::string, int> first_line;
-    for (const auto& entry : item.node()) {
-      const YAML::Node key = entry.first;
-      if (!key.IsScalar()) ctx.fail(path, key.Mark(), "expected a key name, got " + describe(key));
-      const std::string name = key.Scalar();
-      const std::string key_path = path + "." + name;
-      if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
-        std::string guess;
-        for (const auto& [alias, canonical] : kTrafficAliases) {
-          if (name == alias) guess = canonical;
-        }
-        if (guess.empty()) guess = closest_match(name, keys);
-        ctx.fail(key_path, key.Mark(),
-                 "unknown key '" + name + "'" +
-                     (guess.empty() ? "; a flow has only " + join_words(keys, ", ")
-                                    : "; did you mean '" + guess + "'?"));
-      }
-      if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
-        ctx.fail(key_path, key.Mark(),
-                 "duplicate key '" + name + "' (first given at line " +
-                     std::to_string(seen->second) + ")");
-      }
-      given.emplace(name, Value(&ctx, key_path, entry.second, key.Mark()));
-    }
+    const auto given = map_keys(ctx, item, path, keys, "a flow", kTrafficAliases);
     TrafficFlow flow;
     for (const TrafficKey& k : kTrafficKeys) {
       const auto it = given.find(k.key);
@@ -1676,35 +1688,6 @@ void parse_traffic(const Context& ctx, const Value& section, Scenario& s) {
 /// A training layer's compute time: up to an hour of simulated time.
 const QuantitySpec kLayerTime{
     "time", "1.5ms", parse_time_ps, 0, 3'600'000'000'000'000, "a time from 0s to 3600s"};
-
-/// The keys of the map `item` (at `path`), each once and each one of `keys` (with a "did you
-/// mean"), as Values.
-std::map<std::string, Value> map_keys(const Context& ctx, const Value& item,
-                                      const std::string& path, const std::vector<std::string>& keys,
-                                      const std::string& what) {
-  std::map<std::string, Value> given;
-  std::map<std::string, int> first_line;
-  for (const auto& entry : item.node()) {
-    const YAML::Node key = entry.first;
-    if (!key.IsScalar()) ctx.fail(path, key.Mark(), "expected a key name, got " + describe(key));
-    const std::string name = key.Scalar();
-    const std::string key_path = path + "." + name;
-    if (std::find(keys.begin(), keys.end(), name) == keys.end()) {
-      const std::string guess = closest_match(name, keys);
-      ctx.fail(key_path, key.Mark(),
-               "unknown key '" + name + "'" +
-                   (guess.empty() ? "; " + what + " has only " + join_words(keys, ", ")
-                                  : "; did you mean '" + guess + "'?"));
-    }
-    if (auto [seen, inserted] = first_line.emplace(name, key.Mark().line + 1); !inserted) {
-      ctx.fail(key_path, key.Mark(),
-               "duplicate key '" + name + "' (first given at line " + std::to_string(seen->second) +
-                   ")");
-    }
-    given.emplace(name, Value(&ctx, key_path, entry.second, key.Mark()));
-  }
-  return given;
-}
 
 /// A positive number of FLOPs or FLOP/s, decimal or scientific ("989e12").
 double flops_number(const Value& v, const std::string& expected) {

@@ -12,40 +12,17 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include "csv_support.hpp"
+#include "cli_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-/// fabricsim reads NCCL_* variables; a developer's shell must not change these tests' results.
-const bool kNcclEnvironmentCleared = [] {
-  for (const char* v :
-       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
-        "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
-        "NCCL_MAX_NRINGS", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
-    ::unsetenv(v);
-  }
-  return true;
-}();
-
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using cli_testing::Result;
+using cli_testing::slurp;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("fabricsim_test_cli_" + std::to_string(::getpid())) / name;
-  fs::create_directories(dir);
-  return dir;
+  return cli_testing::scratch_dir("fabricsim_test_cli_", name);
 }
 
 /// Runs `fabricsim ARGS` from the source directory, capturing stdout, stderr and the exit code.

@@ -15,40 +15,17 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "csv_support.hpp"
+#include "cli_support.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-/// fabricsim reads NCCL_* variables; a developer's shell must not change these tests' results.
-const bool kNcclEnvironmentCleared = [] {
-  for (const char* v :
-       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
-        "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
-        "NCCL_MAX_NRINGS", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
-    ::unsetenv(v);
-  }
-  return true;
-}();
-
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using cli_testing::Result;
+using cli_testing::slurp;
 
 fs::path scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("fabricsim_test_sweep_" + std::to_string(::getpid())) / name;
-  fs::create_directories(dir);
-  return dir;
+  return cli_testing::scratch_dir("fabricsim_test_sweep_", name);
 }
 
 /// Runs `ENV fabricsim ARGS` from the source directory (ENV: e.g. "env PATH=/nonexistent"),
@@ -424,7 +401,8 @@ TEST_CASE("sweep cost_usd: each point's cost proxy is `fabricsim topo --json`'s 
   if (gnuplot_on_path()) CHECK(fs::exists(d / "vs-topology.oversubscription.svg"));
 }
 
-TEST_CASE("sweep cost_usd: no cost_model, no cost column, and results.json fabric.cost_usd is null") {
+TEST_CASE(
+    "sweep cost_usd: no cost_model, no cost column, and results.json fabric.cost_usd is null") {
   const fs::path d = scratch("no_cost");
   const Result r = fabricsim("sweep " + kSweepSmall +
                              " --vary link.host_rate=100Gbps,200Gbps"

@@ -1,0 +1,87 @@
+// What the CLI tests share: a clean NCCL environment, results of a run, files read whole, a
+// scratch folder per test process, CSV tables of fabricsim's outputs.
+#pragma once
+
+#include <unistd.h>
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace cli_testing {
+
+/// fabricsim reads NCCL_* variables; a developer's shell must not change these tests' results.
+inline const bool kNcclEnvironmentCleared = [] {
+  for (const char* v :
+       {"NCCL_ALGO", "NCCL_PROTO", "NCCL_BUFFSIZE", "NCCL_LL_BUFFSIZE", "NCCL_LL128_BUFFSIZE",
+        "NCCL_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
+        "NCCL_MAX_NRINGS", "NCCL_NET_GDR_LEVEL", "NCCL_IB_DISABLE", "NCCL_NET"}) {
+    ::unsetenv(v);
+  }
+  return true;
+}();
+
+/// One fabricsim invocation: exit code, stdout, stderr.
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+/// A file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// TMPDIR/PREFIX<pid>/NAME, created.
+inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
+  (void)kNcclEnvironmentCleared;  // every fabricsim call goes through here first
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid())) / name;
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// A CSV file as rows of cells, header included, with RFC 4180 quoting ("[3,4]" is one cell).
+inline std::vector<std::vector<std::string>> csv_table(const std::filesystem::path& p) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(slurp(p));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); ++i) {
+      const char ch = line[i];
+      if (quoted && ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += ch;
+      }
+    }
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+/// The cell of `row` under header `column` of a csv_table.
+inline const std::string& cell(const std::vector<std::vector<std::string>>& t, size_t row,
+                               const std::string& column) {
+  const auto& h = t.at(0);
+  const auto it = std::find(h.begin(), h.end(), column);
+  REQUIRE(it != h.end());
+  return t.at(row).at(static_cast<size_t>(it - h.begin()));
+}
+
+}  // namespace cli_testing
