@@ -1210,12 +1210,7 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
     for (const auto& [role, ratio] : m.oversubscription_by_tier) tiers[role] = ratio;
     j["oversubscription_by_tier"] = tiers;
     if (cost) {
-      j["cost_usd"] = {{"switch_ports", cost->switch_ports_usd},
-                       {"nics", cost->nics_usd},
-                       {"host_links", cost->host_links_usd},
-                       {"fabric_links", cost->fabric_links_usd},
-                       {"total", cost->total_usd},
-                       {"prices", cost->prices}};
+      j["cost_usd"] = fabric_cost_json(*cost);
     } else {
       j["cost_usd"] = nullptr;
     }

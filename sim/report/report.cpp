@@ -203,6 +203,15 @@ void print_summary(std::ostream& out, const RunReport& r) {
       << ")\n";
 }
 
+nlohmann::ordered_json fabric_cost_json(const FabricCost& c) {
+  return {{"switch_ports", c.switch_ports_usd},
+          {"nics", c.nics_usd},
+          {"host_links", c.host_links_usd},
+          {"fabric_links", c.fabric_links_usd},
+          {"total", c.total_usd},
+          {"prices", c.prices}};
+}
+
 void write_results_json(const std::string& path, const RunReport& r) {
   using nlohmann::ordered_json;
   ordered_json j;
@@ -223,12 +232,7 @@ void write_results_json(const std::string& path, const RunReport& r) {
   if (r.fabric.cost) {  // the keys and numbers of `fabricsim topo --json`'s cost_usd
     const FabricCost& c = *r.fabric.cost;
     j["fabric"]["cost_usd"] = c.total_usd;
-    j["fabric"]["cost_breakdown_usd"] = {{"switch_ports", c.switch_ports_usd},
-                                         {"nics", c.nics_usd},
-                                         {"host_links", c.host_links_usd},
-                                         {"fabric_links", c.fabric_links_usd},
-                                         {"total", c.total_usd},
-                                         {"prices", c.prices}};
+    j["fabric"]["cost_breakdown_usd"] = fabric_cost_json(c);
   }
   ordered_json rows = ordered_json::array();
   for (const auto& row : r.rows) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -44,6 +45,10 @@ struct FabricCost {
   double total_usd = 0;         ///< the sum of the four
   std::string prices;           ///< the prices file, resolved against the scenario's folder
 };
+
+/// `c` as the JSON object results.json `fabric.cost_breakdown_usd` and `fabricsim topo --json`
+/// `cost_usd` print: switch_ports, nics, host_links, fabric_links, total (USD), prices.
+nlohmann::ordered_json fabric_cost_json(const FabricCost& c);
 
 struct FabricSummary {
   std::string kind;
