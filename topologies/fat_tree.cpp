@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "sim/config/loader.hpp"
+#include "topologies/metrics.hpp"
+#include "topologies/servers.hpp"
 
 namespace fabricsim {
 namespace {
@@ -78,7 +80,13 @@ Fabric build_fat_tree(const Scenario& sc) {
   }
   const int h_e = k - u_e;  // host ports per edge
   const int d_a = k - u_a;  // down ports per agg = edges per pod
-  const int pods = k;       // every core has one port per pod
+  // Every core has one port per pod: k pods at most, fewer when topology.pods says so.
+  if (t.pods > k) {
+    throw key_error(sc, "topology.pods",
+                    std::to_string(t.pods) + " pods: a core switch has one port per pod, so k = " +
+                        std::to_string(k) + " allows at most " + std::to_string(k));
+  }
+  const int pods = t.pods > 0 ? t.pods : k;
   const int64_t hosts64 = int64_t{pods} * d_a * h_e;
   if (hosts64 > kMaxHosts) {
     throw key_error(sc, "topology.k",
@@ -133,6 +141,7 @@ Fabric build_fat_tree(const Scenario& sc) {
 
   f.switches = edges + aggs + cores;
   f.links = static_cast<int>(boost::num_edges(g));
+  add_servers(sc, f, int64_t{d_a} * h_e, "pod");  // NVLinks: not network links
   const int64_t pod_host_bps = int64_t{d_a} * h_e * l.host_rate_bps;
   const int64_t pod_edge_up_bps = int64_t{d_a} * u_e * fabric_rate;
   const int64_t pod_agg_up_bps = int64_t{u_e} * u_a * fabric_rate;
@@ -140,8 +149,10 @@ Fabric build_fat_tree(const Scenario& sc) {
   // product of the tier ratios when rates are equal (3:1 edge over 3:1 agg is 9:1).
   f.oversubscription = static_cast<double>(pod_host_bps) /
                        static_cast<double>(std::min(pod_edge_up_bps, pod_agg_up_bps));
+  // An odd number of pods puts one pod across the cut: no simple closed form.
   f.bisection_bandwidth_bps =
-      int64_t{pods / 2} * std::min({pod_host_bps, pod_edge_up_bps, pod_agg_up_bps});
+      pods % 2 == 0 ? int64_t{pods / 2} * std::min({pod_host_bps, pod_edge_up_bps, pod_agg_up_bps})
+                    : host_halves_max_flow_bps(f);
   return f;
 }
 

@@ -1,5 +1,6 @@
 #include "topologies/routing.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -68,6 +69,20 @@ SearchGraph search_graph(const Fabric& fabric, const States& st, bool up_down) {
     }
   }
   return sg;
+}
+
+/// Between two GPUs of one server NCCL uses NVLink (P2P), never the network, even where a
+/// leaf (a "ToR" design: the whole server under one leaf) is as few hops away: of the ports
+/// `ports[first…]` of host `v`, keeps the NVLinks when there is one.
+void keep_nvlink_ports(const FabricGraph& g, VertexId v, std::vector<uint16_t>& ports,
+                       size_t first) {
+  std::vector<bool> nvlink;
+  for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) nvlink.push_back(g[*e].nvlink);
+  const auto is_nvlink = [&](uint16_t p) { return nvlink[p]; };
+  if (std::none_of(ports.begin() + first, ports.end(), is_nvlink)) return;
+  ports.erase(
+      std::remove_if(ports.begin() + first, ports.end(), [&](uint16_t p) { return !nvlink[p]; }),
+      ports.end());
 }
 
 /// The dimension-order next hop of router or host `v` towards host `dst`, as a port of `v`.
@@ -181,8 +196,12 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
           open_cell();
           const size_t s = st.at(v, phase);
           if (v == dst || dist[s] == kFar) continue;
+          const size_t cell = ports_.size();
           for (auto [a, end] = boost::out_edges(s, sg); a != end; ++a) {
             if (dist[boost::target(*a, sg)] == dist[s] - 1) ports_.push_back(sg[*a].port);
+          }
+          if (g[v].kind == NodeKind::kHost && g[v].server >= 0 && g[v].server == g[dst].server) {
+            keep_nvlink_ports(g, v, ports_, cell);
           }
         }
       }

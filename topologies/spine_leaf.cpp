@@ -8,6 +8,7 @@
 #include "sim/core/units.hpp"
 #include "topologies/metrics.hpp"
 #include "topologies/oversubscription.hpp"
+#include "topologies/servers.hpp"
 
 namespace fabricsim {
 
@@ -78,6 +79,7 @@ Fabric build_spine_leaf(const Scenario& sc) {
 
   f.switches = t.leaves + t.spines;
   f.links = static_cast<int>(boost::num_edges(g));
+  add_servers(sc, f, t.hosts_per_leaf, "leaf");  // NVLinks: not network links
   const double uplink_cap_bps = static_cast<double>(uplinks) * fabric_rate;
   f.oversubscription = host_cap_bps / uplink_cap_bps;
   if (t.leaves % 2 == 0) {

@@ -42,7 +42,9 @@ std::string trim(const std::string& s) {
 }
 
 /// How a point ended, for the status column and the exit code.
-enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted };
+/// kUnbuildable: the point's fabric cannot be built (a ratio a family's switches cannot make,
+/// in a sweep over topology keys); it is tabulated with the reason and not run.
+enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted, kUnbuildable };
 
 /// One finished size of a point, for the plots: results.json `collectives[].size_bytes` and
 /// `busbw_GBps`.
@@ -93,6 +95,8 @@ const std::string kCostColumn = "cost_usd";
 /// `training.step_ps` and `training.exposed_comm_ps` in milliseconds (empty where the step did
 /// not finish).
 const std::vector<std::string> kTrainingColumns = {"step_ms", "exposed_comm_ms"};
+/// A sweep with a topology axis has this last: the GPUs (hosts) of each point's fabric.
+const std::string kGpusColumn = "gpus";
 
 /// The shortest text that reads back as the same double (results.json writes doubles so too).
 std::string number_text(double v) {
@@ -124,6 +128,9 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
       break;
     case Outcome::kFailed:
       c.push_back("incomplete: " + (rep ? rep->stop_reason : "internal error: " + error));
+      break;
+    case Outcome::kUnbuildable:
+      c.push_back("unbuildable");
       break;
   }
   if (rep == nullptr) {
@@ -356,6 +363,20 @@ PointResult failed_point(const Scenario& sc, int64_t index, const std::vector<st
   return result;
 }
 
+/// The row of a point whose fabric cannot be built (`why`: the builder's message).
+PointResult unbuildable_point(const Scenario& sc, int64_t index,
+                              const std::vector<std::string>& values, const std::string& why) {
+  PointResult result;
+  result.point = index + 1;
+  result.outcome = Outcome::kUnbuildable;
+  result.cells.push_back(std::to_string(index + 1));
+  for (const std::string& v : values) result.cells.push_back(v);
+  const std::vector<std::string> metrics = metric_cells(sc, nullptr, Outcome::kUnbuildable, why);
+  result.cells.insert(result.cells.end(), metrics.begin(), metrics.end());
+  result.reason = "cannot be built: " + why;
+  return result;
+}
+
 /// A point process's exit code: `fabricsim run`'s for the same outcome.
 int exit_code_of(Outcome outcome) {
   switch (outcome) {
@@ -366,6 +387,7 @@ int exit_code_of(Outcome outcome) {
     case Outcome::kInterrupted:
       return kExitInterrupted;
     case Outcome::kFailed:
+    case Outcome::kUnbuildable:
       break;
   }
   return kExitInternal;
@@ -1040,6 +1062,11 @@ int64_t run_parallel(std::vector<Scenario>& scenarios,
       forwarded = true;
     }
     while (!stop && next < points && static_cast<int64_t>(running.size()) < jobs) {
+      if (results[next]) {  // unbuildable: tabulated already, not run
+        ++next;
+        ++done;
+        continue;
+      }
       const std::string failure = start_point(scenarios, values, opts, interrupt, next, running);
       if (failure.empty()) {
         ++next;
@@ -1217,6 +1244,14 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   // Every point is loaded and prepared before any runs: bad input anywhere is exit 2 with
   // nothing run or written. Fabrics are not kept (a large one takes gigabytes): each is
   // prepared again, identically, just before its point runs.
+  // A sweep over topology keys crosses families and ratios, and not every family's switches
+  // make every ratio: such a point is tabulated as unbuildable (with the builder's reason), not
+  // a reason to run nothing. Any other bad input, and every point unbuildable, is exit 2.
+  const bool topology_axes = std::any_of(axes.begin(), axes.end(), [](const SweepAxis& a) {
+    return a.key == "topology" || a.key.rfind("topology.", 0) == 0;
+  });
+  std::map<int64_t, std::string> unbuildable;  // point index -> the builder's message
+  std::vector<int64_t> gpus;                   // per point: hosts of its fabric (0: unbuildable)
   std::vector<Scenario> scenarios;
   std::vector<std::vector<std::string>> values;
   scenarios.reserve(static_cast<size_t>(points));
@@ -1226,7 +1261,15 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     for (size_t a = 0; a < axes.size(); ++a) o.sets.push_back(axes[a].key + "=" + values[i][a]);
     try {
       Scenario sc = load(o);
-      prepare(sc);
+      try {
+        gpus.push_back(static_cast<int64_t>(prepare(sc).fabric.hosts.size()));
+      } catch (const ConfigError& e) {
+        if (!topology_axes || e.key_path().rfind("topology.", 0) != 0) throw;
+        unbuildable[i] = e.message();
+        gpus.push_back(0);
+        scenarios.push_back(std::move(sc));
+        continue;
+      }
       if (!sc.cost_model.empty()) {  // its prices file reads (resolved as `run` resolves it)
         const std::filesystem::path prices(sc.cost_model);
         load_cost_model(prices.is_absolute()
@@ -1244,6 +1287,15 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
       std::cerr << "fabricsim sweep: interrupted while checking the points; nothing was run\n";
       return kExitInterrupted;
     }
+  }
+  if (static_cast<int64_t>(unbuildable.size()) == points) {
+    for (const auto& [i, why] : unbuildable) {
+      std::cerr << "fabricsim sweep: point " << i + 1 << "/" << points << " ("
+                << describe(axes, values[static_cast<size_t>(i)]) << "): cannot be built: " << why
+                << "\n";
+    }
+    std::cerr << "fabricsim sweep: no point can be built; nothing was run\n";
+    return kExitBadInput;
   }
   const std::filesystem::path dir(opts.out_dir);
   if (opts.out_given) {
@@ -1289,6 +1341,12 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
       table.right_aligned.push_back(true);
     }
   }
+  // Families and ratios do not all hold the same GPUs (a fat-tree's edge ratio changes its
+  // host ports): the size of each point's cluster is part of reading its row.
+  if (topology_axes) {
+    table.header.push_back(kGpusColumn);
+    table.right_aligned.push_back(true);
+  }
 
   std::string command = "fabricsim sweep " + shell_word(opts.scenario_path);
   for (const std::string& v : varies) command += " --vary " + shell_word(v);
@@ -1307,6 +1365,10 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   jobs = std::min(jobs, points);
 
   std::vector<std::optional<PointResult>> results(static_cast<size_t>(points));
+  for (const auto& [i, why] : unbuildable) {
+    results[static_cast<size_t>(i)] = unbuildable_point(scenarios[static_cast<size_t>(i)], i,
+                                                        values[static_cast<size_t>(i)], why);
+  }
   std::string plots_line;  // under the table of sweep.md, once the plots are written
   // The rows of the points finished so far, in point order.
   const auto finished_rows = [&] {
@@ -1329,6 +1391,10 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
         };
         table.rows.back().cells.push_back(ms(p->step_ps));
         table.rows.back().cells.push_back(ms(p->exposed_comm_ps));
+      }
+      if (topology_axes) {
+        const int64_t n = gpus[static_cast<size_t>(p->point - 1)];
+        table.rows.back().cells.push_back(n > 0 ? std::to_string(n) : std::string());
       }
     }
   };
@@ -1357,11 +1423,12 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   if (jobs == 1) {
     for (int64_t i = 0; i < points; ++i) {
       if (interrupt != nullptr && interrupt->load()) break;
+      started = i + 1;
+      if (results[static_cast<size_t>(i)]) continue;  // unbuildable: tabulated, not run
       if (progress) {
         std::fprintf(stderr, "[sweep] point %lld/%lld: %s\n", static_cast<long long>(i + 1),
                      static_cast<long long>(points), describe(axes, values[i]).c_str());
       }
-      started = i + 1;
       const auto k = static_cast<size_t>(i);
       results[k] = run_point(scenarios[k], i, points, values[k], opts, interrupt, progress);
       if (opts.out_given) write_tables();

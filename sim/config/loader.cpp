@@ -495,6 +495,8 @@ const Condition kWraparound{
 /// of kFields, and --set cannot reach them.
 constexpr const char* kTrafficSection = "traffic";
 constexpr const char* kTrainingSection = "training";
+/// `topology:` may hold a block per kind (topology.spine-leaf: {...}) besides its plain keys.
+constexpr const char* kTopologySection = "topology";
 /// The keys of `training:` (parse_training reads them; --set training.KEY takes them too).
 const std::vector<std::string> kTrainingKeys = {"dp",
                                                 "tp",
@@ -647,7 +649,9 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.topology.agg_oversubscription = v.ratio(); }, "fat-tree"},
   {"topology", "gpus_per_server", true,
    [](const Value& v, Scenario& s) { s.topology.gpus_per_server = int(v.integer(1, 1024)); },
-   "rail-optimized"},
+   "spine-leaf fat-tree rail-optimized", "rail-optimized"},
+  {"topology", "pods", false,
+   [](const Value& v, Scenario& s) { s.topology.pods = int(v.integer(1, 65536)); }, "fat-tree"},
   {"topology", "nics_per_server", false,
    [](const Value& v, Scenario& s) { s.topology.nics_per_server = int(v.integer(1, 1024)); },
    "rail-optimized"},
@@ -707,7 +711,7 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) { s.link.propagation_delay_ps = v.quantity(kNonNegativeTime); }},
   {"link", "nvlink_rate", true,
    [](const Value& v, Scenario& s) { s.link.nvlink_rate_bps = v.quantity(kPositiveRate); },
-   "rail-optimized"},
+   "spine-leaf fat-tree rail-optimized", "rail-optimized"},
   {"link", "pcie_rate", false,
    [](const Value& v, Scenario& s) { s.link.pcie_rate_bps = v.quantity(kPositiveRate); }},
   {"link", "pcie_latency", false,
@@ -1043,6 +1047,16 @@ YAML::Node parse_yaml(const std::string& file, const std::string& text) {
 // ---- overrides ---------------------------------------------------------------------------
 
 /// Applies one "a.b=value" to the tree and records it in ctx.overrides.
+/// "topology.spine-leaf" when `path` is a key of that kind block (topology.spine-leaf.leaves),
+/// else "".
+std::string kind_block_of(const std::string& path) {
+  for (const std::string& kind : kTopologyKinds.available) {
+    const std::string block = std::string(kTopologySection) + "." + kind;
+    if (path.size() > block.size() + 1 && path.rfind(block + ".", 0) == 0) return block;
+  }
+  return "";
+}
+
 void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
   const std::string where = "--set " + text;
   const size_t eq = text.find('=');
@@ -1098,6 +1112,17 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
     }
     keys = {kSwitchesSection, name, path.substr(section_dot + 1, key_dot - section_dot - 1),
             path.substr(key_dot + 1)};
+  } else if (const std::string block = kind_block_of(path); !block.empty()) {
+    // topology.KIND.KEY: a key of one kind's block
+    const std::string key = path.substr(block.size() + 1);
+    const std::vector<std::string> valid = keys_of(kTopologySection);
+    if (key == "kind" || std::find(valid.begin(), valid.end(), key) == valid.end()) {
+      const std::string guess = closest_match(key, valid);
+      fail(key == "kind"   ? "a kind block cannot change the kind; set topology.kind"
+           : guess.empty() ? "unknown key; valid keys are: " + join_words(valid, ", ")
+                           : "unknown key; did you mean '" + block + "." + guess + "'?");
+    }
+    keys = {kTopologySection, block.substr(block.find('.') + 1), key};
   } else if (std::find(paths.begin(), paths.end(), path) != paths.end()) {
     for (size_t start = 0, dot = 0; dot != std::string::npos; start = dot + 1) {
       dot = path.find('.', start);
@@ -1190,7 +1215,10 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
     }
     const std::string name = key.Scalar();
     const std::string path = prefix + name;
-    if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+    const auto& kinds = kTopologyKinds.available;
+    const bool kind_block = section == kTopologySection && base.empty() &&
+                            std::find(kinds.begin(), kinds.end(), name) != kinds.end();
+    if (!kind_block && std::find(valid.begin(), valid.end(), name) == valid.end()) {
       // A key of another section, spelt right, says more than a near miss in this one.
       std::vector<std::string> sections, paths;
       for (const Field& f : kFields) {
@@ -1253,8 +1281,15 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
     if (it == found.end()) continue;
     const Value& v = it->second;
     if (f.kinds && !in_list(f.kinds, s.topology.kind)) {  // topology.kind is parsed first
+      std::string hint;
+      if (f.section == std::string(kTopologySection)) {
+        // How one scenario can describe several families (for --vary topology.kind=...).
+        const std::string first = std::string(f.kinds).substr(0, std::string(f.kinds).find(' '));
+        hint = "; to keep a shape for each kind in one scenario, put it under topology." + first +
+               " (topology." + first + "." + f.key + ")";
+      }
       v.fail("applies to topology kind " + std::string(f.kinds) + ", not to " + whose + " kind " +
-             s.topology.kind);
+             s.topology.kind + hint);
     }
     bool moot = false;  // a profile's key for another choice than the scenario's
     for (const Condition* when : {section_condition(f.section), f.when}) {
@@ -1302,6 +1337,11 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
     if (moot) continue;
     f.parse(v, s);
     s.origins[v.path()] = v.origin();
+    // A key from a kind block (topology.spine-leaf.leaves) also answers for its plain path, so
+    // the builders' errors (key_error "topology.leaves") point at it.
+    if (v.path() != path_of(f) && v.path().rfind(kTopologySection, 0) == 0) {
+      s.origins[path_of(f)] = v.origin();
+    }
   }
   if (!require) return;
   // Once every choice is known (a profile's buffer_model decides what its scenario needs).
@@ -1791,6 +1831,73 @@ void parse_training(const Context& ctx, const Value& section, Scenario& s) {
   }
 }
 
+/// topology.KIND blocks: each kind's own shape, so one scenario can describe several fabric
+/// families and `--vary topology.kind=...` compare them. Every block's keys are checked (known
+/// topology keys that apply to that kind); the chosen kind's keys then stand for the plain
+/// ones: a block key overrides the same plain key in the file, and a --set of the plain key
+/// overrides the block.
+void expand_kind_blocks(const Context& ctx, std::map<std::string, Value>& found) {
+  const auto kind_it = found.find(std::string(kTopologySection) + ".kind");
+  const std::string chosen = kind_it != found.end() && kind_it->second.node().IsScalar()
+                                 ? kind_it->second.node().Scalar()
+                                 : std::string();
+  const std::vector<std::string> valid = keys_of(kTopologySection);
+  for (const std::string& kind : kTopologyKinds.available) {
+    const std::string block_path = std::string(kTopologySection) + "." + kind;
+    const auto it = found.find(block_path);
+    if (it == found.end()) continue;
+    const Value block = it->second;
+    found.erase(it);
+    if (block.node().IsNull()) continue;
+    if (!block.node().IsMap()) {
+      block.fail("expected a map of " + kind + " topology keys, e.g. {" +
+                 (kind == "fat-tree" ? "k: 8"
+                  : kind == "torus"  ? "dims: [4, 4, 4]"
+                                     : "spines: 4") +
+                 "}, got " + describe(block.node()));
+    }
+    std::map<std::string, int> first_line;
+    for (const auto& entry : block.node()) {
+      const YAML::Node key = entry.first;
+      if (!key.IsScalar()) {
+        ctx.fail(block_path, key.Mark(), "expected a key name, got " + describe(key));
+      }
+      const std::string name = key.Scalar();
+      const std::string path = block_path + "." + name;
+      const Field* field = nullptr;
+      for (const Field& f : kFields) {
+        if (f.section == std::string(kTopologySection) && name == f.key) field = &f;
+      }
+      if (field == nullptr || name == "kind") {
+        const std::string guess = closest_match(name, valid);
+        ctx.fail(path, key.Mark(),
+                 name == "kind" ? "a kind block cannot change the kind; set topology.kind"
+                 : guess.empty()
+                     ? "unknown key '" + name + "'; valid keys are: " + join_words(valid, ", ")
+                     : "unknown key '" + name + "'; did you mean '" + guess + "'?");
+      }
+      if (field->kinds && !in_list(field->kinds, kind)) {
+        ctx.fail(path, key.Mark(),
+                 "applies to topology kind " + std::string(field->kinds) + ", not to " + kind);
+      }
+      if (auto [seen, fresh] = first_line.emplace(name, key.Mark().line + 1); !fresh) {
+        ctx.fail(path, key.Mark(),
+                 "duplicate key '" + name + "' (first given at line " +
+                     std::to_string(seen->second) + ")");
+      }
+      if (kind != chosen) continue;
+      const std::string plain = std::string(kTopologySection) + "." + name;
+      Value value(&ctx, path, entry.second, key.Mark());
+      const auto given = found.find(plain);
+      if (given == found.end()) {
+        found.emplace(plain, value);
+      } else if (!given->second.overridden() || value.overridden()) {
+        given->second = value;
+      }
+    }
+  }
+}
+
 Scenario build(const Context& ctx, const YAML::Node& root) {
   std::vector<std::string> section_names;
   for (const Section& x : kSections) section_names.emplace_back(x.name);
@@ -1843,6 +1950,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
     collect(ctx, node, section.name, found);
   }
+  expand_kind_blocks(ctx, found);
 
   Scenario s;
   for (const Section& section : kSections) {

@@ -72,10 +72,16 @@ struct TopologyConfig {
   // three-tier Clos of radix-k switches with oversubscription at the edge and aggregation tiers.
   int k = 0;                          ///< switch radix, even, >= 2
   double agg_oversubscription = 1.0;  ///< aggregation tier o:1 (down / up ports)
+  /// Pods built, 1…k; 0 = k (the full fat-tree). Fewer pods leave core ports free: a fat-tree
+  /// bought for its first pods, as clusters are built up.
+  int pods = 0;
 
   // rail-optimized: G-GPU servers, NIC r of each server to the rail-r leaf of its scalable unit
   // (NVIDIA DGX SuperPOD reference architecture), spines joining the leaves of all units.
-  int gpus_per_server = 0;  ///< GPUs per server (NVLink/NVSwitch domain), >= 1
+  /// GPUs per server (NVLink/NVSwitch domain), >= 1. Also spine-leaf and fat-tree (default 1):
+  /// G > 1 groups consecutive hosts into servers with one NVSwitch each (link.nvlink_rate),
+  /// every GPU keeping its own NIC on its leaf/edge (a "ToR" design, not rail-optimized).
+  int gpus_per_server = 0;
   int nics_per_server = 0;  ///< compute NICs per server; 0 = gpus_per_server
   int rails = 0;            ///< rails per plane (leaves per scalable unit); 0 = nics_per_server
   int servers_per_su = 0;   ///< servers per scalable unit, >= 1

@@ -354,7 +354,9 @@ TEST_CASE("sweep cost_usd: each point's cost proxy is `fabricsim topo --json`'s 
   REQUIRE(r.exit_code == 0);
   const auto t = csv_table(d / "sweep.csv");
   REQUIRE(t.size() == 5);
-  CHECK(t[0].back() == "cost_usd");  // the last column
+  // After the fixed metrics; a topology axis adds the GPUs of each point's fabric last.
+  CHECK(t[0][t[0].size() - 2] == "cost_usd");
+  CHECK(t[0].back() == "gpus");
   std::map<std::string, double> cost_by_ratio;
   for (size_t p = 1; p <= 4; ++p) {
     INFO("point " << p);

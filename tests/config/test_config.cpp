@@ -515,7 +515,9 @@ TEST_CASE("names outside a fixed set", "[config]") {
   SECTION("a key of another topology kind is an error, not ignored") {
     // The base file is a spine-leaf; as a fat-tree its `leaves` (line 6) does not apply.
     check(edit("  kind: spine-leaf", "  kind: fat-tree"), 6, 11, "topology.leaves",
-          "applies to topology kind spine-leaf, not to this scenario's kind fat-tree");
+          "applies to topology kind spine-leaf, not to this scenario's kind fat-tree; to keep a "
+          "shape for each kind in one scenario, put it under topology.spine-leaf "
+          "(topology.spine-leaf.leaves)");
   }
   SECTION("a key the kind requires is missing") {
     std::string text = edit("  kind: spine-leaf", "  kind: torus");
