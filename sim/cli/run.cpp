@@ -803,7 +803,7 @@ Prepared prepare(Scenario& sc) {
 }
 
 TrainingSummary training_summary(const Scenario& sc, const Fabric& fabric, const StepPlan& plan,
-                                 const DagReplayer& replayer) {
+                                 const DagReplayer& replayer, const Network& net) {
   const StepResult r = analyze_step(plan, replayer);
   TrainingSummary t;
   t.dp = plan.dp;
@@ -827,10 +827,18 @@ TrainingSummary training_summary(const Scenario& sc, const Fabric& fabric, const
     const bool nvlink = x.src_rank / g == x.dst_rank / g && sc.link.nvlink_rate_bps > 0;
     const int64_t rate = nvlink ? sc.link.nvlink_rate_bps : sc.link.host_rate_bps;
     const int64_t network = (replayer.completed_time(id) - replayer.posted_time(id)).ps();
-    t.cp_link_ps += std::min(
+    const int64_t link = std::min(
         network, static_cast<int64_t>(std::llround(static_cast<double>(x.bytes) * 8e12 / rate)));
+    t.cp_link_ps += link;
+    // Rank r runs on host r in a training step (training_plan); NVLink is never paused.
+    if (!nvlink) {
+      t.cp_pfc_pause_ps +=
+          std::min(network - link, net.host_paused_ps(x.src_rank, replayer.posted_time(id).ps(),
+                                                      replayer.completed_time(id).ps()));
+    }
   }
   t.cp_waiting_ps = r.critical_path.network_ps - t.cp_link_ps;
+  t.cp_queueing_ps = t.cp_waiting_ps - t.cp_pfc_pause_ps;
   return t;
 }
 
@@ -1015,7 +1023,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
                                                  })
                                      : true;
     transport.attach(nullptr);
-    if (ok) rep.training = training_summary(sc, fabric, plan, replayer);
+    if (ok) rep.training = training_summary(sc, fabric, plan, replayer, net);
   }
   if (rep.complete && !traffic.done()) {
     run_phase("the traffic flows", "traffic", [&] {
@@ -1056,13 +1064,14 @@ void print_training(std::ostream& os, const TrainingSummary& t) {
       "#   step %.3f ms: compute %.3f ms, exposed communication %.3f ms (%.1f %%), GPU "
       "utilization %.1f %%\n"
       "#   critical path (GPU %d): compute %.3f ms, NCCL software latency %.3f ms, network "
-      "%.3f ms (its bytes at link rate %.3f ms; sharing links, queueing, PFC %.3f "
-      "ms)\n",
+      "%.3f ms (its bytes at link rate %.3f ms, its NIC paused by PFC %.3f ms, sharing links "
+      "and queueing %.3f ms)\n",
       t.dp, t.tp, t.pp, t.ranks, t.layers, t.microbatches, t.microbatches == 1 ? "" : "es",
       t.buckets, t.buckets == 1 ? "" : "s", ms(t.step_ps), ms(t.compute_ps), ms(t.exposed_comm_ps),
       t.step_ps > 0 ? 100.0 * static_cast<double>(t.exposed_comm_ps) / t.step_ps : 0.0,
       100.0 * t.gpu_utilization, t.critical_rank, ms(t.cp_compute_ps), ms(t.cp_software_ps),
-      ms(t.cp_link_ps + t.cp_waiting_ps), ms(t.cp_link_ps), ms(t.cp_waiting_ps));
+      ms(t.cp_link_ps + t.cp_waiting_ps), ms(t.cp_link_ps), ms(t.cp_pfc_pause_ps),
+      ms(t.cp_queueing_ps));
   os << buf;
 }
 

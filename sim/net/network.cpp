@@ -167,6 +167,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   ecmp_salt_ = static_cast<uint32_t>(ecmp_rng.next());
   for (size_t h = 0; h < fabric.hosts.size(); ++h)
     host_of_node_[fabric.hosts[h]] = static_cast<int32_t>(h);
+  host_pauses_.resize(fabric.hosts.size());
 
   // Ports: node v's port i is its i-th out-edge (fabric_graph.hpp), both directions of each link.
   for (VertexId v = 0; v < n; ++v) {
@@ -1216,11 +1217,40 @@ void Network::resume_queue(uint32_t port_id, int tc) {
   if (q.paused_since_ps >= 0) {  // (not counted while the watchdog ignores the pause)
     queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps +=
         sim_.now().ps() - q.paused_since_ps;
+    if (const int32_t host = host_of_node_[port.node]; host >= 0 && tc == cfg_.traffic_class) {
+      host_pauses_[static_cast<size_t>(host)].emplace_back(q.paused_since_ps, sim_.now().ps());
+    }
   }
   q.paused_since_ps = -1;
   q.stuck_since_ps = -1;
   if (observer_ != nullptr) observer_->pause_changed(port_id, tc, false, sim_.now().ps());
   port_idle(port_id);
+}
+
+int64_t Network::host_paused_ps(int host, int64_t from_ps, int64_t to_ps) const {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  const auto clip = [&](int64_t a, int64_t b) {
+    a = std::max(a, from_ps);
+    b = std::min(b, to_ps);
+    if (a < b) spans.emplace_back(a, b);
+  };
+  for (const auto& [a, b] : host_pauses_.at(static_cast<size_t>(host))) clip(a, b);
+  // Pauses still running: each NIC port of the host in the data class.
+  const VertexId v = fabric_.hosts[static_cast<size_t>(host)];
+  for (uint32_t id = first_port_[v]; id < first_port_[v + 1]; ++id) {
+    const LosslessQueue& q = lq_[static_cast<size_t>(id) * kTrafficClasses + cfg_.traffic_class];
+    if ((ports_[id].paused >> cfg_.traffic_class & 1) && q.paused_since_ps >= 0) {
+      clip(q.paused_since_ps, sim_.now().ps());
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  int64_t total = 0, end = std::numeric_limits<int64_t>::min();
+  for (const auto& [a, b] : spans) {  // the union's length
+    if (b <= end) continue;
+    total += b - std::max(a, end);
+    end = b;
+  }
+  return total;
 }
 
 void Network::on_pause_expiry(uint64_t port_id) {

@@ -294,7 +294,9 @@ void write_results_json(const std::string& path, const RunReport& r) {
                       {{"compute_ps", t.cp_compute_ps},
                        {"software_ps", t.cp_software_ps},
                        {"link_transfer_ps", t.cp_link_ps},
-                       {"queueing_pause_other_ps", t.cp_waiting_ps}}}};
+                       {"queueing_pause_other_ps", t.cp_waiting_ps},
+                       {"pfc_pause_ps", t.cp_pfc_pause_ps},
+                       {"queueing_other_ps", t.cp_queueing_ps}}}};
   }
   if (r.measured) {  // only when the scenario names a log (measured.nccl_tests)
     const MeasuredComparison& m = *r.measured;

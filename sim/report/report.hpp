@@ -192,8 +192,13 @@ struct TrainingSummary {
   /// The critical path: compute, NCCL software latency (launch, per step), link transfer (each
   /// transfer's bytes at its first link's full rate: NVLink inside a server, the NIC across)
   /// and the rest of its network time (sharing the link with the collective's other channels
-  /// and flows, queueing, PFC pauses, headers, propagation and switching; not split further).
+  /// and flows, queueing, PFC pauses, headers, propagation and switching).
   int64_t cp_compute_ps = 0, cp_software_ps = 0, cp_link_ps = 0, cp_waiting_ps = 0;
+  /// Of cp_waiting_ps: the time the sending GPU's NIC was held by PFC pause frames while each
+  /// critical transfer was in flight (Network::host_paused_ps over the transfer's post to
+  /// completion, at most its time beyond link transfer); cp_queueing_ps is the remainder
+  /// (sharing, queueing in switches, headers, propagation, switching).
+  int64_t cp_pfc_pause_ps = 0, cp_queueing_ps = 0;
 };
 
 struct RunReport {

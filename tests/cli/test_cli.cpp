@@ -1436,6 +1436,53 @@ TEST_CASE("training: the step's exposed communication, checked by hand") {
   }
 }
 
+TEST_CASE("training: PFC pause on the critical path is the senders' NIC pause, within queueing") {
+  // DP AllReduce rings on 8 GPUs behind two leaves, beside a 3:1 incast into host4 that
+  // fills 200 KB port buffers: PFC pauses reach the NICs. The critical path's pause share is
+  // bounded by the NICs' own pause counters (queues.csv paused_us, summed on another path),
+  // and it is part of the time beyond link transfer, never more.
+  const std::string tail =
+      "traffic:\n"
+      "  - {src: host1, dst: host4, size: 4MiB}\n"
+      "  - {src: host2, dst: host4, size: 4MiB}\n"
+      "  - {src: host5, dst: host4, size: 4MiB}\n"
+      "training: {dp: 8, optimizer_time: 0.1ms, layers: [{count: 2, fwd_time: 0.1ms, params: "
+      "4MB}]}\n";
+  const auto run = [&](const std::string& name, const std::string& pfc) {
+    const fs::path p = scratch("training") / (name + ".yaml");
+    std::ofstream(p) << "name: " << name << "\nseed: 1\ntransport: roce\n"
+                     << "topology: {kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 4}\n"
+                     << "link: {host_rate: 100Gbps, fabric_rate: 400Gbps, propagation_delay: "
+                        "100ns}\n"
+                     << "switch: {latency: 300ns, buffer_per_port: 200KB}\nnic: {mtu: 1000B}\n"
+                     << "pfc: {enabled: " << pfc << "}\n"
+                     << tail;
+    const fs::path d = scratch("training") / (name + "_out");
+    const Result r = fabricsim("run " + p.string() + " --out " + d.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    double nic_paused_ps = 0;
+    for (const auto& row : csv_rows(d / "queues.csv")) {
+      if (row.at(0).rfind("host", 0) == 0) nic_paused_ps += std::stod(row.at(12)) * 1e6;
+    }
+    return std::make_pair(nlohmann::json::parse(slurp(d / "results.json"))["training"],
+                          nic_paused_ps);
+  };
+  const auto [t, nic_paused_ps] = run("pfc_cp", "true");
+  const auto& cp = t["critical_path"];
+  const int64_t pause = cp["pfc_pause_ps"].get<int64_t>();
+  INFO(cp.dump());
+  CHECK(pause > 0);
+  CHECK(static_cast<double>(pause) <= nic_paused_ps + 1);  // paused_us has 6 decimals
+  CHECK(pause + cp["queueing_other_ps"].get<int64_t>() ==
+        cp["queueing_pause_other_ps"].get<int64_t>());
+  CHECK(cp["queueing_other_ps"].get<int64_t>() >= 0);
+  // Without PFC nothing pauses a NIC (the incast drops and retransmits instead).
+  const auto [lossy, lossy_paused_ps] = run("pfc_off", "false");
+  CHECK(lossy_paused_ps == 0);
+  CHECK(lossy["critical_path"]["pfc_pause_ps"] == 0);
+}
+
 TEST_CASE("training: a sweep varies training keys and tabulates the step time") {
   const fs::path sc =
       two_gpu_scenario("sweep_step",

@@ -588,3 +588,35 @@ TEST_CASE(
   CHECK(bed.net->messages_in_flight() == 0);
   bed.net->check_conservation();
 }
+
+TEST_CASE("PFC: a host's paused time in a window is its NIC port's pause counter, split anywhere") {
+  // The 16:1 incast above: every sender's single NIC port is paused, on the data class only.
+  // Network::host_paused_ps merges pause intervals; QueueCounters::paused_ps sums the same
+  // pauses as they end. With one port and one class the union is the sum, over the whole run;
+  // cut at any time the two windows add up to the whole.
+  const int n = 16;
+  Scenario sc = one_leaf(n + 1, 100 * kGbps, 100'000, 300'000, 100'000, 1000);
+  sc.pfc.enabled = true;
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int h = 0; h < n; ++h) bed.net->send(h, n, 200'000, 0, static_cast<uint64_t>(h));
+  bed.sim.run();
+  const int64_t end = bed.sim.now_ps();
+  const int tc = bed.net->config().traffic_class;
+  int64_t paused_hosts = 0;
+  for (int h = 0; h < n; ++h) {
+    INFO("host " << h);
+    const uint32_t nic = bed.net->port_id(bed.fabric.hosts[static_cast<size_t>(h)], 0);
+    const int64_t counted = bed.net->queue(nic, tc).paused_ps;
+    CHECK(bed.net->host_paused_ps(h, 0, end) == counted);
+    paused_hosts += counted > 0;
+    for (const int64_t cut : {end / 7, end / 2, end - end / 5}) {
+      CHECK(bed.net->host_paused_ps(h, 0, cut) + bed.net->host_paused_ps(h, cut, end) == counted);
+    }
+    CHECK(bed.net->host_paused_ps(h, end / 3, end / 3) == 0);  // an empty window
+  }
+  CHECK(paused_hosts > 0);
+  // The receiver sends only ACKs and is never paused.
+  CHECK(bed.net->host_paused_ps(n, 0, end) == 0);
+}
