@@ -727,16 +727,39 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
   return plot;
 }
 
+/// What a vs-KEY plot draws on its left axis, for one point (nullopt: the point has none).
+struct VsMetric {
+  std::string stem_prefix;  ///< "vs-" (busbw), "step-vs-" (training step time)
+  std::string column;       ///< .dat column: busbw_GBps, step_ms
+  std::string what;         ///< "busbw", "training step time"
+  std::string unit;         ///< "GB/s", "ms"
+  bool busbw = true;        ///< busbw at each point's largest size (else the step time)
+  std::optional<double> value(const PointResult& p) const {
+    if (!busbw) {
+      return p.step_ps ? std::optional<double>(static_cast<double>(*p.step_ps) / 1e9)
+                       : std::nullopt;
+    }
+    if (p.busbw.empty()) return std::nullopt;
+    return std::max_element(
+               p.busbw.begin(), p.busbw.end(),
+               [](const SizeBusbw& a, const SizeBusbw& b) { return a.size_bytes < b.size_bytes; })
+        ->busbw_GBps;
+  }
+};
+const VsMetric kBusbwMetric{"vs-", "busbw_GBps", "busbw", "GB/s", true};
+const VsMetric kStepMetric{"step-vs-", "step_ms", "training step time", "ms", false};
+
 /// vs-KEY.gp / .dat: busbw at the largest size against a numeric varied key, one curve per
-/// combination of the other varied keys. When a plotted point has a cost proxy, the .dat has a
-/// fifth column, cost_usd (NaN for a point without), and the .gp draws it dashed on the right
-/// axis (y2): one cost curve per distinct series of (x, cost), so curves that differ only in
-/// the workload share one.
+/// combination of the other varied keys; step-vs-KEY the same for the training step time
+/// (results.json training.step_ps, in ms) when the points have one. When a plotted point has a
+/// cost proxy, the .dat has a fifth column, cost_usd (NaN for a point without), and the .gp
+/// draws it dashed on the right axis (y2): one cost curve per distinct series of (x, cost), so
+/// curves that differ only in the workload share one.
 Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, size_t key,
              const NumericAxis& numeric, const std::vector<std::vector<std::string>>& values,
-             const std::vector<const PointResult*>& rows) {
+             const std::vector<const PointResult*>& rows, const VsMetric& metric) {
   Plot plot;
-  plot.stem = "vs-" + file_stem(axes[key].key);
+  plot.stem = metric.stem_prefix + file_stem(axes[key].key);
   const std::string& name = axes[key].key;
   const std::string dat_file = plot.stem + ".dat";
   std::string notes;
@@ -748,7 +771,14 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
   bool with_cost = false;
   for (const PointResult* p : rows) {
     const std::vector<std::string>& v = values[static_cast<size_t>(p->point - 1)];
-    if (!plottable(*p, describe(axes, v), notes)) continue;
+    if (metric.busbw) {
+      if (!plottable(*p, describe(axes, v), notes)) continue;
+    } else if (p->outcome != Outcome::kComplete || !metric.value(*p)) {
+      notes += gp_comment("left out: point " + std::to_string(p->point) + " (" + describe(axes, v) +
+                          "): no training step time: " +
+                          (p->outcome != Outcome::kComplete ? p->reason : "not finished"));
+      continue;
+    }
     with_cost = with_cost || p->cost_usd.has_value();
     std::vector<SweepAxis> others_axes;
     std::vector<std::string> others;
@@ -757,28 +787,33 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
       others_axes.push_back(axes[a]);
       others.push_back(v[a]);
     }
-    const std::string label = others.empty() ? "busbw" : describe(others_axes, others);
+    const std::string label = others.empty() ? metric.what : describe(others_axes, others);
     if (!curves.count(label)) curve_order.push_back(label);
     const auto value_index =
         static_cast<size_t>(std::find(axes[key].values.begin(), axes[key].values.end(), v[key]) -
                             axes[key].values.begin());
     curves[label].emplace_back(p, value_index);
-    const auto largest = std::max_element(
-        p->busbw.begin(), p->busbw.end(),
-        [](const SizeBusbw& a, const SizeBusbw& b) { return a.size_bytes < b.size_bytes; });
-    largest_sizes.insert(largest->size_bytes);
+    if (metric.busbw) {
+      const auto largest = std::max_element(
+          p->busbw.begin(), p->busbw.end(),
+          [](const SizeBusbw& a, const SizeBusbw& b) { return a.size_bytes < b.size_bytes; });
+      largest_sizes.insert(largest->size_bytes);
+    }
   }
   const std::string at = largest_sizes.size() == 1 ? size_label(*largest_sizes.begin())
                                                    : std::string("each point's largest size");
+  // "busbw at 16 MiB", "training step time"
+  const std::string what = metric.busbw ? metric.what + " at " + at : metric.what;
+  const std::string what_long =
+      metric.busbw ? "busbw at the largest message size (" + at + ")" : metric.what;
   const std::string x_text =
       numeric.unit.empty() ? name + " (the value's leading number)" : name + " in " + numeric.unit;
   std::string& dat = plot.dat;
-  dat += gp_comment("fabricsim sweep " + scenario + ": busbw at the largest message size (" + at +
-                    ") against " + name);
+  dat += gp_comment("fabricsim sweep " + scenario + ": " + what_long + " against " + name);
   dat += gp_comment("x = " + x_text +
                     "; one block per combination of the other varied keys "
                     "(gnuplot `index`, separated by two blank lines)");
-  dat += std::string("# columns: x busbw_GBps point value") + (with_cost ? " cost_usd" : "") + "\n";
+  dat += "# columns: x " + metric.column + " point value" + (with_cost ? " cost_usd" : "") + "\n";
   std::string plots;
   std::vector<double> xs;
   std::vector<std::vector<std::pair<double, double>>> cost_series;  // distinct (x, cost) series
@@ -788,12 +823,9 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
     dat += "\n\n" + gp_comment("curve: " + label);
     std::vector<std::pair<double, double>> series;
     for (const auto& [p, value_index] : curves[label]) {
-      const auto largest = std::max_element(
-          p->busbw.begin(), p->busbw.end(),
-          [](const SizeBusbw& a, const SizeBusbw& b) { return a.size_bytes < b.size_bytes; });
       const double x = numeric.x[value_index];
       xs.push_back(x);
-      dat += number_text(x) + " " + number_text(largest->busbw_GBps) + " " +
+      dat += number_text(x) + " " + number_text(*metric.value(*p)) + " " +
              std::to_string(p->point) + " " + dat_string(axes[key].values[value_index]);
       if (with_cost) dat += " " + (p->cost_usd ? number_text(*p->cost_usd) : std::string("NaN"));
       dat += "\n";
@@ -817,8 +849,8 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
                             (cost_curves.size() > 1 ? ": " + label : std::string()));
   }
   std::string& gp = plot.gp;
-  gp += gp_comment("fabricsim sweep " + scenario + ": busbw at the largest message size against " +
-                   name + ", one curve per combination of the other varied keys");
+  gp += gp_comment("fabricsim sweep " + scenario + ": " + what_long + " against " + name +
+                   ", one curve per combination of the other varied keys");
   gp += gp_comment("data: " + dat_file + "; run `gnuplot " + plot.stem +
                    ".gp` in this folder to draw " + plot.stem + ".svg");
   gp += with_cost
@@ -829,16 +861,17 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
   gp += notes;
   plot.drawable = block > 0;
   if (!plot.drawable) {
-    gp += "# no point completed with collective sizes: nothing to plot\n";
+    gp += metric.busbw ? "# no point completed with collective sizes: nothing to plot\n"
+                       : "# no point completed a training step: nothing to plot\n";
     return plot;
   }
   gp += svg_terminal(block + static_cast<int>(cost_curves.size()));
   gp += "set output " + gp_string(plot.stem + ".svg") + "\n";
-  gp += "set title " +
-        gp_string("fabricsim sweep " + scenario + ": busbw at " + at + " vs " + name) + "\n";
+  gp +=
+      "set title " + gp_string("fabricsim sweep " + scenario + ": " + what + " vs " + name) + "\n";
   gp += "set xlabel " + gp_string(numeric.unit.empty() ? name : name + " (" + numeric.unit + ")") +
         "\n";
-  gp += "set ylabel " + gp_string("busbw at " + at + " (GB/s)") + "\n";
+  gp += "set ylabel " + gp_string(what + " (" + metric.unit + ")") + "\n";
   if (!cost_plots.empty()) {
     gp += "set y2label 'cost proxy (USD)'\nset ytics nomirror\nset y2tics\nset y2range [0:*]\n";
   }
@@ -932,7 +965,11 @@ std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir
   plots.push_back(busbw_plot(scenario, axes, values, rows));
   for (size_t a = 0; a < axes.size(); ++a) {
     if (const std::optional<NumericAxis> numeric = numeric_axis(axes[a])) {
-      plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows));
+      plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kBusbwMetric));
+      if (std::any_of(rows.begin(), rows.end(),
+                      [](const PointResult* p) { return p->step_ps.has_value(); })) {
+        plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kStepMetric));
+      }
     }
   }
   const std::string gnuplot = find_gnuplot();

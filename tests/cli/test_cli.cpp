@@ -1507,6 +1507,23 @@ TEST_CASE("training: a sweep varies training keys and tabulates the step time") 
   }
   // The optimizer runs last on every GPU: 2 ms more of it is 2 ms more step.
   CHECK(step_ms[1] - step_ms[0] == Approx(2.0).epsilon(1e-9));
+  // step-vs-KEY.dat plots the same step times against the varied key (x in us, as it says).
+  const std::string dat_text = slurp(d / "step-vs-training.optimizer_time.dat");
+  CHECK(dat_text.find("# x = training.optimizer_time in us;") != std::string::npos);
+  std::istringstream dat(dat_text);
+  std::vector<std::pair<double, double>> plotted;
+  for (std::string line; std::getline(dat, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream row(line);
+    double x = 0, y = 0;
+    row >> x >> y;
+    plotted.emplace_back(x, y);
+  }
+  REQUIRE(plotted.size() == 2);
+  CHECK(plotted[0].first == Approx(1000));
+  CHECK(plotted[1].first == Approx(3000));
+  CHECK(plotted[0].second == Approx(step_ms[0]).epsilon(1e-12));
+  CHECK(plotted[1].second == Approx(step_ms[1]).epsilon(1e-12));
   // A reviewer's findings: a non-map training value read past an empty key list (a crash),
   // and a step whose compute overflows int64 picoseconds was accepted.
   const Result scalar = fabricsim("validate " + sc.string() + " --set training=4");
