@@ -65,12 +65,16 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
           predicted_time_us(in, c.algo, proto_of(plan.protocol), plan.size.size_bytes);
     }
   } else if (plan.protocol.empty() && p2p) {
-    // NCCL's p2p path: LL for a send of at most NCCL_P2P_LL_THRESHOLD (16 KiB) per channel
-    // when LL is enabled, Simple otherwise (enqueue.cc addP2pToPlan).
+    // NCCL's p2p path (enqueue.cc addP2pToPlan): LL while a peer's bytes are at most
+    // p2pnChannelsPerPeer × NCCL_P2P_LL_THRESHOLD (16 KiB) and LL is enabled, Simple
+    // otherwise. p2pnChannelsPerPeer is the power of two above the fewest channels any peer
+    // gets (ncclTopoComputeP2pChannels): NCCL_NCHANNELS_PER_NET_PEER, 2, as soon as a peer is
+    // across the network (ncclTopoGetNchannels); inside one server, the channels here.
     const int64_t per_peer = plan.size.send_bytes / (setup.collective == "alltoall" ? ranks : 1);
-    const int64_t per_channel = (per_peer + setup.channels - 1) / setup.channels;
+    const int64_t per_peer_channels = setup.layout.servers() > 1 ? 2 : setup.channels;
     const bool ll_on = setup.settings.proto.allowed[static_cast<int>(NcclProto::kLL)];
-    plan.protocol = ll_on && per_channel <= kNcclP2pLlThresholdBytes ? "ll" : "simple";
+    plan.protocol =
+        ll_on && per_peer <= per_peer_channels * kNcclP2pLlThresholdBytes ? "ll" : "simple";
   } else if (plan.protocol.empty()) {
     plan.protocol = "simple";  // halving_doubling: MPI's algorithm, moved in Simple steps
   }

@@ -698,8 +698,9 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
     }
   }
   // The NICs the ranks of one server use: on a rail-optimized server NIC n hangs off GPU n mod G
-  // (rail_optimized.hpp), and the ranks sit on GPUs 0 to R − 1.
-  int nics = 1;
+  // (rail_optimized.hpp), and the ranks sit on GPUs 0 to R − 1; on the other families' servers
+  // (topologies/servers.hpp) every GPU has one NIC.
+  int nics = fabric.kind == "rail-optimized" ? 1 : g;
   if (fabric.kind == "rail-optimized") {
     const int n_nics = sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : server_gpus;
     nics = 0;

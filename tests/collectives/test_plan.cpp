@@ -388,6 +388,35 @@ TEST_CASE("plan_size: NCCL's chunk and channel rules for the pair it runs") {
   CHECK(p.protocol == "simple");
 }
 
+TEST_CASE("plan_size: p2p LL up to 2 channels per network peer x NCCL_P2P_LL_THRESHOLD") {
+  // NCCL 2.20 enqueue.cc addP2pToPlan: LL while a peer's bytes <= p2pnChannelsPerPeer × 16 KiB;
+  // p2pnChannelsPerPeer = NCCL_NCHANNELS_PER_NET_PEER = 2 once a peer is across the network,
+  // whatever the communicator's channels (16 on 8-NIC servers). Regression: the threshold was
+  // taken per channel of the 16, which ran a 16 MiB AllToAll on 256 GPUs (64 KiB per peer) in
+  // LL and halved its busbw.
+  NcclRunSetup setup;
+  setup.layout = RankLayout{16, 8};  // 16 ranks on 2 servers of 8 GPUs, one NIC each
+  setup.channels = 16;
+  setup.collective = "alltoall";
+  setup.tune.nranks = 16;
+  setup.tune.nnodes = 2;
+  setup.tune.nchannels = 16;
+  setup.tune.bw_intra_GBps = setup.tune.bw_inter_GBps = 3.125;
+  setup.algorithm = "auto";
+  setup.protocol = "auto";
+  // 16 ranks: per peer = size / 16.
+  CHECK(plan_size(setup, 16 * 16384, 4).protocol == "ll");             // 16 KiB per peer
+  CHECK(plan_size(setup, 16 * 32768, 4).protocol == "ll");             // 32 KiB: the threshold
+  CHECK(plan_size(setup, 16 * (32768 + 16), 4).protocol == "simple");  // 16 B more per peer
+  CHECK(plan_size(setup, 16 << 20, 4).protocol == "simple");           // 1 MiB per peer
+  // Inside one server every peer is an NVLink peer: the communicator's channels count.
+  setup.layout = RankLayout{8, 8};
+  setup.tune.nranks = 8;
+  setup.tune.nnodes = 1;
+  CHECK(plan_size(setup, 8 * 16 * 16384, 4).protocol == "ll");  // 256 KiB per peer, 16 channels
+  CHECK(plan_size(setup, 8 * (16 * 16384 + 16), 4).protocol == "simple");
+}
+
 TEST_CASE("estimate_transfers: the count build_collective makes, without building it") {
   const RankLayout layouts[] = {{16, 1}, {12, 4}, {6, 1}};
   for (const RankLayout& layout : layouts) {
