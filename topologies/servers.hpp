@@ -13,9 +13,12 @@ namespace fabricsim {
 /// propagation delay) to each of its GPUs; sets NodeProps::server and ::rail (the GPU's local
 /// index) and Fabric::gpus_per_server. A GPU's network port stays its first port. Routing sends
 /// traffic between GPUs of one server over the NVLink only (routing.hpp), as NCCL does.
-/// Nothing is added when G <= 1. NVLinks are not network links: Fabric::links, switches and
-/// the bisection (its halves keep servers whole when the caller checks `whole_servers_per`)
-/// are unchanged.
+/// Nothing is added when G <= 1. NVLinks are not network links: Fabric::links and ::switches
+/// are unchanged. The bisection is unchanged too when its halves (hosts by number) keep
+/// servers whole, as with an even number of leaves or pods; with an odd number a server may
+/// straddle the halves and the builders' max-flow (host_halves_max_flow_bps) then counts its
+/// NVLinks like any link, as the rail-optimized builder does: e.g. a 3:1 k = 4 fat-tree of 3
+/// pods has 1.2 Tb/s (3 × 400G) with 1-GPU hosts and 2.0 Tb/s with 2-GPU servers.
 /// Throws ConfigError: link.nvlink_rate when G > 1 and it is not given; topology.gpus_per_server
 /// when G does not divide `whole_servers_per` (the hosts under one leaf, or one pod), named by
 /// `unit` ("leaf", "pod") in the message.

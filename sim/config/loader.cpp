@@ -1132,6 +1132,34 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
     if (path == kSwitchesSection) {
       fail("'" + path + "' is a section; set a switch's key, e.g. switches.leaf0.pfc.xoff");
     }
+    if (const std::string kind = path.substr(path.find('.') + 1);
+        path.rfind(std::string(kTopologySection) + ".", 0) == 0 &&
+        std::find(kTopologyKinds.available.begin(), kTopologyKinds.available.end(), kind) !=
+            kTopologyKinds.available.end()) {
+      // topology.KIND={...}: a whole kind block
+      YAML::Node map;
+      try {
+        map = YAML::Load(value_text);
+      } catch (const YAML::ParserException&) {
+      }
+      if (!map.IsMap())
+        fail("expected a map of " + kind + " topology keys, e.g. " + path + "={...}");
+      if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+      if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
+      YAML::Node topology = root[kTopologySection];
+      if (!topology.IsDefined() || topology.IsNull()) {
+        root[kTopologySection] = YAML::Node(YAML::NodeType::Map);
+      } else if (!topology.IsMap()) {
+        fail("cannot set a key under 'topology': in " + ctx.file + " it is " + describe(topology) +
+             ", not a map");
+      }
+      root[kTopologySection][kind] = map;
+      ctx.overrides[path] = where;
+      for (const auto& entry : map) {
+        if (entry.first.IsScalar()) ctx.overrides[path + "." + entry.first.Scalar()] = where;
+      }
+      return;
+    }
     if (is_section(path)) {
       // A whole section as a map replaces the file's (how a sweep compares fabric families:
       // --vary 'topology={kind: fat-tree, k: 8},{kind: spine-leaf, ...}').

@@ -433,3 +433,110 @@ TEST_CASE("sweep cost_usd: a cost_model file that does not read is exit 2, nothi
   CHECK(r.err.find("no_such_prices.yaml") != std::string::npos);
   CHECK(!fs::exists(d / "sweep.csv"));
 }
+
+namespace {
+
+const std::string kSweepKinds = "tests/data/cli/sweep_kinds.yaml";
+
+/// A fabric family crossed with an edge ratio: sweep_kinds.yaml has 2 leaves x 2 GPUs (1 or 2
+/// uplinks per leaf: 1:1 and 2:1 are built) and a k = 4 fat-tree, whose edges make 1:1 and 3:1
+/// but not 2:1 (4 / (1 + 2) uplinks).
+Result sweep_kinds_by_ratio(const std::string& jobs, const fs::path& out) {
+  return fabricsim("sweep " + kSweepKinds +
+                   " --vary topology.kind=spine-leaf,fat-tree"
+                   " --vary topology.oversubscription=1,2 --jobs " +
+                   jobs + " --out " + out.string());
+}
+
+/// GPUs of sweep_kinds.yaml's fabrics, by the families' closed forms: spine-leaf leaves x
+/// hosts_per_leaf; fat-tree pods x d_a x h_e with k = 4 at 1:1 (d_a = h_e = 2).
+std::string expected_gpus(const std::string& kind) {
+  return kind == "spine-leaf" ? std::to_string(2 * 2) : std::to_string(2 * 2 * 2);
+}
+
+}  // namespace
+
+TEST_CASE("sweep over topology keys: a point that cannot be built is tabulated, the rest run") {
+  const fs::path one = scratch("unbuildable_1"), two = scratch("unbuildable_2");
+  const Result a = sweep_kinds_by_ratio("1", one);
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  const auto t = csv_table(one / "sweep.csv");
+  REQUIRE(t.size() == 5);
+  CHECK(t[0].back() == "gpus");
+  const auto status_col =
+      static_cast<size_t>(std::find(t[0].begin(), t[0].end(), "status") - t[0].begin());
+  int unbuildable = 0;
+  for (size_t p = 1; p <= 4; ++p) {
+    const std::string kind = cell(t, p, "topology.kind");
+    const std::string ratio = cell(t, p, "topology.oversubscription");
+    INFO("point " << p << ": " << kind << " " << ratio << ":1");
+    REQUIRE(t[p].size() == t[0].size());
+    if (kind == "fat-tree" && ratio == "2") {
+      ++unbuildable;
+      CHECK(cell(t, p, "status") == "unbuildable");
+      // Every metric cell after the status, and the GPUs, are empty.
+      for (size_t c = status_col + 1; c < t[p].size(); ++c) CHECK(t[p][c].empty());
+      CHECK(a.err.find("point " + std::to_string(p) +
+                       "/4 (topology.kind=fat-tree "
+                       "topology.oversubscription=2): cannot be built: ") != std::string::npos);
+      CHECK(!fs::exists(one / point_dir(p) / "results.json"));
+    } else {
+      CHECK(cell(t, p, "status") == "complete");
+      CHECK(cell(t, p, "gpus") == expected_gpus(kind));
+      CHECK(!cell(t, p, "avg_busbw_GBps").empty());
+      CHECK(results(one, p)["collectives"].size() == 1);
+    }
+  }
+  CHECK(unbuildable == 1);
+  CHECK(a.err.find("): cannot be built: ") == a.err.rfind("): cannot be built: "));  // once
+  // --jobs 2 skips the point the same way, and writes the same table.
+  const Result b = sweep_kinds_by_ratio("2", two);
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  CHECK(slurp(one / "sweep.csv") == slurp(two / "sweep.csv"));
+  CHECK(b.err.find("cannot be built: ") != std::string::npos);
+}
+
+TEST_CASE("sweep over topology keys: when no point can be built it is exit 2, nothing written") {
+  const fs::path d = scratch("unbuildable_all") / "out";
+  // k = 4 edges make 1:1 and 3:1 only.
+  const Result r = fabricsim("sweep " + kSweepKinds +
+                             " --set topology.kind=fat-tree"
+                             " --vary topology.oversubscription=2,5 --out " +
+                             d.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("point 1/2 (topology.oversubscription=2): cannot be built: ") !=
+        std::string::npos);
+  CHECK(r.err.find("point 2/2 (topology.oversubscription=5): cannot be built: ") !=
+        std::string::npos);
+  CHECK(r.err.find("no point can be built") != std::string::npos);
+  CHECK(!fs::exists(d / "sweep.csv"));
+  CHECK(!fs::exists(d / point_dir(1)));
+}
+
+TEST_CASE("sweep --vary topology.kind on kind blocks: the GPUs of each family, same bytes") {
+  const fs::path one = scratch("kinds_1"), two = scratch("kinds_2");
+  const std::string args =
+      "sweep " + kSweepKinds + " --vary topology.kind=spine-leaf,fat-tree --jobs ";
+  const Result a = fabricsim(args + "1 --out " + one.string());
+  INFO(a.err);
+  REQUIRE(a.exit_code == 0);
+  const Result b = fabricsim(args + "2 --out " + two.string());
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  CHECK(slurp(one / "sweep.csv") == slurp(two / "sweep.csv"));
+  const auto t = csv_table(two / "sweep.csv");
+  REQUIRE(t.size() == 3);
+  CHECK(t[0].back() == "gpus");
+  for (size_t p = 1; p <= 2; ++p) {
+    const std::string kind = cell(t, p, "topology.kind");
+    INFO(kind);
+    CHECK(cell(t, p, "status") == "complete");
+    CHECK(cell(t, p, "gpus") == expected_gpus(kind));
+    const auto j = results(two, p)["fabric"];
+    CHECK(j["kind"].get<std::string>() == kind);
+  }
+  CHECK(cell(t, 1, "topology.kind") == "spine-leaf");
+  CHECK(cell(t, 2, "topology.kind") == "fat-tree");
+}

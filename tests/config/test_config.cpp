@@ -2268,3 +2268,209 @@ TEST_CASE("routing.dateline_class: a torus with wraparound, not the class packet
     CHECK(load_scenario(file.path()).traffic[0].priority == 3);
   }
 }
+
+namespace {
+
+// One scenario with a shape for two kinds (topology.KIND blocks). Line numbers matter.
+const std::string kBlocks =
+    "name: blocks\n"                // 1
+    "topology:\n"                   // 2
+    "  kind: spine-leaf\n"          // 3
+    "  oversubscription: 1\n"       // 4
+    "  spine-leaf:\n"               // 5
+    "    leaves: 4\n"               // 6
+    "    spines: 2\n"               // 7
+    "    hosts_per_leaf: 8\n"       // 8
+    "  fat-tree:\n"                 // 9
+    "    k: 8\n"                    // 10
+    "    pods: 2\n"                 // 11
+    "    oversubscription: 3\n"     // 12
+    "link:\n"                       // 13
+    "  host_rate: 400Gbps\n"        // 14
+    "  propagation_delay: 500ns\n"  // 15
+    "switch:\n"                     // 16
+    "  latency: 600ns\n"            // 17
+    "  buffer_per_port: 2MiB\n"     // 18
+    "workload:\n"                   // 19
+    "  minbytes: 8KiB\n"            // 20
+    "  maxbytes: 1MiB\n";           // 21
+
+/// The Scenario `text` loads to with `overrides`.
+Scenario load_text(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  TempScenario file(text);
+  return load_scenario(file.path(), overrides);
+}
+
+}  // namespace
+
+TEST_CASE("topology.KIND blocks: the chosen kind's block stands for the plain keys", "[config]") {
+  const fabricsim::TopologyConfig defaults;
+  SECTION("spine-leaf: its block's keys, the plain ratio; the fat-tree block is not applied") {
+    const Scenario s = load_text(kBlocks);
+    CHECK(s.topology.kind == "spine-leaf");
+    CHECK(s.topology.leaves == 4);
+    CHECK(s.topology.spines == 2);
+    CHECK(s.topology.hosts_per_leaf == 8);
+    CHECK(s.topology.oversubscription == 1.0);  // line 4: the spine-leaf block has none
+    CHECK(s.topology.k == defaults.k);
+    CHECK(s.topology.pods == defaults.pods);
+    // 4 leaves x 8 hosts, from the block.
+    CHECK(fabricsim::build_fabric(s).hosts.size() == 4 * 8);
+  }
+  SECTION("fat-tree: its block's keys; its block's ratio overrides the plain one in the file") {
+    const Scenario s = load_text(kBlocks, {"topology.kind=fat-tree"});
+    CHECK(s.topology.kind == "fat-tree");
+    CHECK(s.topology.k == 8);
+    CHECK(s.topology.pods == 2);
+    CHECK(s.topology.oversubscription == 3.0);  // line 12 over line 4
+    CHECK(s.topology.leaves == defaults.leaves);
+    CHECK(s.topology.hosts_per_leaf == defaults.hosts_per_leaf);
+    // k = 8 at 3:1: h_e = 6, u_e = 2, d_a = 4 (1:1 aggs); 2 pods x 4 edges x 6 hosts.
+    CHECK(fabricsim::build_fabric(s).hosts.size() == 2 * 4 * 6);
+  }
+  SECTION("a --set of the plain key overrides the block") {
+    CHECK(load_text(kBlocks, {"topology.kind=fat-tree", "topology.oversubscription=7"})
+              .topology.oversubscription == 7.0);
+    CHECK(load_text(kBlocks, {"topology.leaves=6"}).topology.leaves == 6);
+    // ... whichever order the --set options come in.
+    CHECK(load_text(kBlocks, {"topology.oversubscription=7", "topology.kind=fat-tree"})
+              .topology.oversubscription == 7.0);
+  }
+  SECTION("--set topology.KIND.KEY sets a block key") {
+    CHECK(load_text(kBlocks, {"topology.spine-leaf.leaves=16"}).topology.leaves == 16);
+    const Scenario ft =
+        load_text(kBlocks, {"topology.kind=fat-tree", "topology.fat-tree.k=4",
+                            "topology.fat-tree.oversubscription=1", "topology.fat-tree.pods=3"});
+    CHECK(ft.topology.k == 4);
+    CHECK(ft.topology.pods == 3);
+    CHECK(ft.topology.oversubscription == 1.0);
+    // A block key of the kind not chosen changes nothing.
+    const Scenario sl = load_text(kBlocks, {"topology.fat-tree.k=4"});
+    CHECK(sl.topology.k == defaults.k);
+    CHECK(sl.topology.leaves == 4);
+    // A block the file does not have.
+    std::string no_ft = kBlocks;
+    no_ft.erase(no_ft.find("  fat-tree:\n"), std::string("  fat-tree:\n    k: 8\n    pods: 2\n"
+                                                         "    oversubscription: 3\n")
+                                                 .size());
+    const Scenario added = load_text(
+        no_ft, {"topology.kind=fat-tree", "topology.fat-tree.k=2", "topology.fat-tree.pods=1"});
+    CHECK(added.topology.k == 2);
+    CHECK(added.topology.pods == 1);
+    // A whole block in one --set replaces the file's (a tester's finding: it was refused).
+    const Scenario whole =
+        load_text(kBlocks, {"topology.kind=fat-tree", "topology.fat-tree={k: 6, pods: 5}"});
+    CHECK(whole.topology.k == 6);
+    CHECK(whole.topology.pods == 5);
+    CHECK(whole.topology.oversubscription == 1.0);  // the block's 3 went with the block
+    CHECK_THROWS_WITH(load_text(kBlocks, {"topology.fat-tree={k: 6, podz: 5}"}),
+                      Catch::Contains("topology.fat-tree.podz: unknown key 'podz'; did you mean "
+                                      "'pods'?"));
+    CHECK_THROWS_WITH(load_text(kBlocks, {"topology.fat-tree=3"}),
+                      Catch::Contains("expected a map of fat-tree topology keys"));
+  }
+  SECTION("an empty block is allowed") {
+    const Scenario s = load_text(edit("  fat-tree:", "  torus:\n  fat-tree:", kBlocks));
+    CHECK(s.topology.leaves == 4);
+  }
+  SECTION("a bad value in the chosen block names the block key, line and column") {
+    check(edit("    leaves: 4", "    leaves: 0", kBlocks), 6, 13, "topology.spine-leaf.leaves",
+          "expected an integer from 1 to 1000000, got '0'");
+  }
+  SECTION("a builder's error points at the block key that gave the value") {
+    // 8 hosts x 400G at 5:1 need 1.6 uplinks per leaf: not a whole number.
+    TempScenario file(edit("    leaves: 4", "    leaves: 4\n    oversubscription: 5", kBlocks));
+    const ConfigError e = build_error(load_scenario(file.path()));
+    CHECK(e.where() == file.path());
+    CHECK(e.line() == 7);
+    CHECK(e.column() == 23);
+    CHECK(e.key_path() == "topology.oversubscription");
+    // topology.pods beyond k (k = 8: at most 8 pods), at line 11.
+    TempScenario pods(edit("    pods: 2", "    pods: 9", kBlocks));
+    const ConfigError p = build_error(load_scenario(pods.path(), {"topology.kind=fat-tree"}));
+    CHECK(p.line() == 11);
+    CHECK(p.column() == 11);
+    CHECK(p.key_path() == "topology.pods");
+  }
+}
+
+TEST_CASE("topology.KIND blocks: every block is checked, chosen or not", "[config]") {
+  SECTION("an unknown key, with a suggestion") {
+    check(edit("    k: 8", "    kk: 8", kBlocks), 10, 5, "topology.fat-tree.kk",
+          "unknown key 'kk'; did you mean 'k'?");
+    check(edit("    pods: 2", "    pod: 2", kBlocks), 11, 5, "topology.fat-tree.pod",
+          "unknown key 'pod'; did you mean 'pods'?");
+  }
+  SECTION("an unknown key with no close match lists the topology keys") {
+    TempScenario file(edit("    pods: 2", "    colour: red", kBlocks));
+    const ConfigError e = load_error(file.path());
+    CHECK(e.line() == 11);
+    CHECK(e.column() == 5);
+    CHECK(e.key_path() == "topology.fat-tree.colour");
+    CHECK_THAT(e.message(), Catch::StartsWith("unknown key 'colour'; valid keys are: kind, "));
+    CHECK_THAT(e.message(), Catch::Contains("hosts_per_leaf"));
+    CHECK_THAT(e.message(), Catch::Contains("pods"));
+  }
+  SECTION("a topology key of another kind") {
+    check(edit("    pods: 2", "    leaves: 2", kBlocks), 11, 5, "topology.fat-tree.leaves",
+          "applies to topology kind spine-leaf, not to fat-tree");
+    check(edit("    spines: 2", "    spines: 2\n    k: 4", kBlocks), 8, 5, "topology.spine-leaf.k",
+          "applies to topology kind fat-tree, not to spine-leaf");
+    check(edit("  fat-tree:", "  torus:\n    gpus_per_server: 8\n  fat-tree:", kBlocks), 10, 5,
+          "topology.torus.gpus_per_server",
+          "applies to topology kind spine-leaf fat-tree rail-optimized, not to torus");
+  }
+  SECTION("kind inside a block") {
+    check(edit("    k: 8", "    kind: torus\n    k: 8", kBlocks), 10, 5, "topology.fat-tree.kind",
+          "a kind block cannot change the kind; set topology.kind");
+  }
+  SECTION("a block that is not a map") {
+    std::string text = kBlocks;
+    text.replace(
+        text.find("  fat-tree:\n    k: 8\n    pods: 2\n    oversubscription: 3\n"),
+        std::string("  fat-tree:\n    k: 8\n    pods: 2\n    oversubscription: 3\n").size(),
+        "  fat-tree: 8\n");
+    std::string path;
+    const ConfigError e = error_for(text, {}, &path);
+    CHECK(e.where() == path);
+    CHECK(e.line() == 9);
+    CHECK(e.key_path() == "topology.fat-tree");
+    CHECK_THAT(e.message(),
+               Catch::StartsWith("expected a map of fat-tree topology keys, e.g. {k: 8}, got "));
+    std::string listed = kBlocks;
+    const std::string block =
+        "  spine-leaf:\n    leaves: 4\n    spines: 2\n    hosts_per_leaf: 8\n";
+    listed.replace(listed.find(block), block.size(), "  spine-leaf: [4, 2]\n");
+    const ConfigError list = error_for(listed);
+    CHECK(list.line() == 5);
+    CHECK(list.key_path() == "topology.spine-leaf");
+    CHECK_THAT(list.message(),
+               Catch::StartsWith("expected a map of spine-leaf topology keys, e.g. {spines: 4}"));
+  }
+  SECTION("a duplicate key") {
+    check(edit("    pods: 2", "    pods: 2\n    pods: 4", kBlocks), 12, 5, "topology.fat-tree.pods",
+          "duplicate key 'pods' (first given at line 11)");
+  }
+  SECTION("a plain key of another kind names the block it could go in") {
+    check(edit("  oversubscription: 1", "  oversubscription: 1\n  k: 8", kBlocks), 5, 6,
+          "topology.k",
+          "applies to topology kind fat-tree, not to this scenario's kind spine-leaf; to keep a "
+          "shape for each kind in one scenario, put it under topology.fat-tree "
+          "(topology.fat-tree.k)");
+  }
+  SECTION("--set topology.KIND.KEY: unknown keys and kind are refused") {
+    TempScenario file(kBlocks);
+    const auto set_error = [&](const std::string& override_text) {
+      const ConfigError e = load_error(file.path(), {override_text});
+      CHECK(e.where() == "--set " + override_text);
+      CHECK(e.line() == 0);
+      return std::string(e.what());
+    };
+    CHECK(set_error("topology.fat-tree.kk=8") ==
+          "--set topology.fat-tree.kk=8: topology.fat-tree.kk: unknown key; did you mean "
+          "'topology.fat-tree.k'?");
+    CHECK(set_error("topology.spine-leaf.kind=torus") ==
+          "--set topology.spine-leaf.kind=torus: topology.spine-leaf.kind: a kind block cannot "
+          "change the kind; set topology.kind");
+  }
+}

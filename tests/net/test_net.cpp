@@ -109,3 +109,35 @@ TEST_CASE("ECMP spreads flows over the spines and is deterministic for a seed") 
   CHECK(used >= 3);  // 64 flows over 4 paths: all idle with probability 4 x (3/4)^64 ~ 4e-8
   CHECK(a != c);     // another seed, another hash salt
 }
+
+TEST_CASE("two GPUs of one server: a message crosses the NVSwitch at the NVLink rate, no leaf") {
+  const int64_t rate = 100'000'000'000, nvlink = 400'000'000'000, prop = 1'000'000, lat = 500'000,
+                mtu = 1000;
+  // 1 leaf x 4 GPUs, 2 servers of 2: host0 -> nvswitch0 -> host1 is 2 NVLinks (no propagation
+  // delay) and 1 switch, where the leaf would be 2 links at 100G with 1 us each.
+  auto sc = fabricsim::testing::spine_leaf(1, 1, 4, rate, prop, lat, 1 << 20, mtu);
+  sc.topology.gpus_per_server = 2;
+  sc.link.nvlink_rate_bps = nvlink;
+  for (int64_t k : {1, 10}) {
+    INFO(k << " packets");
+    Bed bed(sc);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    bed.net->send(0, 1, k * mtu, 0, 0);
+    bed.sim.run();
+    const int64_t w = mtu + kRoceOverhead;
+    CHECK(rec.done.at(0) == k * ser(w, nvlink) + ser(w, nvlink) + lat);
+    const auto& g = bed.fabric.graph;
+    int64_t leaf_tx = 0, nvswitch_tx = 0;
+    for (const Port& p : bed.net->ports()) {
+      if (g[p.node].role == Role::kLeaf || g[p.peer_node].role == Role::kLeaf) {
+        leaf_tx += p.counters.tx_bytes;
+      }
+      if (g[p.node].name == "nvswitch0" && g[p.peer_node].name == "host1") {
+        nvswitch_tx += p.counters.tx_bytes;
+      }
+    }
+    CHECK(leaf_tx == 0);  // neither the leaf nor a NIC facing it sent a byte
+    CHECK(nvswitch_tx == k * w);
+  }
+}

@@ -11,6 +11,7 @@
 
 #include "sim/config/loader.hpp"
 #include "topologies/fat_tree.hpp"
+#include "topologies/metrics.hpp"
 #include "topology_support.hpp"
 
 using fabricsim::build_fat_tree;
@@ -300,4 +301,194 @@ TEST_CASE("fat-tree inputs that cannot be built throw ConfigError naming the key
     const std::string what = config_error([] { build_fat_tree(fat_tree(200)); });
     REQUIRE_THAT(what, Catch::Contains("topology.k: k = 200 gives 2000000 hosts"));
   }
+}
+
+namespace {
+
+/// Links of `f` with `nvlink` set.
+int count_nvlinks(const Fabric& f) {
+  int n = 0;
+  for (auto [e, end] = boost::edges(f.graph); e != end; ++e) n += f.graph[*e].nvlink;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "fat-tree pods: pods x d_a x h_e hosts, the same u_e x u_a cores, fewer pods fewer links") {
+  struct Case {
+    int k;
+    double o_e, o_a;
+    int pods;
+    Shape s;  // the port counts, derived by hand from k and the ratios
+  };
+  for (const Case& c :
+       {Case{4, 1, 1, 2, Shape{4, 2, 2, 2, 2}}, Case{4, 1, 1, 1, Shape{4, 2, 2, 2, 2}},
+        Case{4, 1, 1, 3, Shape{4, 2, 2, 2, 2}}, Case{8, 3, 1, 2, Shape{8, 6, 2, 4, 4}},
+        Case{8, 3, 1, 6, Shape{8, 6, 2, 4, 4}}, Case{8, 1, 3, 5, Shape{8, 4, 4, 6, 2}},
+        Case{16, 1, 1, 4, Shape{16, 8, 8, 8, 8}}}) {
+    INFO("k = " << c.k << ", o_e = " << c.o_e << ", o_a = " << c.o_a << ", pods = " << c.pods);
+    Scenario sc = fat_tree(c.k, c.o_e, c.o_a);
+    sc.topology.pods = c.pods;
+    const Fabric f = build_fat_tree(sc);
+    const Shape& s = c.s;
+    const int hosts = c.pods * s.d_a * s.h_e;
+    CHECK(static_cast<int>(f.hosts.size()) == hosts);
+    CHECK(f.switches == c.pods * s.d_a + c.pods * s.u_e + s.u_e * s.u_a);
+    CHECK(f.links == hosts + c.pods * s.d_a * s.u_e + c.pods * s.u_e * s.u_a);
+    CHECK(static_cast<int>(boost::num_edges(f.graph)) == f.links);
+    std::map<Role, int> by_role;
+    for (auto [v, end] = boost::vertices(f.graph); v != end; ++v) {
+      const auto& p = f.graph[*v];
+      ++by_role[p.role];
+      if (p.role == Role::kCore) {
+        // One port used per built pod: k - pods left free.
+        CHECK(static_cast<int>(boost::out_degree(*v, f.graph)) == c.pods);
+      }
+      if (p.role == Role::kGpu) CHECK(p.su < c.pods);
+    }
+    CHECK(by_role[Role::kCore] == s.u_e * s.u_a);
+    CHECK(by_role[Role::kEdge] == c.pods * s.d_a);
+    CHECK(by_role[Role::kAgg] == c.pods * s.u_e);
+    // A pod's capacities by tier (host ports, edge uplinks, agg uplinks), all links at 400G.
+    const int64_t tier_min =
+        std::min({int64_t{s.d_a} * s.h_e, int64_t{s.d_a} * s.u_e, int64_t{s.u_e} * s.u_a}) * 400 *
+        kGbps;
+    if (c.pods % 2 == 0) {
+      CHECK(f.bisection_bandwidth_bps == c.pods / 2 * tier_min);
+      CHECK(fabricsim::host_halves_max_flow_bps(f) == c.pods / 2 * tier_min);
+    }
+    if (c.pods % 2 == 1) {  // no closed form: the builder takes the max-flow
+      CHECK(f.bisection_bandwidth_bps == fabricsim::host_halves_max_flow_bps(f));
+    }
+    // Even or odd: the test's own max-flow across the host halves.
+    CHECK(f.bisection_bandwidth_bps == max_flow_bps(f, first_half(f)));
+    std::vector<int> component(boost::num_vertices(f.graph));
+    CHECK(boost::connected_components(f.graph, component.data()) == 1);
+  }
+}
+
+TEST_CASE("fat-tree pods: hand-counted bisections of one and three pods of a 1:1 k = 4") {
+  // One pod: 4 hosts under 2 edges; the halves are the two edges, joined by 2 uplinks each:
+  // 2 x 400G.
+  Scenario one = fat_tree(4);
+  one.topology.pods = 1;
+  CHECK(build_fat_tree(one).bisection_bandwidth_bps == 2 * 400 * kGbps);
+  // Three pods, 12 hosts: pod 0 and the first edge of pod 1 against the rest. 1:1 at every
+  // tier, so all 6 hosts of a half send at full rate: 6 x 400G.
+  Scenario three = fat_tree(4);
+  three.topology.pods = 3;
+  CHECK(build_fat_tree(three).bisection_bandwidth_bps == 6 * 400 * kGbps);
+  // pods = k is the default, the full fat-tree.
+  Scenario full = fat_tree(4);
+  full.topology.pods = 4;
+  const Fabric f = build_fat_tree(full);
+  check_shape(f, Shape{4, 2, 2, 2, 2});
+  CHECK(f.bisection_bandwidth_bps == 8 * 400 * kGbps);
+}
+
+TEST_CASE("fat-tree pods beyond k throw ConfigError at topology.pods") {
+  Scenario sc = fat_tree(4);
+  sc.topology.pods = 5;
+  try {
+    build_fat_tree(sc);
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "topology.pods");
+    CHECK_THAT(std::string(e.what()), Catch::Contains("at most 4"));
+  }
+}
+
+TEST_CASE("fat-tree servers: one NVSwitch per G consecutive hosts, network counts unchanged") {
+  for (const auto& [o_e, G] :
+       {std::pair{1.0, 2}, std::pair{1.0, 4}, std::pair{3.0, 3}, std::pair{3.0, 6}}) {
+    // k = 4: 1:1 pods of 2 edges x 2 hosts; 3:1 pods of 2 edges x 3 hosts. G = 4 and 6 put a
+    // server's GPUs under two edges of one pod.
+    INFO("o_e = " << o_e << ", G = " << G);
+    Scenario sc = fat_tree(4, o_e);
+    sc.topology.pods = 2;
+    const Fabric plain = build_fat_tree(sc);
+    sc.topology.gpus_per_server = G;
+    sc.link.nvlink_rate_bps = 3600 * kGbps;
+    const Fabric f = build_fat_tree(sc);
+    const FabricGraph& g = f.graph;
+    const int H = static_cast<int>(f.hosts.size());
+    REQUIRE(H == static_cast<int>(plain.hosts.size()));
+    CHECK(f.links == plain.links);
+    CHECK(f.switches == plain.switches);
+    CHECK(f.bisection_bandwidth_bps == plain.bisection_bandwidth_bps);
+    CHECK(f.gpus_per_server == G);
+    CHECK(count_nvlinks(f) == H);
+    CHECK(static_cast<int>(boost::num_vertices(g)) ==
+          static_cast<int>(boost::num_vertices(plain.graph)) + H / G);
+    CHECK(static_cast<int>(boost::num_edges(g)) == plain.links + H);
+    int nvswitches = 0;
+    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+      if (g[*v].role != Role::kNvSwitch) continue;
+      ++nvswitches;
+      CHECK(g[*v].kind == NodeKind::kSwitch);
+      CHECK(g[*v].name == "nvswitch" + std::to_string(g[*v].server));
+      CHECK(static_cast<int>(boost::out_degree(*v, g)) == G);
+    }
+    CHECK(nvswitches == H / G);
+    for (int i = 0; i < H; ++i) {
+      const VertexId h = f.hosts[static_cast<size_t>(i)];
+      CHECK(g[h].server == i / G);
+      int nv = 0, net = 0;
+      for (auto [e, end] = boost::out_edges(h, g); e != end; ++e) {
+        const VertexId peer = boost::target(*e, g);
+        if (g[*e].nvlink) {
+          ++nv;
+          CHECK(g[peer].name == "nvswitch" + std::to_string(i / G));
+          CHECK(g[*e].rate_bps == 3600 * kGbps);
+          CHECK(g[*e].delay_ps == 0);
+        } else {
+          ++net;
+          CHECK(g[peer].role == Role::kEdge);
+        }
+      }
+      CHECK(nv == 1);
+      CHECK(net == 1);
+    }
+  }
+}
+
+TEST_CASE("fat-tree servers: G must divide a pod's hosts, and needs link.nvlink_rate") {
+  Scenario sc = fat_tree(4);  // 4 hosts a pod
+  sc.link.nvlink_rate_bps = 3600 * kGbps;
+  for (int G : {3, 8}) {
+    INFO("G = " << G);
+    sc.topology.gpus_per_server = G;
+    try {
+      build_fat_tree(sc);
+      FAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK(e.key_path() == "topology.gpus_per_server");
+    }
+  }
+  sc.topology.gpus_per_server = 2;
+  sc.link.nvlink_rate_bps = 0;
+  try {
+    build_fat_tree(sc);
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "link.nvlink_rate");
+  }
+  sc.topology.gpus_per_server = 1;  // no servers: no NVLink rate needed
+  CHECK(count_nvlinks(build_fat_tree(sc)) == 0);
+}
+
+TEST_CASE("fat-tree servers: odd pods, whole servers on each side keep the network's bisection") {
+  // k = 4, edge 3:1: pods of 2 edges x 3 GPUs, 1 uplink an edge. 3 pods: 18 GPUs, halves
+  // 0-8 | 9-17 split pod 1 between its edges (GPUs 6-8 | 9-11). Counted by hand: pod 0 sends
+  // its aggregation's 2 core links' worth into pod 2, edge 2 its 1 uplink to edge 3:
+  // 3 x 400G. With G = 3 every server is under one edge, on one side: NVLinks add nothing.
+  Scenario sc = fat_tree(4, 3.0);
+  sc.topology.pods = 3;
+  CHECK(build_fat_tree(sc).bisection_bandwidth_bps == 3 * 400 * kGbps);
+  sc.link.nvlink_rate_bps = 3600 * kGbps;
+  sc.topology.gpus_per_server = 3;
+  const Fabric f = build_fat_tree(sc);
+  CHECK(f.bisection_bandwidth_bps == 3 * 400 * kGbps);
+  CHECK(f.bisection_bandwidth_bps == max_flow_bps(f, first_half(f)));
 }

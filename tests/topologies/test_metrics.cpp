@@ -508,3 +508,95 @@ TEST_CASE("rail-optimized: NVLinks are their own class and are not costed") {
   CHECK(c.host_links_usd == hosts * 100.0);  // NVLinks are not cables
   CHECK(c.fabric_links_usd == leaves * uplinks * 1000.0);
 }
+
+TEST_CASE("spine-leaf servers: an NVSwitch per G GPUs, NVLinks not counted or costed") {
+  // 4 leaves x 6 GPUs, 2 spines, 1:1, 100G: 24 host links, 6 uplinks per leaf (24 leaf-spine);
+  // G = 3: 8 servers, 8 NVSwitches, one 900G NVLink per GPU.
+  const int leaves = 4, per_leaf = 6, G = 3, hosts = leaves * per_leaf, uplinks = 6;
+  Scenario sc = spine_leaf(leaves, 2, per_leaf, 1.0);
+  sc.topology.gpus_per_server = G;
+  sc.link.nvlink_rate_bps = 900 * kGbps;
+  const Built b(sc);
+  const Fabric& f = b.fabric;
+  CHECK(static_cast<int>(f.hosts.size()) == hosts);
+  CHECK(f.links == hosts + leaves * uplinks);  // network links only
+  CHECK(f.switches == leaves + 2);             // NVSwitches not counted
+  CHECK(f.gpus_per_server == G);
+  CHECK(f.bisection_bandwidth_bps == spine_leaf_bisection_bps(sc));
+  const FabricMetrics m = compute_metrics(f, b.routes);
+  REQUIRE(m.nodes_by_role.size() == 4);
+  CHECK(m.nodes_by_role[0].role == "gpu");
+  CHECK(m.nodes_by_role[0].count == hosts);
+  CHECK(m.nodes_by_role[1].role == "leaf");
+  CHECK(m.nodes_by_role[1].count == leaves);
+  CHECK(m.nodes_by_role[2].role == "spine");
+  CHECK(m.nodes_by_role[2].count == 2);
+  CHECK(m.nodes_by_role[3].role == "nvswitch");
+  CHECK(m.nodes_by_role[3].count == hosts / G);
+  REQUIRE(m.links_by_class.size() == 3);
+  CHECK(m.links_by_class[0].ends == "gpu-leaf");
+  CHECK(m.links_by_class[0].count == hosts);
+  CHECK(m.links_by_class[1].ends == "leaf-spine");
+  CHECK(m.links_by_class[1].count == leaves * uplinks);
+  CHECK(m.links_by_class[2].ends == "nvlink");
+  CHECK(m.links_by_class[2].count == hosts);
+  CHECK(m.links_by_class[2].rate_bps == 900 * kGbps);
+  // Servers are whole on each side of the halves (leaves 0-1 | 2-3): the NVLinks add nothing.
+  CHECK(m.bisection_maxflow_bps == spine_leaf_bisection_bps(sc));
+  // Same prices as "cost proxy: part counts times prices" for this network: no NVSwitch ports.
+  const CostBreakdown c = fabric_cost(f, CostModel{1, 10, 100, 1000, "test"});
+  CHECK(c.switches_usd == (hosts + 2 * leaves * uplinks) * 1.0);
+  CHECK(c.nics_usd == hosts * 10.0);
+  CHECK(c.host_links_usd == hosts * 100.0);
+  CHECK(c.fabric_links_usd == leaves * uplinks * 1000.0);
+  // Every NVSwitch joins exactly the G consecutive GPUs of its server, at delay 0.
+  const FabricGraph& g = f.graph;
+  for (int i = 0; i < hosts; ++i) {
+    const VertexId h = f.hosts[static_cast<size_t>(i)];
+    CHECK(g[h].server == i / G);
+    int nvlinks = 0;
+    for (auto [e, end] = boost::out_edges(h, g); e != end; ++e) {
+      if (!g[*e].nvlink) {
+        CHECK(g[boost::target(*e, g)].name == "leaf" + std::to_string(i / per_leaf));
+        continue;
+      }
+      ++nvlinks;
+      CHECK(g[boost::target(*e, g)].role == Role::kNvSwitch);
+      CHECK(g[boost::target(*e, g)].name == "nvswitch" + std::to_string(i / G));
+      CHECK(g[*e].delay_ps == 0);
+    }
+    CHECK(nvlinks == 1);
+  }
+}
+
+TEST_CASE("spine-leaf servers: G must divide hosts_per_leaf, and needs link.nvlink_rate") {
+  Scenario sc = spine_leaf(2, 1, 6, 1.0);
+  sc.link.nvlink_rate_bps = 900 * kGbps;
+  for (int G : {4, 12}) {
+    INFO("G = " << G);
+    sc.topology.gpus_per_server = G;
+    try {
+      build_fabric(sc);
+      FAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+      CHECK(e.key_path() == "topology.gpus_per_server");
+    }
+  }
+  for (int G : {1, 2, 3, 6}) {
+    sc.topology.gpus_per_server = G;
+    const Fabric f = build_fabric(sc);
+    int nvswitches = 0;
+    for (auto [v, end] = boost::vertices(f.graph); v != end; ++v) {
+      nvswitches += f.graph[*v].role == Role::kNvSwitch;
+    }
+    CHECK(nvswitches == (G > 1 ? 12 / G : 0));
+  }
+  sc.topology.gpus_per_server = 2;
+  sc.link.nvlink_rate_bps = 0;
+  try {
+    build_fabric(sc);
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "link.nvlink_rate");
+  }
+}

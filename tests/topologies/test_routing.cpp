@@ -265,3 +265,87 @@ TEST_CASE("a link named twice, or 'degraded' to its nominal rate, is refused") {
   sc.topology.degraded_links = {{"leaf0-spine0", 400'000'000'000}};
   CHECK_THROWS_WITH(build_fabric(sc), Catch::Contains("below its nominal rate (400 Gb/s)"));
 }
+
+namespace {
+
+/// Every route walk_route can take from host `s` to host `d`: each sequence of ECMP choices,
+/// enumerated like an odometer.
+std::vector<std::vector<VertexId>> every_route(const Fabric& f, const RoutingTable& r, int s,
+                                               int d) {
+  std::vector<std::vector<VertexId>> paths;
+  std::vector<size_t> pick;
+  for (;;) {
+    std::vector<size_t> choices;
+    auto path = walk_route(f, r, s, d, [&](VertexId, size_t n) {
+      const size_t step = choices.size();
+      choices.push_back(n);
+      return step < pick.size() ? pick[step] : size_t{0};
+    });
+    paths.push_back(std::move(path));
+    pick.resize(choices.size(), 0);
+    size_t i = choices.size();
+    while (i > 0 && pick[i - 1] + 1 == choices[i - 1]) --i;
+    if (i == 0) break;
+    ++pick[i - 1];
+    pick.resize(i);
+  }
+  return paths;
+}
+
+}  // namespace
+
+TEST_CASE("servers on spine-leaf and fat-tree: one server's GPUs meet on NVLink only") {
+  constexpr int64_t kNv = 3'600'000'000'000;
+  struct Case {
+    const char* what;
+    Scenario sc;
+    int G;
+  };
+  std::vector<Case> cases;
+  for (int G : {2, 4}) {  // 2 leaves x 4 GPUs, 2 spines: one leaf holds 2 or 1 whole servers
+    cases.push_back(
+        {"spine-leaf", testing::spine_leaf(2, 2, 4, 100'000'000'000, 1000, 0, 1 << 20, 4096), G});
+  }
+  for (int G : {2, 4}) {  // k = 4: 2 GPUs an edge, 4 a pod; G = 4 spans both edges of a pod
+    cases.push_back({"fat-tree", fat_tree(4), G});
+  }
+  for (int G : {3, 6}) {  // k = 4, edge 3:1: 3 GPUs an edge, 6 a pod
+    cases.push_back({"fat-tree 3:1", fat_tree(4, 3.0), G});
+  }
+  for (Case& c : cases) {
+    c.sc.topology.gpus_per_server = c.G;
+    c.sc.link.nvlink_rate_bps = kNv;
+    for (const char* algorithm : {"auto", "ecmp", "up_down"}) {
+      INFO(c.what << ", G = " << c.G << ", routing " << algorithm);
+      c.sc.routing.algorithm = algorithm;
+      const Fabric f = build_fabric(c.sc);
+      const RoutingTable r = build_routes(c.sc, f);
+      const FabricGraph& g = f.graph;
+      const int H = static_cast<int>(f.hosts.size());
+      for (int s = 0; s < H; ++s) {
+        for (int d = 0; d < H; ++d) {
+          if (s == d) continue;
+          const auto paths = every_route(f, r, s, d);
+          REQUIRE(!paths.empty());
+          if (s / c.G == d / c.G) {  // host i is a GPU of server i / G
+            CHECK(r.host_distance(s, d) == 2);
+            CHECK(paths.size() == 1);  // the one NVSwitch, never the leaf or edge
+            for (const auto& p : paths) {
+              REQUIRE(p.size() == 3);
+              CHECK(g[p[1]].role == Role::kNvSwitch);
+              CHECK(g[p[1]].name == "nvswitch" + std::to_string(s / c.G));
+            }
+          } else {
+            for (const auto& p : paths) {
+              CHECK(int(p.size()) - 1 == r.host_distance(s, d));
+              for (size_t i = 1; i + 1 < p.size(); ++i) {
+                CHECK(g[p[i]].role != Role::kNvSwitch);
+                CHECK(g[p[i]].kind == NodeKind::kSwitch);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
