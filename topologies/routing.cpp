@@ -229,6 +229,10 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
   ports_.shrink_to_fit();
 }
 
+uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId dst) {
+  return dimension_order_port(fabric, v, dst);
+}
+
 double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm) {
   const double hosts = static_cast<double>(fabric.hosts.size());
   const double nodes = static_cast<double>(boost::num_vertices(fabric.graph));

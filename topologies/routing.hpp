@@ -60,6 +60,11 @@ class RoutingTable {
   std::vector<int32_t> dist_;  // (dst, src host) -> hops
 };
 
+/// The dimension-order next hop (RoutingAlgorithm::kDimensionOrder) of router or host `v` of a
+/// torus towards host vertex `dst`, as a port index of `v`. Throws std::runtime_error when it
+/// is a failed link.
+uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId dst);
+
 /// Estimated bytes of the RoutingTable for `fabric` (next hops counted as 2 per cell).
 double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm);
 

@@ -1,0 +1,367 @@
+#include "sim/flow/flow_network.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <stdexcept>
+
+#include "topologies/routing.hpp"
+
+namespace fabricsim {
+namespace {
+
+/// SplitMix64 finalizer: the ECMP hash.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+constexpr size_t kMaxDownSetBytes = size_t{2} << 30;
+constexpr int kMaxHops = 64;
+
+}  // namespace
+
+// ---- FlowRouter --------------------------------------------------------------------------
+
+FlowRouter::FlowRouter(const Fabric& fabric, uint64_t seed)
+    : fabric_(fabric), salt_(mix(seed ^ 0x666c6f77ULL)), torus_(fabric.kind == "torus") {
+  if (fabric.hosts_forward) {
+    throw std::invalid_argument(
+        "the flow mode cannot route a rail-only fabric (its routes pass through GPUs); use the "
+        "packet mode");
+  }
+  const FabricGraph& g = fabric.graph;
+  const size_t n = boost::num_vertices(g);
+  first_port_.resize(n + 1);
+  host_of_.assign(n, -1);
+  for (size_t h = 0; h < fabric.hosts.size(); ++h) {
+    host_of_[fabric.hosts[h]] = static_cast<int32_t>(h);
+  }
+  uint32_t ports = 0;
+  for (VertexId v = 0; v < n; ++v) {
+    first_port_[v] = ports;
+    ports += static_cast<uint32_t>(boost::out_degree(v, g));
+  }
+  first_port_[n] = ports;
+  if (torus_) return;
+
+  // Down-sets, tier by tier from the bottom: a switch holds the hosts below its lower-tier
+  // neighbours (links that are up only).
+  words_ = (fabric.hosts.size() + 63) / 64;
+  size_t switches = 0;
+  int top = 0;
+  for (VertexId v = 0; v < n; ++v) {
+    if (g[v].kind == NodeKind::kSwitch) ++switches;
+    top = std::max(top, g[v].tier);
+  }
+  if (static_cast<double>(n) * static_cast<double>(words_) * 8 > kMaxDownSetBytes) {
+    throw std::invalid_argument("the flow mode's route sets for " +
+                                std::to_string(fabric.hosts.size()) + " GPUs and " +
+                                std::to_string(switches) + " switches exceed 2 GB");
+  }
+  down_.assign(n * words_, 0);
+  for (int tier = 1; tier <= top; ++tier) {
+    for (VertexId v = 0; v < n; ++v) {
+      if (g[v].kind != NodeKind::kSwitch || g[v].tier != tier) continue;
+      uint64_t* mine = &down_[v * words_];
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        if (g[*e].failed) continue;
+        const VertexId u = boost::target(*e, g);
+        if (g[u].tier >= tier) continue;
+        if (host_of_[u] >= 0) {
+          mine[static_cast<size_t>(host_of_[u]) / 64] |= uint64_t{1} << (host_of_[u] % 64);
+        } else {
+          const uint64_t* theirs = &down_[u * words_];
+          for (size_t w = 0; w < words_; ++w) mine[w] |= theirs[w];
+        }
+      }
+    }
+  }
+}
+
+void FlowRouter::path(int src, int dst, uint32_t flow, std::vector<uint32_t>& ports) const {
+  const FabricGraph& g = fabric_.graph;
+  const VertexId target = fabric_.hosts.at(static_cast<size_t>(dst));
+  VertexId v = fabric_.hosts.at(static_cast<size_t>(src));
+  const uint64_t key =
+      mix(salt_ ^ (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^ flow);
+  std::vector<uint16_t> choices;
+  for (int hop = 0; v != target; ++hop) {
+    if (hop == kMaxHops) {
+      throw std::runtime_error("flow route from " +
+                               g[fabric_.hosts[static_cast<size_t>(src)]].name + " to " +
+                               g[target].name + " does not arrive (a routing bug)");
+    }
+    choices.clear();
+    if (torus_) {
+      choices.push_back(dimension_order_next_port(fabric_, v, target));
+    } else {
+      const bool host = host_of_[v] >= 0;
+      const int tier = g[v].tier;
+      // A GPU: NVLink inside its server, else a network port whose leaf leads to dst.
+      // A switch: down when dst is below it, else up (to a neighbour that has dst below it
+      // when there is one).
+      const bool down = !host && below(v, dst);
+      bool preferred_seen = false;
+      uint16_t port = 0;
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e, ++port) {
+        if (g[*e].failed) continue;
+        const VertexId u = boost::target(*e, g);
+        if (host) {
+          if (g[v].server >= 0 && g[v].server == g[target].server) {
+            if (!g[*e].nvlink) continue;
+          } else if (g[*e].nvlink) {
+            continue;
+          }
+          const bool leads = u == target || (host_of_[u] < 0 && below(u, dst));
+          if (leads && !preferred_seen) {
+            choices.clear();
+            preferred_seen = true;
+          }
+          if (leads || !preferred_seen) choices.push_back(port);
+        } else if (down) {
+          if (g[u].tier < tier && (u == target || (host_of_[u] < 0 && below(u, dst)))) {
+            choices.push_back(port);
+          }
+        } else if (g[u].tier > tier) {
+          const bool leads = below(u, dst);
+          if (leads && !preferred_seen) {
+            choices.clear();
+            preferred_seen = true;
+          }
+          if (leads || !preferred_seen) choices.push_back(port);
+        }
+      }
+      if (choices.empty()) {
+        throw std::runtime_error("the flow mode finds no way on from " + g[v].name + " to " +
+                                 g[target].name +
+                                 " (failed links? the flow mode does not route around them; "
+                                 "the packet mode does)");
+      }
+    }
+    const uint16_t chosen =
+        choices.size() == 1 ? choices[0]
+                            : choices[mix(key ^ (static_cast<uint64_t>(v) << 1)) % choices.size()];
+    ports.push_back(first_port_[v] + chosen);
+    v = boost::target(*std::next(boost::out_edges(v, g).first, chosen), g);
+  }
+}
+
+// ---- FlowNetwork -------------------------------------------------------------------------
+
+FlowNetwork::FlowNetwork(Simulator& sim, const Fabric& fabric, const FlowRouter& router,
+                         const FlowConfig& cfg)
+    : sim_(sim), fabric_(fabric), router_(router), cfg_(cfg) {
+  if (cfg.mtu_bytes <= 0) throw std::invalid_argument("FlowNetwork: mtu_bytes must be > 0");
+  const FabricGraph& g = fabric.graph;
+  const size_t links = router.port_count();
+  capacity_bps_.resize(links);
+  rate_bps_.resize(links);
+  delay_ps_.resize(links);
+  for (VertexId v = 0; v < boost::num_vertices(g); ++v) {
+    uint32_t id = router.first_port(v);
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e, ++id) {
+      capacity_bps_[id] = g[*e].failed ? 0 : g[*e].rate_bps;
+      rate_bps_[id] = g[*e].rate_bps;
+      delay_ps_[id] = g[*e].delay_ps;
+    }
+  }
+  link_count_.assign(links, 0);
+  link_begin_.assign(links, 0);
+  link_end_.assign(links, 0);
+  link_left_bps_.assign(links, 0);
+}
+
+int64_t FlowNetwork::wire_bytes(int64_t bytes) const {
+  if (bytes <= 0) return cfg_.wire.wire_bytes(0);
+  const int64_t full = bytes / cfg_.mtu_bytes, rest = bytes % cfg_.mtu_bytes;
+  return full * cfg_.wire.wire_bytes(cfg_.mtu_bytes) + (rest > 0 ? cfg_.wire.wire_bytes(rest) : 0);
+}
+
+int64_t FlowNetwork::latency_of(const uint32_t* ports, size_t hops,
+                                int64_t last_payload_bytes) const {
+  const double packet_bits = static_cast<double>(cfg_.wire.wire_bytes(last_payload_bytes)) * 8;
+  int64_t latency = 0;
+  for (size_t i = 0; i < hops; ++i) {
+    const uint32_t id = ports[i];
+    latency += delay_ps_[id];
+    if (i == 0) continue;  // the first link's serialization is the flow's own sending
+    latency += cfg_.switch_latency_ps;
+    if (!cfg_.cut_through) {
+      latency +=
+          static_cast<int64_t>(std::ceil(packet_bits * 1e12 / static_cast<double>(rate_bps_[id])));
+    }
+  }
+  return latency;
+}
+
+int64_t FlowNetwork::path_latency_ps(int src, int dst, uint32_t flow,
+                                     int64_t last_payload_bytes) const {
+  std::vector<uint32_t> ports;
+  router_.path(src, dst, flow, ports);
+  return latency_of(ports.data(), ports.size(), last_payload_bytes);
+}
+
+void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag) {
+  const int hosts = static_cast<int>(fabric_.hosts.size());
+  if (src < 0 || src >= hosts || dst < 0 || dst >= hosts || src == dst || bytes < 0) {
+    throw std::invalid_argument("FlowNetwork::send: bad hosts " + std::to_string(src) + " -> " +
+                                std::to_string(dst) + " or size " + std::to_string(bytes));
+  }
+  advance();
+  uint32_t index;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& f = flows_[index];
+  f.tag = tag;
+  const int64_t wire = wire_bytes(bytes);
+  f.remaining_bits = static_cast<double>(wire) * 8;
+  f.rate_bps = 0;
+  f.path_begin = static_cast<uint32_t>(paths_.size());
+  router_.path(src, dst, flow, paths_);
+  f.path_len = static_cast<uint32_t>(paths_.size()) - f.path_begin;
+  live_path_ports_ += f.path_len;
+  const int64_t last = bytes == 0 ? 0 : (bytes - 1) % cfg_.mtu_bytes + 1;
+  f.latency_ps = latency_of(paths_.data() + f.path_begin, f.path_len, last);
+  link_bytes_ += static_cast<double>(wire) * f.path_len;
+  active_.push_back(index);
+  ++started_;
+  max_active_ = std::max<int64_t>(max_active_, static_cast<int64_t>(active_.size()));
+  schedule_update();
+}
+
+void FlowNetwork::advance() {
+  const int64_t now = sim_.now().ps();
+  const double dt_s = static_cast<double>(now - last_advance_ps_) * 1e-12;
+  if (dt_s > 0) {
+    for (uint32_t i : active_) flows_[i].remaining_bits -= flows_[i].rate_bps * dt_s;
+  }
+  last_advance_ps_ = now;
+}
+
+void FlowNetwork::schedule_update() {
+  // One update per instant, after every flow that starts at this instant has been added.
+  if (update_pending_) return;
+  update_pending_ = true;
+  sim_.at<&FlowNetwork::on_update>(sim_.now(), this, ++generation_);
+}
+
+void FlowNetwork::allocate() {
+  ++reallocations_;
+  // The flows of each link some active flow uses, as one array (CSR).
+  touched_.clear();
+  for (uint32_t i : active_) {
+    const Flow& f = flows_[i];
+    for (uint32_t k = 0; k < f.path_len; ++k) {
+      const uint32_t l = paths_[f.path_begin + k];
+      if (link_count_[l]++ == 0) touched_.push_back(l);
+    }
+  }
+  uint32_t offset = 0;
+  for (uint32_t l : touched_) {
+    link_begin_[l] = link_end_[l] = offset;
+    offset += link_count_[l];
+    link_left_bps_[l] = static_cast<double>(capacity_bps_[l]);
+  }
+  link_flows_.resize(offset);
+  for (uint32_t i : active_) {
+    const Flow& f = flows_[i];
+    for (uint32_t k = 0; k < f.path_len; ++k)
+      link_flows_[link_end_[paths_[f.path_begin + k]]++] = i;
+  }
+  // Progressive filling: the link with the smallest fair share fixes the rate of its flows
+  // that are still free; their bandwidth leaves every link they use.
+  if (frozen_.size() < flows_.size()) frozen_.resize(flows_.size());
+  for (uint32_t i : active_) frozen_[i] = 0;
+  using Entry = std::pair<double, uint32_t>;  // (share, link)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  for (uint32_t l : touched_) heap.emplace(link_left_bps_[l] / link_count_[l], l);
+  while (!heap.empty()) {
+    const auto [share, l] = heap.top();
+    heap.pop();
+    if (link_count_[l] == 0) continue;
+    const double current = std::max(0.0, link_left_bps_[l]) / link_count_[l];
+    if (current != share) continue;  // stale: a newer entry for l is in the heap
+    for (uint32_t k = link_begin_[l]; k < link_end_[l]; ++k) {
+      const uint32_t i = link_flows_[k];
+      if (frozen_[i]) continue;
+      frozen_[i] = 1;
+      Flow& f = flows_[i];
+      f.rate_bps = current;
+      for (uint32_t h = 0; h < f.path_len; ++h) {
+        const uint32_t l2 = paths_[f.path_begin + h];
+        link_left_bps_[l2] -= current;
+        --link_count_[l2];
+        if (l2 != l && link_count_[l2] > 0) {
+          heap.emplace(std::max(0.0, link_left_bps_[l2]) / link_count_[l2], l2);
+        }
+      }
+    }
+  }
+  for (uint32_t l : touched_) link_count_[l] = 0;
+}
+
+void FlowNetwork::on_update(uint64_t generation) {
+  if (generation != generation_) return;  // superseded
+  update_pending_ = false;
+  advance();
+  const int64_t now = sim_.now().ps();
+  // Flows with (within a picosecond of sending) nothing left are done: their last bit is out.
+  for (size_t k = 0; k < active_.size();) {
+    Flow& f = flows_[active_[k]];
+    if (f.remaining_bits <= f.rate_bps * 1e-12) {
+      sim_.at<&FlowNetwork::on_deliver>(SimTime(now + f.latency_ps), this, active_[k]);
+      live_path_ports_ -= f.path_len;
+      active_[k] = active_.back();
+      active_.pop_back();
+    } else {
+      ++k;
+    }
+  }
+  if (active_.empty()) return;
+  // Slots are reused: a fixed order keeps the floating-point sums, and so the run, the same.
+  std::sort(active_.begin(), active_.end());
+  allocate();
+  int64_t next = std::numeric_limits<int64_t>::max();
+  for (uint32_t i : active_) {
+    const Flow& f = flows_[i];
+    if (f.rate_bps <= 0) continue;  // a failed link on its path: it never finishes
+    const double t = std::ceil(f.remaining_bits / f.rate_bps * 1e12);
+    next = std::min(next, now + std::max<int64_t>(1, static_cast<int64_t>(t)));
+  }
+  if (next == std::numeric_limits<int64_t>::max()) return;
+  update_pending_ = true;
+  sim_.at<&FlowNetwork::on_update>(SimTime(next), this, ++generation_);
+}
+
+void FlowNetwork::on_deliver(uint64_t flow_index) {
+  const auto index = static_cast<uint32_t>(flow_index);
+  const uint64_t tag = flows_[index].tag;
+  flows_[index].path_len = 0;
+  free_.push_back(index);
+  ++completed_;
+  // Compact the path store once most of it belongs to flows that have finished sending.
+  if (paths_.size() > 4 * live_path_ports_ + (size_t{1} << 20)) {
+    std::vector<uint32_t> compact;
+    compact.reserve(live_path_ports_);
+    for (uint32_t i : active_) {
+      Flow& f = flows_[i];
+      const auto begin = static_cast<uint32_t>(compact.size());
+      compact.insert(compact.end(), paths_.begin() + f.path_begin,
+                     paths_.begin() + f.path_begin + f.path_len);
+      f.path_begin = begin;
+    }
+    paths_ = std::move(compact);
+  }
+  if (sink_ != nullptr) sink_->on_message_complete(tag);
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,146 @@
+// Flow-level network: messages as fluid flows sharing links by max-min fairness, on the same
+// fabric graph, ports and ECMP idea as the packet model, for sweeps too large for packets.
+//
+// What it models: each message is a flow on one path (FlowRouter: valley-free up-down on the
+// Clos families, dimension order on a torus, NVLink between GPUs of one server), sending its
+// wire bytes (payload plus per-packet headers, WireFormat) at the max-min fair rate of its
+// links (Bertsekas & Gallager, "Data Networks", 2nd ed., §6.5.2: progressive filling), rates
+// recomputed whenever a flow starts or ends. A flow completes one path latency after its last
+// bit leaves the source: propagation of every hop, plus per switch its forwarding latency and
+// (store-and-forward) the serialization of the last packet on the next link.
+// What it does not model: queues, PFC pauses, ECN/DCQCN, drops and retransmissions, incast
+// transients, per-packet load balancing. Where those matter the packet mode is the answer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/simulator.hpp"
+#include "sim/net/network.hpp"
+#include "sim/net/wire.hpp"
+#include "topologies/fabric_graph.hpp"
+
+namespace fabricsim {
+
+/// Paths for flows without a precomputed routing table (memory O(switches × hosts / 8) for
+/// the down-sets, not O(hosts × nodes)).
+///
+/// Clos families (spine-leaf, fat-tree, rail-optimized with spines): valley-free shortest paths.
+/// From a GPU: its NVLink when the destination is in its server, else a network port (ECMP).
+/// At a switch whose down-set (the hosts reachable by going only down) holds the destination:
+/// down to a neighbour that holds it; otherwise up, preferring neighbours that hold it. Equal
+/// choices are made by a hash of (seed, source, destination, flow id, node), so one flow keeps
+/// one path, as per-flow ECMP does. On a torus: dimension order (routing.hpp).
+class FlowRouter {
+ public:
+  /// Throws std::invalid_argument for a fabric it cannot route: rail-only (routes through
+  /// GPUs), or down-sets beyond 2 GB.
+  FlowRouter(const Fabric& fabric, uint64_t seed);
+  /// Appends to `ports` the global port ids (Network::port_id numbering: node v's port i is
+  /// first_port(v) + i) of the path from host `src` to host `dst` (src != dst), first hop
+  /// first. Throws std::runtime_error when failed links leave no way on (flow mode does not
+  /// route around failures; the packet mode does).
+  void path(int src, int dst, uint32_t flow, std::vector<uint32_t>& ports) const;
+  /// Global id of node v's port 0.
+  uint32_t first_port(VertexId v) const { return first_port_[v]; }
+  size_t port_count() const { return first_port_.back(); }
+
+ private:
+  bool below(VertexId v, int host) const {
+    return (down_[static_cast<size_t>(v) * words_ + static_cast<size_t>(host) / 64] >>
+            (host % 64)) &
+           1;
+  }
+  const Fabric& fabric_;
+  uint64_t salt_;
+  bool torus_;
+  size_t words_ = 0;            // 64-bit words per down-set
+  std::vector<uint64_t> down_;  // per vertex: the hosts below it (switches only)
+  std::vector<uint32_t> first_port_;
+  std::vector<int32_t> host_of_;  // per vertex: host id or -1
+};
+
+/// Settings of the flow model, from the scenario (net_config_for's wire, mtu and latency).
+struct FlowConfig {
+  WireFormat wire;
+  int64_t mtu_bytes = 4096;       ///< payload bytes per packet
+  int64_t switch_latency_ps = 0;  ///< forwarding latency of every switch
+  bool cut_through = false;       ///< no store-and-forward serialization per hop
+};
+
+/// The flow-level counterpart of Network for collectives: send() a message, get
+/// CompletionSink::on_message_complete(tag) when its last byte has arrived.
+class FlowNetwork {
+ public:
+  /// Keeps references to `sim`, `fabric` and `router`. Throws std::invalid_argument for
+  /// mtu_bytes <= 0.
+  FlowNetwork(Simulator& sim, const Fabric& fabric, const FlowRouter& router,
+              const FlowConfig& cfg);
+
+  /// Starts a flow of `bytes` payload (>= 0; 0 = one header-only packet) from host `src` to
+  /// host `dst` on ECMP flow `flow`. Throws std::invalid_argument for a bad host, src == dst or
+  /// a negative size.
+  void send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag);
+  void set_sink(CompletionSink* sink) { sink_ = sink; }
+
+  /// Wire bytes of a message of `bytes` payload: per packet of at most mtu payload bytes,
+  /// WireFormat::wire_bytes.
+  int64_t wire_bytes(int64_t bytes) const;
+  /// Picoseconds from the last bit leaving `src` to its arrival at `dst` on flow `flow`'s path,
+  /// for a last packet of `last_payload_bytes` (see the file comment).
+  int64_t path_latency_ps(int src, int dst, uint32_t flow, int64_t last_payload_bytes) const;
+
+  int64_t flows_started() const { return started_; }
+  int64_t flows_completed() const { return completed_; }
+  int64_t reallocations() const { return reallocations_; }
+  int64_t max_active_flows() const { return max_active_; }
+  /// Sum over flows of wire bytes × hops: the packet model's link bytes, for bytes per second.
+  double link_bytes() const { return link_bytes_; }
+  size_t active_flows() const { return active_.size(); }
+
+ private:
+  struct Flow {
+    uint64_t tag = 0;
+    double remaining_bits = 0;
+    double rate_bps = 0;
+    int64_t latency_ps = 0;
+    uint32_t path_begin = 0, path_len = 0;
+  };
+  /// Latency of a path (ports) for a last packet of `last_payload_bytes`.
+  int64_t latency_of(const uint32_t* ports, size_t hops, int64_t last_payload_bytes) const;
+  /// Brings every active flow's remaining bits to now.
+  void advance();
+  /// Max-min fair rates of the active flows (progressive filling).
+  void allocate();
+  /// Finishes the flows that have sent everything, reallocates, schedules the next finish.
+  void on_update(uint64_t generation);
+  void on_deliver(uint64_t flow_index);
+  void schedule_update();
+
+  Simulator& sim_;
+  const Fabric& fabric_;
+  const FlowRouter& router_;
+  FlowConfig cfg_;
+  CompletionSink* sink_ = nullptr;
+  std::vector<int64_t> capacity_bps_;  // per port (directed link); 0 = failed
+  std::vector<int64_t> rate_bps_;      // per port: the link's line rate (for serialization)
+  std::vector<int64_t> delay_ps_;      // per port: the link's propagation delay
+  std::vector<Flow> flows_;            // slots; freed ones listed in free_
+  std::vector<uint32_t> free_;
+  std::vector<uint32_t> active_;  // indices of flows still sending
+  std::vector<uint32_t> paths_;   // port ids, Flow::path_begin … + path_len (compacted)
+  size_t live_path_ports_ = 0;    // ports of the paths of active flows
+  int64_t last_advance_ps_ = 0;
+  uint64_t generation_ = 0;  // the pending update event's; older ones are stale
+  bool update_pending_ = false;
+  int64_t started_ = 0, completed_ = 0, reallocations_ = 0, max_active_ = 0;
+  double link_bytes_ = 0;
+  // allocate()'s scratch, kept to avoid reallocating
+  std::vector<uint32_t> link_count_, link_begin_, link_end_, link_flows_;
+  std::vector<double> link_left_bps_;
+  std::vector<uint32_t> touched_;
+  std::vector<uint8_t> frozen_;
+};
+
+}  // namespace fabricsim
