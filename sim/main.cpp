@@ -29,7 +29,10 @@ constexpr const char* kUsage =
     "usage: fabricsim COMMAND SCENARIO.yaml [options]\n"
     "commands:\n"
     "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N] [--trace-events N]\n"
+    "        [--mode packet|flow]\n"
     "      simulate the scenario's workload; print the nccl-tests table and a summary;\n"
+    "      --mode flow (= --set mode=flow) shares links between max-min fair flows instead of\n"
+    "      simulating packets: fast at 10,000s of GPUs, blind to queues, PFC, ECN and drops;\n"
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
@@ -119,9 +122,12 @@ int dispatch(int argc, char** argv) {
       "set", po::value<std::vector<std::string>>(&opts.sets)->composing(),
       "override a scenario key: --set topology.oversubscription=3")(
       "scenario", po::value<std::string>(&opts.scenario_path), "scenario YAML file");
+  std::string mode_text;
   if (cmd == "run" || cmd == "sweep") {
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
-        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
+        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)")(
+        "mode", po::value<std::string>(&mode_text),
+        "packet (default) or flow: the same as --set mode=VALUE");
   }
   if (cmd == "run") {
     desc.add_options()("trace-events", po::value<std::string>(&trace_text),
@@ -187,6 +193,7 @@ int dispatch(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  if (vm.count("mode")) opts.sets.push_back("mode=" + mode_text);  // checked as the key is
   opts.out_given = vm.count("out") > 0;
   opts.progress = true;
 

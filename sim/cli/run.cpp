@@ -19,6 +19,7 @@
 
 #include "calibration/calibrate.hpp"
 #include "calibration/parse_error.hpp"
+#include "collectives/flow_plan.hpp"
 #include "collectives/nccl_model.hpp"
 #include "collectives/nccl_plan.hpp"
 #include "collectives/nccl_tests.hpp"
@@ -28,6 +29,7 @@
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
+#include "sim/flow/flow_network.hpp"
 #include "sim/net/network.hpp"
 #include "topologies/metrics.hpp"
 #include "topologies/registry.hpp"
@@ -744,11 +746,20 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   int64_t worst = 0, worst_size = 0;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
-    const int64_t t = estimate_transfers(setup.layout, plan.spec, plan.buffer_count, elem);
+    const int64_t t = sc.mode == "flow"
+                          ? estimate_flows(setup.layout, plan.spec)
+                          : estimate_transfers(setup.layout, plan.spec, plan.buffer_count, elem);
     if (t > worst) {
       worst = t;
       worst_size = size;
     }
+  }
+  if (worst > kMaxTransfers && sc.mode == "flow") {
+    throw key_error(sc, "mode",
+                    "size " + format_size(worst_size) + " would run as " + std::to_string(worst) +
+                        " flows (the flow mode's " + w.collective +
+                        " has one per connection of its ranks); expected at most " +
+                        std::to_string(kMaxTransfers));
   }
   if (worst > kMaxTransfers) {
     throw key_error(sc, "workload.maxbytes",
@@ -764,6 +775,191 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
 
 }  // namespace
 
+/// What every run's report starts with: the scenario, its fabric and the workload's NCCL setup.
+RunReport report_header(const Scenario& sc, const Prepared& prepared) {
+  RunReport rep;
+  rep.scenario = sc.name;
+  rep.seed = sc.seed;
+  rep.mode = sc.mode;
+  rep.fabric = summarize(sc, prepared.fabric);
+  if (sc.has_workload) {
+    const NcclRunSetup& n = prepared.nccl;
+    rep.nccl.ranks = n.layout.ranks;
+    rep.nccl.servers = n.layout.servers();
+    rep.nccl.gpus_per_server = n.layout.gpus_per_server;
+    rep.nccl.channels = n.channels;
+    rep.nccl.transport = effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB";
+    rep.nccl.gdr = !n.staged;
+    rep.nccl.algo = sc.nccl.algo;
+    rep.nccl.proto = sc.nccl.proto;
+    for (NcclProto p : {NcclProto::kLL, NcclProto::kLL128, NcclProto::kSimple}) {
+      rep.nccl.buffsize_bytes.emplace_back(to_string(p), nccl_buffsize_bytes(p, n.settings));
+    }
+    rep.nccl.min_nchannels = n.settings.min_nchannels;
+    rep.nccl.max_nchannels = n.settings.max_nchannels;
+    rep.nccl.net_gdr_level = to_string(n.settings.net_gdr_level);
+    rep.nccl.step_latency_ps = n.step_latency_ps;
+    rep.nccl.launch_latency_ps = n.launch_latency_ps;
+    for (const auto& [key, assignment] : sc.nccl.from_env)
+      rep.nccl.environment.push_back(assignment);
+  }
+  rep.has_workload = sc.has_workload;
+  return rep;
+}
+
+/// The message sizes of the workload's sweep (none without a workload).
+std::vector<int64_t> workload_sizes(const Scenario& sc) {
+  const int elem = datatype_bytes(sc.workload.datatype);
+  return sc.has_workload
+             ? sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes, sc.workload.stepfactor, elem)
+             : std::vector<int64_t>{};
+}
+
+/// The row of one size, before it runs: what NCCL would choose and the nccl-tests columns.
+CollectiveRow plan_row(const Scenario& sc, const NcclRunSetup& setup, const SizePlan& plan) {
+  CollectiveRow row;
+  row.collective = sc.workload.collective;
+  row.algorithm = plan.algorithm;
+  row.protocol = plan.protocol;
+  row.nccl_model_time_us = plan.nccl_model_time_us;
+  row.channels = plan.spec.channels;
+  row.datatype = sc.workload.datatype;
+  row.redop = nccl_tests_redop(row.collective, sc.workload.redop);
+  row.root = nccl_tests_root(row.collective, setup.root);
+  row.ranks = setup.layout.ranks;
+  row.size_bytes = plan.size.size_bytes;
+  row.count = plan.size.count;
+  return row;
+}
+
+MeasuredComparison compare_measured(const NcclLog& log, const std::vector<CollectiveRow>& rows);
+
+/// The collective transport of the flow mode: ranks' transfers as FlowNetwork flows.
+class FlowTransport final : public CollectiveTransport, public CompletionSink {
+ public:
+  FlowTransport(Simulator& sim, FlowNetwork& net, std::vector<int> rank_hosts)
+      : sim_(sim), net_(net), rank_hosts_(std::move(rank_hosts)) {
+    net_.set_sink(this);
+  }
+  void attach(DagReplayer* replayer) { replayer_ = replayer; }
+  int host(int rank) const {
+    return rank_hosts_.empty() ? rank : rank_hosts_[static_cast<size_t>(rank)];
+  }
+  void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override {
+    net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
+  }
+  void post_after(int64_t delay_ps, uint64_t tag) override {
+    sim_.at<&FlowTransport::on_post>(sim_.now() + SimTime(delay_ps), this, tag);
+  }
+  SimTime now() const override { return sim_.now(); }
+  void on_message_complete(uint64_t tag) override {
+    replayer_->complete(tag);
+    if (replayer_->done()) sim_.request_stop();
+  }
+  void on_post(uint64_t tag) {
+    replayer_->post(tag);
+    if (replayer_->done()) sim_.request_stop();
+  }
+
+ private:
+  Simulator& sim_;
+  FlowNetwork& net_;
+  std::vector<int> rank_hosts_;
+  DagReplayer* replayer_ = nullptr;
+};
+
+/// What the flow mode cannot run, refused at the key `mode` (exit 2).
+void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
+  if (!sc.traffic.empty() || sc.training.enabled) {
+    throw key_error(sc, "mode",
+                    std::string("the flow mode runs the workload's collectives; ") +
+                        (sc.training.enabled ? "a training step" : "traffic flows") +
+                        " need the packet mode (mode: packet)");
+  }
+  try {
+    FlowRouter router(fabric, sc.seed);
+  } catch (const std::invalid_argument& e) {
+    throw key_error(sc, "mode", e.what());
+  }
+}
+
+/// `run` in the flow mode: each size's collective as max-min fair flows (sim/flow,
+/// collectives/flow_plan.hpp). Counters of queues, PFC, ECN and drops stay 0: not modelled.
+RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
+                         const std::atomic<bool>* interrupt, bool progress) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Fabric& fabric = prepared.fabric;
+  RunReport rep = report_header(sc, prepared);
+  rep.stop_reason = to_string(StopReason::kWorkloadDone);
+  const NetConfig n = net_config_for(sc);
+  FlowConfig cfg;
+  cfg.wire = n.wire;
+  cfg.mtu_bytes = n.mtu_bytes;
+  cfg.switch_latency_ps = n.switch_latency_ps;
+  cfg.cut_through = n.cut_through;
+  const FlowRouter router(fabric, sc.seed);
+  Simulator sim;
+  sim.set_interrupt_flag(interrupt);
+  FlowNetwork net(sim, fabric, router, cfg);
+  const NcclRunSetup& setup = prepared.nccl;
+  FlowTransport transport(sim, net, setup.rank_hosts);
+  const int elem = datatype_bytes(sc.workload.datatype);
+  const auto sizes = workload_sizes(sc);
+  int64_t events = 0;
+  for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
+    const SizePlan plan = plan_size(setup, sizes[i], elem);
+    CollectiveRow row = plan_row(sc, setup, plan);
+    if (plan.buffer_count == 0) {
+      rep.rows.push_back(row);
+      continue;
+    }
+    // α of a hop: the uncongested latency of a message of one chunk (or the whole transfer).
+    const int64_t probe = plan.spec.chunk_bytes > 0 ? plan.spec.chunk_bytes : n.mtu_bytes;
+    const TransferDag dag = build_collective_flows(
+        setup.layout, plan.spec, plan.buffer_count, elem, [&](int src, int dst) {
+          const int a = transport.host(src), b = transport.host(dst);
+          return Hop{net.path_latency_ps(a, b, 0, std::min<int64_t>(probe, n.mtu_bytes)),
+                     net.path_rate_bps(a, b, 0)};
+        });
+    DagReplayer replayer(dag, transport);
+    transport.attach(&replayer);
+    replayer.start();
+    StopReason why = StopReason::kWorkloadDone;
+    if (!replayer.done()) why = sim.run(SimTime::max());
+    transport.attach(nullptr);
+    if (progress) {
+      std::fprintf(stderr, "\r[fabricsim] flow mode: size %zu/%zu done   ", i + 1, sizes.size());
+    }
+    if (why != StopReason::kWorkloadDone || !replayer.done()) {
+      rep.complete = false;
+      if (why == StopReason::kInterrupted) {
+        rep.interrupted = true;
+        rep.stop_reason = "interrupted during size " + std::to_string(sizes[i]) + " B";
+      } else {
+        rep.stop_reason = "stalled during size " + std::to_string(sizes[i]) +
+                          " B: " + std::to_string(replayer.completed()) + " of " +
+                          std::to_string(dag.size()) +
+                          " flows completed (a failed link with no way around it?)";
+      }
+      break;
+    }
+    row.time_ps = (replayer.finish_time() - replayer.start_time()).ps();
+    row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
+    row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
+    rep.rows.push_back(row);
+  }
+  if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
+  events += static_cast<int64_t>(sim.events_executed());
+  rep.events = events;
+  rep.simulated_ps = sim.now().ps();
+  rep.flow_stats = FlowStats{net.flows_completed(), net.reallocations(), net.max_active_flows(),
+                             net.link_bytes()};
+  rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  rep.peak_rss_bytes = peak_rss_bytes();
+  if (prepared.measured) rep.measured = compare_measured(*prepared.measured, rep.rows);
+  return rep;
+}
+
 Prepared prepare(Scenario& sc) {
   Fabric fabric = build_fabric(sc);
   std::vector<std::string> switch_names;
@@ -775,8 +971,13 @@ Prepared prepare(Scenario& sc) {
   for (VertexId h : fabric.hosts) host_names.push_back(fabric.graph[h].name);
   resolve_traffic(sc, host_names);
   check_runnable(sc, fabric);
-  RoutingTable routes = build_routes(sc, fabric);
-  check_lossless(sc, fabric, routes);
+  std::optional<RoutingTable> routes;
+  if (sc.mode == "flow") {
+    check_flow_mode(sc, fabric);
+  } else {
+    routes.emplace(build_routes(sc, fabric));
+    check_lossless(sc, fabric, *routes);
+  }
   if (!sc.has_workload && !sc.training.enabled) {
     for (const auto& [key, origin] : sc.origins) {
       if (key.rfind("nccl.", 0) == 0 && origin.where.rfind("environment", 0) != 0) {
@@ -867,7 +1068,8 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
                    bool progress, ChromeTrace* trace) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
-  const RoutingTable& routes = prepared.routes;
+  if (sc.mode == "flow") return simulate_flows(sc, prepared, interrupt, progress);
+  const RoutingTable& routes = *prepared.routes;
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
   Network net(sim, fabric, routes, net_config_for(sc));
@@ -879,36 +1081,9 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
     net.set_observer(&*observer);
   }
 
-  RunReport rep;
-  rep.scenario = sc.name;
-  rep.seed = sc.seed;
-  rep.fabric = summarize(sc, fabric);
-  if (sc.has_workload) {
-    const NcclRunSetup& n = prepared.nccl;
-    rep.nccl.ranks = n.layout.ranks;
-    rep.nccl.servers = n.layout.servers();
-    rep.nccl.gpus_per_server = n.layout.gpus_per_server;
-    rep.nccl.channels = n.channels;
-    rep.nccl.transport = effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB";
-    rep.nccl.gdr = !n.staged;
-    rep.nccl.algo = sc.nccl.algo;
-    rep.nccl.proto = sc.nccl.proto;
-    for (NcclProto p : {NcclProto::kLL, NcclProto::kLL128, NcclProto::kSimple}) {
-      rep.nccl.buffsize_bytes.emplace_back(to_string(p), nccl_buffsize_bytes(p, n.settings));
-    }
-    rep.nccl.min_nchannels = n.settings.min_nchannels;
-    rep.nccl.max_nchannels = n.settings.max_nchannels;
-    rep.nccl.net_gdr_level = to_string(n.settings.net_gdr_level);
-    rep.nccl.step_latency_ps = n.step_latency_ps;
-    rep.nccl.launch_latency_ps = n.launch_latency_ps;
-    for (const auto& [key, assignment] : sc.nccl.from_env)
-      rep.nccl.environment.push_back(assignment);
-  }
-  rep.has_workload = sc.has_workload;
+  RunReport rep = report_header(sc, prepared);
+  const auto sizes = workload_sizes(sc);
   const int elem = datatype_bytes(sc.workload.datatype);
-  const auto sizes = sc.has_workload ? sweep_sizes(sc.workload.minbytes, sc.workload.maxbytes,
-                                                   sc.workload.stepfactor, elem)
-                                     : std::vector<int64_t>{};
   rep.stop_reason = to_string(StopReason::kWorkloadDone);
   auto last_progress = wall_start;
 
@@ -976,18 +1151,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   const NcclRunSetup& setup = prepared.nccl;
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
     const SizePlan plan = plan_size(setup, sizes[i], elem);
-    CollectiveRow row;
-    row.collective = sc.workload.collective;
-    row.algorithm = plan.algorithm;
-    row.protocol = plan.protocol;
-    row.nccl_model_time_us = plan.nccl_model_time_us;
-    row.channels = plan.spec.channels;
-    row.datatype = sc.workload.datatype;
-    row.redop = nccl_tests_redop(row.collective, sc.workload.redop);
-    row.root = nccl_tests_root(row.collective, setup.root);
-    row.ranks = setup.layout.ranks;
-    row.size_bytes = plan.size.size_bytes;
-    row.count = plan.size.count;
+    CollectiveRow row = plan_row(sc, setup, plan);
     if (plan.buffer_count == 0) {  // NCCL returns at once for a count of 0: nothing moves
       rep.rows.push_back(row);
       continue;

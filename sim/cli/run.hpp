@@ -42,7 +42,8 @@ struct RunOptions {
 /// A scenario's fabric and routes, checked runnable: what `validate` checks and `run` simulates.
 struct Prepared {
   Fabric fabric;
-  RoutingTable routes;
+  /// The packet model's routes; nullopt in the flow mode (sim/flow routes without a table).
+  std::optional<RoutingTable> routes;
   NcclRunSetup nccl;  ///< the workload's collective setup (default without a workload)
   /// measured.nccl_tests, parsed and checked against the workload; nullopt when not given.
   std::optional<NcclLog> measured;

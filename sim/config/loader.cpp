@@ -421,6 +421,7 @@ const QuantitySpec kNcclBuffsize{"size", "4MiB",           parse_size_bytes,
 const QuantitySpec kNcclLatency{
     "time", "2us", parse_time_ps, 0, 1'000'000'000'000, "a time from 0s to 1s"};
 const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
+const Choices kModes{"mode", {"packet", "flow"}, {}, {}};
 const Choices kTopologyKinds{
     "topology kind", {"spine-leaf", "fat-tree", "rail-optimized", "torus"}, {}, {}};
 const Choices kRoutingAlgorithms{
@@ -628,6 +629,7 @@ const Field kFields[] = {
   {"", "name", false, [](const Value& v, Scenario& s) { s.name = v.string(); }},
   {"", "seed", false, [](const Value& v, Scenario& s) { s.seed = v.unsigned_integer(); }},
   {"", "transport", false, [](const Value& v, Scenario& s) { s.transport = v.choice(kTransports); }},
+  {"", "mode", false, [](const Value& v, Scenario& s) { s.mode = v.choice(kModes); }},
 
   {"topology", "kind", true,
    [](const Value& v, Scenario& s) { s.topology.kind = v.choice(kTopologyKinds); }},
@@ -1913,9 +1915,16 @@ void expand_kind_blocks(const Context& ctx, std::map<std::string, Value>& found)
                  "duplicate key '" + name + "' (first given at line " +
                      std::to_string(seen->second) + ")");
       }
-      if (kind != chosen) continue;
-      const std::string plain = std::string(kTopologySection) + "." + name;
       Value value(&ctx, path, entry.second, key.Mark());
+      if (kind != chosen) {
+        // Not used in this run, but still read: a bad value fails now, not in the sweep that
+        // picks this kind.
+        Scenario scratch;
+        scratch.topology.kind = kind;
+        field->parse(value, scratch);
+        continue;
+      }
+      const std::string plain = std::string(kTopologySection) + "." + name;
       const auto given = found.find(plain);
       if (given == found.end()) {
         found.emplace(plain, value);

@@ -374,6 +374,9 @@ struct Scenario {
   std::string path;  ///< the file it was loaded from
   uint64_t seed = 1;
   std::string transport = "roce";  ///< roce | infiniband
+  /// packet (every packet through queues, PFC, ECN) | flow (messages as max-min fair fluid
+  /// flows, sim/flow: no queues, pauses, marks or drops; for fabrics too large for packets).
+  std::string mode = "packet";
   TopologyConfig topology;
   LinkConfig link;
   SwitchConfig sw;  ///< the `switch:` section (`switch` is a C++ keyword)

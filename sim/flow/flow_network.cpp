@@ -205,6 +205,14 @@ int64_t FlowNetwork::path_latency_ps(int src, int dst, uint32_t flow,
   return latency_of(ports.data(), ports.size(), last_payload_bytes);
 }
 
+int64_t FlowNetwork::path_rate_bps(int src, int dst, uint32_t flow) const {
+  std::vector<uint32_t> ports;
+  router_.path(src, dst, flow, ports);
+  int64_t rate = 0;
+  for (uint32_t id : ports) rate = rate == 0 ? rate_bps_[id] : std::min(rate, rate_bps_[id]);
+  return rate;
+}
+
 void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag) {
   const int hosts = static_cast<int>(fabric_.hosts.size());
   if (src < 0 || src >= hosts || dst < 0 || dst >= hosts || src == dst || bytes < 0) {

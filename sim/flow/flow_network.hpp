@@ -91,6 +91,9 @@ class FlowNetwork {
   /// for a last packet of `last_payload_bytes` (see the file comment).
   int64_t path_latency_ps(int src, int dst, uint32_t flow, int64_t last_payload_bytes) const;
 
+  /// The slowest link rate on flow `flow`'s path from `src` to `dst`, bits per second.
+  int64_t path_rate_bps(int src, int dst, uint32_t flow) const;
+
   int64_t flows_started() const { return started_; }
   int64_t flows_completed() const { return completed_; }
   int64_t reallocations() const { return reallocations_; }

@@ -189,6 +189,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
         p.wrap = std::abs(a - b) > 1;
       }
       ports_.push_back(p);
+      nic_port_.push_back(host_of_node_[v] >= 0 && !g[*e].nvlink);
     }
   }
   first_port_[n] = static_cast<uint32_t>(ports_.size());
@@ -1217,7 +1218,8 @@ void Network::resume_queue(uint32_t port_id, int tc) {
   if (q.paused_since_ps >= 0) {  // (not counted while the watchdog ignores the pause)
     queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps +=
         sim_.now().ps() - q.paused_since_ps;
-    if (const int32_t host = host_of_node_[port.node]; host >= 0 && tc == cfg_.traffic_class) {
+    if (const int32_t host = host_of_node_[port.node];
+        host >= 0 && nic_port_[port_id] && tc == cfg_.traffic_class) {
       host_pauses_[static_cast<size_t>(host)].emplace_back(q.paused_since_ps, sim_.now().ps());
     }
   }
@@ -1239,7 +1241,7 @@ int64_t Network::host_paused_ps(int host, int64_t from_ps, int64_t to_ps) const 
   const VertexId v = fabric_.hosts[static_cast<size_t>(host)];
   for (uint32_t id = first_port_[v]; id < first_port_[v + 1]; ++id) {
     const LosslessQueue& q = lq_[static_cast<size_t>(id) * kTrafficClasses + cfg_.traffic_class];
-    if ((ports_[id].paused >> cfg_.traffic_class & 1) && q.paused_since_ps >= 0) {
+    if (nic_port_[id] && (ports_[id].paused >> cfg_.traffic_class & 1) && q.paused_since_ps >= 0) {
       clip(q.paused_since_ps, sim_.now().ps());
     }
   }

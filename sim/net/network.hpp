@@ -457,7 +457,8 @@ class Network {
     return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].ingress_bytes;
   }
   /// Picoseconds within [from_ps, to_ps) during which PFC pause frames held at least one NIC
-  /// port of host `host` in the data traffic class (NetConfig::traffic_class): the union of
+  /// port (a network port, not its NVLink to an NVSwitch) of host `host` in the data traffic
+  /// class (NetConfig::traffic_class): the union of
   /// its ports' pause intervals, a pause still running counted up to now. What a NIC's pause
   /// duration counter reports, restricted to a window (e.g. one transfer's flight); 0 without
   /// PFC (InfiniBand credit waits are not pauses). Throws std::out_of_range for a bad host.
@@ -624,6 +625,7 @@ class Network {
   std::vector<uint32_t> first_port_;   ///< per node: global id of its port 0
   std::vector<uint8_t> is_switch_;     ///< per node
   std::vector<int32_t> host_of_node_;  ///< per node: host id, or -1 for a switch
+  std::vector<uint8_t> nic_port_;      ///< per port: a GPU's network port (not its NVLink)
   /// Per host: finished pause intervals [start, end) of its NIC ports in the data class.
   std::vector<std::vector<std::pair<int64_t, int64_t>>> host_pauses_;
   std::vector<uint32_t> switch_salt_;  ///< per node

@@ -419,6 +419,14 @@ void write_results_json(const std::string& path, const RunReport& r) {
   }
   j["ports_truncated"] = ports_truncated;
   j["ports"] = std::move(ports);
+  // Extensions after DESIGN's names: the simulation mode, and the flow model's own figures.
+  j["mode"] = r.mode;
+  if (r.flow_stats) {
+    j["flow_model"] = {{"flows", r.flow_stats->flows},
+                       {"rate_computations", r.flow_stats->reallocations},
+                       {"max_active_flows", r.flow_stats->max_active},
+                       {"not_modelled", "queues, PFC, ECN/DCQCN, drops, retransmissions"}};
+  }
   auto out = open_for_write(path);
   // Names come from the user's files: invalid UTF-8 is replaced (U+FFFD), never a throw.
   out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
@@ -431,6 +439,10 @@ void write_perf_json(const std::string& path, const RunReport& r) {
   j["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   j["packet_hops_per_s"] = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;
   j["peak_rss_bytes"] = r.peak_rss_bytes;
+  if (r.flow_stats) {  // the flow mode moves link bytes, not packets
+    j["flows_per_s"] = r.wall_s > 0 ? static_cast<double>(r.flow_stats->flows) / r.wall_s : 0.0;
+    j["link_bytes_per_s"] = r.wall_s > 0 ? r.flow_stats->link_bytes / r.wall_s : 0.0;
+  }
   auto out = open_for_write(path);
   out << j.dump(2) << '\n';
 }

@@ -201,9 +201,21 @@ struct TrainingSummary {
   int64_t cp_pfc_pause_ps = 0, cp_queueing_ps = 0;
 };
 
+/// The flow mode's own figures (results.json `flow_model`).
+struct FlowStats {
+  int64_t flows = 0;          ///< flows completed
+  int64_t reallocations = 0;  ///< max-min rate computations (one per start/finish instant)
+  int64_t max_active = 0;     ///< most flows sharing the fabric at once
+  double link_bytes = 0;      ///< wire bytes × hops summed over flows
+};
+
 struct RunReport {
   std::string scenario;
   uint64_t seed = 0;
+  /// "packet" or "flow" (scenario key `mode`): in the flow mode the queue, PFC, ECN, drop and
+  /// per-port counters are not modelled and stay 0.
+  std::string mode = "packet";
+  std::optional<FlowStats> flow_stats;  ///< flow mode only
   FabricSummary fabric;
   NcclSummary nccl;
   std::vector<CollectiveRow> rows;

@@ -1477,6 +1477,38 @@ TEST_CASE("training: PFC pause on the critical path is the senders' NIC pause, w
   CHECK(pause + cp["queueing_other_ps"].get<int64_t>() ==
         cp["queueing_pause_other_ps"].get<int64_t>());
   CHECK(cp["queueing_other_ps"].get<int64_t>() >= 0);
+  // A tester's finding: pauses of a GPU's NVLink port (an incast inside a server) counted as
+  // its NIC's. Here only the hostN -> nvswitchN queues are paused, never a NIC's.
+  {
+    const fs::path p = scratch("training") / "nvlink_pause.yaml";
+    std::ofstream(p) << "name: nvlink_pause\nseed: 1\ntransport: roce\n"
+                     << "topology: {kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 4, "
+                        "gpus_per_server: 4}\n"
+                     << "link: {host_rate: 100Gbps, fabric_rate: 400Gbps, propagation_delay: "
+                        "100ns, nvlink_rate: 100Gbps}\n"
+                     << "switch: {latency: 300ns, buffer_per_port: 200KB}\nnic: {mtu: 1000B}\n"
+                     << "pfc: {enabled: true}\ntraffic:\n";
+    for (const char* f : {"host1, dst: host0", "host2, dst: host0", "host3, dst: host0",
+                          "host5, dst: host4", "host6, dst: host4", "host7, dst: host4"}) {
+      std::ofstream(p, std::ios::app) << "  - {src: " << f << ", size: 8MiB}\n";
+    }
+    std::ofstream(p, std::ios::app)
+        << "training: {dp: 8, bucket_cap: 4MiB, optimizer_time: 0.1ms, layers: [{count: 4, "
+           "fwd_time: 0.1ms, params: 4MiB}]}\n";
+    const fs::path d = scratch("training") / "nvlink_pause_out";
+    const Result r = fabricsim("run " + p.string() + " --out " + d.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    double nvlink_paused = 0, nic_paused = 0;
+    for (const auto& row : csv_rows(d / "queues.csv")) {
+      if (row.at(0).rfind("host", 0) != 0) continue;
+      (row.at(2).rfind("nvswitch", 0) == 0 ? nvlink_paused : nic_paused) += std::stod(row.at(12));
+    }
+    CHECK(nvlink_paused > 0);
+    CHECK(nic_paused == 0);
+    CHECK(nlohmann::json::parse(
+              slurp(d / "results.json"))["training"]["critical_path"]["pfc_pause_ps"] == 0);
+  }
   // Without PFC nothing pauses a NIC (the incast drops and retransmits instead).
   const auto [lossy, lossy_paused_ps] = run("pfc_off", "false");
   CHECK(lossy_paused_ps == 0);

@@ -2447,6 +2447,12 @@ TEST_CASE("topology.KIND blocks: every block is checked, chosen or not", "[confi
     CHECK_THAT(list.message(),
                Catch::StartsWith("expected a map of spine-leaf topology keys, e.g. {spines: 4}"));
   }
+  SECTION("a bad value in a block not chosen (a tester's finding: validate passed it)") {
+    CHECK_THROWS_WITH(load_text(kBlocks, {"topology.fat-tree.k=eight"}),
+                      Catch::Contains("topology.fat-tree.k: expected an integer"));
+    CHECK_THROWS_WITH(load_text(edit("    k: 8", "    k: [16]", kBlocks)),
+                      Catch::Contains(":10:") && Catch::Contains("topology.fat-tree.k:"));
+  }
   SECTION("a duplicate key") {
     check(edit("    pods: 2", "    pods: 2\n    pods: 4", kBlocks), 12, 5, "topology.fat-tree.pods",
           "duplicate key 'pods' (first given at line 11)");

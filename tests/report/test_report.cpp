@@ -281,7 +281,8 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   for (const auto& [k, v] : j.items()) top.push_back(k);
   CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "nccl",
                                         "counters", "conservation", "flows", "deadlock", "run",
-                                        "ports_truncated", "ports"});
+                                        "ports_truncated", "ports", "mode"});
+  CHECK(j["mode"] == "packet");
 }
 
 TEST_CASE("results.json flow completion times are nearest-rank percentiles") {

@@ -1,0 +1,159 @@
+#include "collectives/flow_plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "collectives/tree.hpp"
+
+namespace fabricsim {
+namespace {
+
+int64_t part_count(int64_t count, int parts, int i) {
+  return count / parts + (i < count % parts ? 1 : 0);
+}
+
+/// Payload framed in the protocol's lines, as build_collective's finalize frames it.
+int64_t framed(int64_t payload, const CollectiveSpec& spec) {
+  return (payload + spec.line_data_bytes - 1) / spec.line_data_bytes * spec.line_bytes;
+}
+
+/// The parent of every rank in channel `c`'s tree (−1 for the root): the server tree
+/// (btree for even channels, the mirrored/shifted one for odd) between chain heads, and
+/// chains h, h+1, … inside servers with head h = c mod G (tree.hpp).
+std::vector<int> tree_parents(int servers, int g, int c) {
+  std::vector<int> parent(static_cast<size_t>(servers) * g, -1);
+  const int head = c % g;
+  auto rank = [&](int server, int pos) { return server * g + (head + pos) % g; };
+  for (int v = 0; v < servers; ++v) {
+    const TreeLinks s = c % 2 == 0 ? btree_links(servers, v) : dtree_second_links(servers, v);
+    if (s.parent >= 0) parent[static_cast<size_t>(rank(v, 0))] = rank(s.parent, 0);
+    for (int p = 1; p < g; ++p) parent[static_cast<size_t>(rank(v, p))] = rank(v, p - 1);
+  }
+  return parent;
+}
+
+}  // namespace
+
+int64_t estimate_flows(const RankLayout& layout, const CollectiveSpec& spec) {
+  const int64_t n = layout.ranks;
+  if (spec.collective == "alltoall") return 2 * n * (n - 1);  // PXN: up to two per pair
+  if (spec.collective == "sendrecv") return 2 * n;
+  if (spec.algorithm == "tree") return spec.channels * (2 * (n - 1) + 1);
+  return spec.channels * (n + 1);
+}
+
+TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpec& spec,
+                                   int64_t buffer_count, int elem_bytes,
+                                   const HopLatency& hop_latency) {
+  const int n = layout.ranks;
+  if (spec.algorithm == "halving_doubling") {
+    throw std::invalid_argument(
+        "the flow mode runs NCCL's algorithms (ring, tree, p2p); halving_doubling needs the "
+        "packet mode");
+  }
+  if (spec.collective == "alltoall" || spec.collective == "sendrecv") {
+    CollectiveSpec merged = spec;  // one flow per connection: the channels' parts together
+    merged.channels = 1;
+    return build_collective(layout, merged, buffer_count, elem_bytes);
+  }
+  if (!algorithm_supports(spec.algorithm, spec.collective)) {
+    throw std::invalid_argument("build_collective_flows: algorithm '" + spec.algorithm +
+                                "' does not run collective '" + spec.collective + "'");
+  }
+  if (n < 2 || layout.gpus_per_server < 1 || buffer_count < 0 || elem_bytes <= 0 ||
+      spec.channels < 1 || spec.chunk_bytes < 0 || spec.line_data_bytes < 1 ||
+      spec.line_bytes < spec.line_data_bytes || spec.step_latency_ps < 0 ||
+      spec.launch_latency_ps < 0 || spec.root < 0 || spec.root >= n) {
+    throw std::invalid_argument("build_collective_flows: bad layout, buffer or spec");
+  }
+  const int64_t step = spec.step_latency_ps;
+  TransferDag dag;
+  for (int c = 0; c < spec.channels; ++c) {
+    const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
+    const auto flow = static_cast<uint32_t>(c);
+    std::vector<uint32_t> ids;
+    int64_t alpha_max = 0, alpha_sum = 0, rate_min = 0;
+    const auto add = [&](int src, int dst, int64_t payload) {
+      const uint32_t id = dag.add(src, dst, framed(payload, spec), flow);
+      dag.set_delay(id, spec.launch_latency_ps + step);
+      ids.push_back(id);
+      const Hop h = hop_latency(src, dst);
+      alpha_max = std::max(alpha_max, h.latency_ps);
+      alpha_sum += h.latency_ps;
+      if (h.rate_bps > 0 && (rate_min == 0 || h.rate_bps < rate_min)) rate_min = h.rate_bps;
+    };
+    int64_t tail_ps = -1;    // set by the tree; the others count steps
+    int64_t tail_steps = 0;  // steps after the flow's own one
+    if (spec.algorithm == "tree") {
+      if (n % layout.gpus_per_server != 0) {
+        throw std::invalid_argument("build_collective_flows: tree needs whole servers");
+      }
+      const int g = layout.gpus_per_server, servers = n / g;
+      const std::vector<int> parent = tree_parents(servers, g, c);
+      for (int r = 0; r < n; ++r) {
+        const int p = parent[static_cast<size_t>(r)];
+        if (p < 0) continue;
+        add(r, p, bytes);  // reduce up
+        add(p, r, bytes);  // broadcast down
+      }
+      // 2D·s + (n − 1)·max(C/B, s/W), less what the flows carry themselves (λ + α + n·C/B).
+      const int64_t depth = tree_height(servers) + g - 1;
+      const int64_t chunk =
+          framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec);
+      const int64_t chunks =
+          spec.chunk_bytes > 0
+              ? std::max<int64_t>(1, (bytes + spec.chunk_bytes - 1) / spec.chunk_bytes)
+              : 1;
+      const double c_over_b =
+          rate_min > 0 ? static_cast<double>(chunk) * 8e12 / static_cast<double>(rate_min) : 0;
+      const double s = static_cast<double>(step + alpha_max) + c_over_b;
+      const double total =
+          2.0 * static_cast<double>(depth) * s +
+          static_cast<double>(chunks - 1) * std::max(c_over_b, s / kConnectionWindow);
+      const double own =
+          static_cast<double>(step + alpha_max) + static_cast<double>(chunks) * c_over_b;
+      tail_ps = static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
+    } else {
+      const std::vector<int> order = ring_order(layout, c);
+      if (spec.collective == "broadcast" || spec.collective == "reduce") {
+        // The chain from the root (broadcast) or to it (reduce) along the ring.
+        const int root_pos =
+            static_cast<int>(std::find(order.begin(), order.end(), spec.root) - order.begin());
+        for (int k = 0; k + 1 < n; ++k) {
+          const int a = order[static_cast<size_t>((root_pos + k) % n)];
+          const int b = order[static_cast<size_t>((root_pos + k + 1) % n)];
+          if (spec.collective == "broadcast") {
+            add(a, b, bytes);
+          } else {
+            add(b, a, bytes);
+          }
+        }
+        tail_steps = n - 2;
+      } else {
+        const int64_t k = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
+        const int64_t loop_bytes = spec.chunk_bytes > 0 ? int64_t{n} * spec.chunk_bytes : 0;
+        const int64_t loops =
+            loop_bytes > 0 ? std::max<int64_t>(1, (bytes + loop_bytes - 1) / loop_bytes) : 1;
+        // Each hop carries k / N of the channel's part over the whole collective.
+        const int64_t per_hop =
+            static_cast<int64_t>((static_cast<__int128>(bytes) * k + n - 1) / n);
+        for (int i = 0; i < n; ++i) {
+          add(order[static_cast<size_t>(i)], order[static_cast<size_t>((i + 1) % n)], per_hop);
+        }
+        tail_steps = loops * k - 1;
+      }
+    }
+    // A step's data waits for the hop before it: along a ring or chain the steps walk the hops
+    // in turn (their mean latency), up and down a tree the deepest path (the largest).
+    const int64_t alpha = spec.algorithm == "tree"
+                              ? alpha_max
+                              : alpha_sum / std::max<int64_t>(1, static_cast<int64_t>(ids.size()));
+    const uint32_t join = dag.add_compute(
+        0, tail_ps >= 0 ? tail_ps : std::max<int64_t>(0, tail_steps) * (step + alpha));
+    for (uint32_t id : ids) dag.depends(join, id);
+  }
+  return dag;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,50 @@
+// A collective for the flow-level backend (sim/flow): each algorithm's steady state as
+// concurrent flows plus its latency, instead of every pipeline step as a transfer. A 16,384-GPU
+// ring is then 16,384 flows per channel, not 16,384 × 2 × 16,383 steps.
+//
+// The bandwidth term comes from sharing: every connection of the algorithm is one flow carrying
+// all the bytes it carries in the step-by-step DAG (build_collective), all of them at once, at
+// max-min fair rates. The latency term is added as a join task per channel, from the same
+// closed forms the packet model's DAG follows (tests/collectives/test_plan.cpp checks them):
+//   ring (all_reduce, all_gather, reduce_scatter), L loops of k steps (k = 2(N−1) for
+//     all_reduce, N−1 otherwise):      launch + L·k·(λ + α) + bytes / rate
+//   tree (all_reduce, NCCL's double binary tree and the chains inside servers), depth D =
+//     ⌈log2 servers⌉ + G − 1 ranks, n chunks of C bytes, at most W = 8 in flight per
+//     connection (kConnectionWindow), s = λ + α + C/B one chunk's step on a hop at rate B:
+//                                      launch + 2D·s + (n − 1)·max(C/B, s/W)
+//   broadcast, reduce (a chain of N ranks): launch + (N−1)·(λ + α) + bytes / rate
+//   alltoall, sendrecv: the packet model's own DAG (one transfer per pair, PXN split), its
+//     channels merged into one flow per connection
+// with λ the protocol's step latency (CollectiveSpec::step_latency_ps) and α the uncongested
+// one-hop latency of the channel's connections (`hop_latency`): their mean for a ring or chain
+// (successive steps walk successive hops), their largest for a tree. The flow itself
+// carries one λ (its delay) and one α (its path latency); the join adds the rest.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "collectives/plan.hpp"
+#include "collectives/transfer_dag.hpp"
+
+namespace fabricsim {
+
+/// One connection, uncongested: the latency of a message (path propagation, switching,
+/// store-and-forward of its last packet), picoseconds, and the slowest link of its path, b/s.
+struct Hop {
+  int64_t latency_ps = 0;
+  int64_t rate_bps = 0;
+};
+using HopLatency = std::function<Hop(int src_rank, int dst_rank)>;
+
+/// The flows of one collective (see the file comment), with the arguments of build_collective.
+/// Throws std::invalid_argument as build_collective does, and for halving_doubling (not an
+/// NCCL algorithm: the packet mode runs it).
+TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpec& spec,
+                                   int64_t buffer_count, int elem_bytes,
+                                   const HopLatency& hop_latency);
+
+/// How many transfers build_collective_flows makes (without building them).
+int64_t estimate_flows(const RankLayout& layout, const CollectiveSpec& spec);
+
+}  // namespace fabricsim
