@@ -35,7 +35,8 @@ constexpr const char* kUsage =
     "      simulating packets: fast at 10,000s of GPUs, blind to queues, PFC, ECN and drops;\n"
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
-    "  validate SCENARIO.yaml [--set KEY=VALUE]...   check the scenario without running it\n"
+    "  validate SCENARIO.yaml [--set KEY=VALUE]... [--mode packet|flow]   check the scenario\n"
+    "      without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json]   describe the fabric\n"
     "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
     "        [--out DIR] [--jobs N]\n"
@@ -123,11 +124,13 @@ int dispatch(int argc, char** argv) {
       "override a scenario key: --set topology.oversubscription=3")(
       "scenario", po::value<std::string>(&opts.scenario_path), "scenario YAML file");
   std::string mode_text;
+  if (cmd == "run" || cmd == "sweep" || cmd == "validate") {
+    desc.add_options()("mode", po::value<std::string>(&mode_text),
+                       "packet (default) or flow: the same as --set mode=VALUE");
+  }
   if (cmd == "run" || cmd == "sweep") {
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
-        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)")(
-        "mode", po::value<std::string>(&mode_text),
-        "packet (default) or flow: the same as --set mode=VALUE");
+        "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
   }
   if (cmd == "run") {
     desc.add_options()("trace-events", po::value<std::string>(&trace_text),

@@ -876,6 +876,11 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                         (sc.training.enabled ? "a training step" : "traffic flows") +
                         " need the packet mode (mode: packet)");
   }
+  if (sc.has_workload && sc.workload.algorithm == "halving_doubling") {
+    throw key_error(sc, "workload.algorithm",
+                    "the flow mode runs NCCL's algorithms (ring, tree, p2p); halving_doubling "
+                    "needs the packet mode (mode: packet)");
+  }
   try {
     FlowRouter router(fabric, sc.seed);
   } catch (const std::invalid_argument& e) {
@@ -1203,6 +1208,8 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   rep.events = static_cast<int64_t>(sim.events_executed());
   rep.simulated_ps = sim.now().ps();
   fill_counters(net, rep);
+  rep.packet_pool_packets = static_cast<int64_t>(net.packet_pool_capacity());
+  rep.packet_struct_bytes = static_cast<int64_t>(Network::packet_bytes());
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
   if (prepared.measured) rep.measured = compare_measured(*prepared.measured, rep.rows);

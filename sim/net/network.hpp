@@ -432,6 +432,10 @@ class Network {
   const BufferMmu* mmu(VertexId v) const { return is_switch_[v] ? &mmus_[v] : nullptr; }
   const Fabric& fabric() const { return fabric_; }
   NetTotals totals() const;
+  /// Packets the pool holds (its high-water mark, in chunks: packets in flight at the busiest
+  /// moment, rounded up) and the size of one.
+  size_t packet_pool_capacity() const { return pool_.capacity(); }
+  static constexpr size_t packet_bytes() { return sizeof(Packet); }
   /// Messages posted but not yet received in full.
   size_t messages_in_flight() const { return in_flight_; }
   const NetConfig& config() const { return cfg_; }

@@ -439,6 +439,10 @@ void write_perf_json(const std::string& path, const RunReport& r) {
   j["events_per_s"] = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   j["packet_hops_per_s"] = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;
   j["peak_rss_bytes"] = r.peak_rss_bytes;
+  if (r.packet_pool_packets > 0) {  // memory per packet in flight: pool high-water, struct size
+    j["peak_packets_in_flight"] = r.packet_pool_packets;
+    j["packet_struct_bytes"] = r.packet_struct_bytes;
+  }
   if (r.flow_stats) {  // the flow mode moves link bytes, not packets
     j["flows_per_s"] = r.wall_s > 0 ? static_cast<double>(r.flow_stats->flows) / r.wall_s : 0.0;
     j["link_bytes_per_s"] = r.wall_s > 0 ? r.flow_stats->link_bytes / r.wall_s : 0.0;

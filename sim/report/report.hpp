@@ -234,6 +234,8 @@ struct RunReport {
   double wall_s = 0;
   int64_t packet_hops = 0;
   int64_t peak_rss_bytes = 0;
+  int64_t packet_pool_packets = 0;  ///< packet mode: the pool's high-water mark
+  int64_t packet_struct_bytes = 0;  ///< sizeof(Packet)
   Conservation conservation;
   std::vector<PortRow> ports;
   std::vector<QueueRow> queues;

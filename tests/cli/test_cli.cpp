@@ -1867,3 +1867,59 @@ TEST_CASE("calibrate: a fresh tester's findings") {
     CHECK(file.err.find("needs --scenario") != std::string::npos);  // and ./path is the same file
   }
 }
+
+TEST_CASE("flow mode: uncongested collectives take the packet model's time within 5 %") {
+  // 16 GPUs under one switch (nothing shared but each GPU's own links): the packet model is
+  // the reference. Ring at every size; Tree where bandwidth dominates (>= 4 MiB: below it the
+  // flow mode's closed-form pipeline latency is off by up to ~11 %, README says so).
+  const std::string fabric =
+      " --set 'topology={kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16}'"
+      " --set workload.stepfactor=4";
+  for (const char* algo : {"Ring", "Tree"}) {
+    const std::string sizes = std::string(algo) == "Ring"
+                                  ? " --set workload.minbytes=64KiB --set workload.maxbytes=16MiB"
+                                  : " --set workload.minbytes=4MiB --set workload.maxbytes=16MiB";
+    std::map<std::string, nlohmann::json> by_mode;
+    for (const char* mode : {"packet", "flow"}) {
+      const fs::path d = scratch("flow") / (std::string(algo) + "_" + mode);
+      const Result r =
+          fabricsim("run scenarios/quickstart.yaml" + fabric + sizes + " --set nccl.algo=" + algo +
+                    " --mode " + mode + " --out " + d.string());
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      by_mode[mode] = nlohmann::json::parse(slurp(d / "results.json"));
+    }
+    const auto& packet = by_mode["packet"]["collectives"];
+    const auto& flow = by_mode["flow"]["collectives"];
+    REQUIRE(packet.size() == flow.size());
+    REQUIRE(packet.size() >= 2);
+    for (size_t i = 0; i < packet.size(); ++i) {
+      INFO(algo << " " << packet[i]["size_bytes"] << " B " << packet[i]["protocol"]);
+      CHECK(flow[i]["algorithm"] == packet[i]["algorithm"]);
+      CHECK(flow[i]["protocol"] == packet[i]["protocol"]);
+      CHECK(flow[i]["time_us"].get<double>() ==
+            Approx(packet[i]["time_us"].get<double>()).epsilon(0.05));
+    }
+    CHECK(by_mode["flow"]["mode"] == "flow");
+    CHECK(by_mode["flow"]["flow_model"]["flows"].get<int64_t>() > 0);
+    CHECK(by_mode["packet"]["mode"] == "packet");
+  }
+}
+
+TEST_CASE("flow mode: what it does not model is refused at the key mode, exit 2") {
+  const Result traffic = fabricsim("validate scenarios/pfc-victim-flow.yaml --mode flow");
+  CHECK(traffic.exit_code == 2);
+  CHECK(traffic.err.find("mode: the flow mode runs the workload's collectives; traffic flows "
+                         "need the packet mode") != std::string::npos);
+  const Result training = fabricsim("validate scenarios/training_step_h100.yaml --mode flow");
+  CHECK(training.exit_code == 2);
+  CHECK(training.err.find("a training step need the packet mode") != std::string::npos);
+  const Result typo = fabricsim("validate scenarios/quickstart.yaml --mode flows");
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err.find("did you mean 'flow'") != std::string::npos);
+  const Result hd = fabricsim(
+      "run scenarios/quickstart.yaml --mode flow --set workload.algorithm=halving_doubling "
+      "--set workload.maxbytes=64KiB");
+  CHECK(hd.exit_code == 2);
+  CHECK(hd.err.find("halving_doubling needs the packet mode") != std::string::npos);
+}
