@@ -1,13 +1,9 @@
-// The pending-event set: a 4-ary min-heap of small event records.
+// The pending-event set: a binary min-heap of small event records.
 //
 // Events are ordered by the full key (time, insertion sequence), so two events at the same
 // picosecond run in the order they were scheduled: ties are deterministic (after SST's
-// Activity ordering and ns-3's EventId). Cost: push O(log4 n), pop O(4 log4 n) comparisons
-// but half the levels of a binary heap, so half the cache lines touched once the heap outgrows
-// the cache (LaMarca & Ladner, "The influence of caches on the performance of heaps", JEA 1996;
-// bench/hold_model.cpp measures it). No allocation per event once the vector has grown to the
-// peak number of pending events. The order events come out in is the key's, whatever the
-// heap's arity: results do not depend on it.
+// Activity ordering and ns-3's EventId). Cost: push and pop O(log n), no allocation per event
+// once the heap's vector has grown to the peak number of pending events.
 #pragma once
 
 #include <cstdint>
@@ -55,11 +51,10 @@ class EventQueue {
   static bool before(const Event& a, const Event& b) {
     return a.time_ps < b.time_ps || (a.time_ps == b.time_ps && a.seq < b.seq);
   }
-  static constexpr size_t kArity = 4;
   void sift_up(size_t i) {
     Event e = heap_[i];
     while (i > 0) {
-      const size_t parent = (i - 1) / kArity;
+      size_t parent = (i - 1) / 2;
       if (!before(e, heap_[parent])) break;
       heap_[i] = heap_[parent];
       i = parent;
@@ -70,16 +65,12 @@ class EventQueue {
     const size_t n = heap_.size();
     Event e = heap_[i];
     for (;;) {
-      const size_t first = kArity * i + 1;
-      if (first >= n) break;
-      size_t best = first;
-      const size_t last = first + kArity < n ? first + kArity : n;
-      for (size_t c = first + 1; c < last; ++c) {
-        if (before(heap_[c], heap_[best])) best = c;
-      }
-      if (!before(heap_[best], e)) break;
-      heap_[i] = heap_[best];
-      i = best;
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && before(heap_[child + 1], heap_[child])) ++child;
+      if (!before(heap_[child], e)) break;
+      heap_[i] = heap_[child];
+      i = child;
     }
     heap_[i] = e;
   }
