@@ -897,11 +897,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   RunReport rep = report_header(sc, prepared);
   rep.stop_reason = to_string(StopReason::kWorkloadDone);
   const NetConfig n = net_config_for(sc);
-  FlowConfig cfg;
-  cfg.wire = n.wire;
-  cfg.mtu_bytes = n.mtu_bytes;
-  cfg.switch_latency_ps = n.switch_latency_ps;
-  cfg.cut_through = n.cut_through;
+  const FlowConfig cfg = flow_config_for(n);
   const FlowRouter router(fabric, sc.seed);
   Simulator sim;
   sim.set_interrupt_flag(interrupt);

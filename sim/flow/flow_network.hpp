@@ -69,6 +69,16 @@ struct FlowConfig {
   bool cut_through = false;       ///< no store-and-forward serialization per hop
 };
 
+/// The flow model's settings from the packet model's (the same wire format, MTU and switches).
+inline FlowConfig flow_config_for(const NetConfig& n) {
+  FlowConfig c;
+  c.wire = n.wire;
+  c.mtu_bytes = n.mtu_bytes;
+  c.switch_latency_ps = n.switch_latency_ps;
+  c.cut_through = n.cut_through;
+  return c;
+}
+
 /// The flow-level counterpart of Network for collectives: send() a message, get
 /// CompletionSink::on_message_complete(tag) when its last byte has arrived.
 class FlowNetwork {

@@ -20,13 +20,7 @@ constexpr int64_t kGbps = 1'000'000'000;
 struct FlowBed {
   explicit FlowBed(const Scenario& sc, uint64_t seed = 1)
       : fabric(build_fabric(sc)), router(fabric, seed) {
-    const NetConfig n = net_config_for(sc);
-    FlowConfig c;
-    c.wire = n.wire;
-    c.mtu_bytes = n.mtu_bytes;
-    c.switch_latency_ps = n.switch_latency_ps;
-    c.cut_through = n.cut_through;
-    net = std::make_unique<FlowNetwork>(sim, fabric, router, c);
+    net = std::make_unique<FlowNetwork>(sim, fabric, router, flow_config_for(net_config_for(sc)));
   }
   Fabric fabric;
   FlowRouter router;
