@@ -1268,15 +1268,20 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
   const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
-  std::cout << "# fabricsim " << sc.name << ": ";
+  // What runs: the workload's collective, traffic flows, a training step (one or more).
+  std::vector<std::string> parts;
   if (sc.has_workload) {
-    std::cout << sc.workload.collective << ", algorithm " << sc.workload.algorithm << ", protocol "
-              << sc.workload.protocol;
+    parts.push_back(sc.workload.collective + ", algorithm " + sc.workload.algorithm +
+                    ", protocol " + sc.workload.protocol);
   }
   if (!sc.traffic.empty()) {
-    std::cout << (sc.has_workload ? ", plus " : "") << sc.traffic.size() << " traffic flow"
-              << (sc.traffic.size() == 1 ? "" : "s");
+    parts.push_back(std::to_string(sc.traffic.size()) + " traffic flow" +
+                    (sc.traffic.size() == 1 ? "" : "s"));
   }
+  if (sc.training.enabled) parts.emplace_back("a training step");
+  std::cout << "# fabricsim " << sc.name << ": ";
+  for (size_t i = 0; i < parts.size(); ++i) std::cout << (i > 0 ? ", plus " : "") << parts[i];
+  if (sc.mode == "flow") std::cout << ", flow mode";
   std::cout << ", seed " << sc.seed << "\n";
   if (sc.has_workload) {
     const NcclRunSetup& n = prepared.nccl;

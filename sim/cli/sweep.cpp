@@ -962,14 +962,17 @@ std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir
                                                 const std::vector<std::vector<std::string>>& values,
                                                 const std::vector<const PointResult*>& rows) {
   std::vector<Plot> plots;
-  plots.push_back(busbw_plot(scenario, axes, values, rows));
+  const bool steps = std::any_of(rows.begin(), rows.end(),
+                                 [](const PointResult* p) { return p->step_ps.has_value(); });
+  // A sweep of training steps without collective sizes has no busbw to plot (a tester found
+  // empty busbw plots written for it).
+  const bool busbw = !steps || std::any_of(rows.begin(), rows.end(),
+                                           [](const PointResult* p) { return !p->busbw.empty(); });
+  if (busbw) plots.push_back(busbw_plot(scenario, axes, values, rows));
   for (size_t a = 0; a < axes.size(); ++a) {
     if (const std::optional<NumericAxis> numeric = numeric_axis(axes[a])) {
-      plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kBusbwMetric));
-      if (std::any_of(rows.begin(), rows.end(),
-                      [](const PointResult* p) { return p->step_ps.has_value(); })) {
-        plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kStepMetric));
-      }
+      if (busbw) plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kBusbwMetric));
+      if (steps) plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kStepMetric));
     }
   }
   const std::string gnuplot = find_gnuplot();

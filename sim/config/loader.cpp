@@ -1191,7 +1191,17 @@ void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
         fail("cannot set a key under '" + p + "': it is a value, not a map");
       }
     }
-    const std::string guess = closest_match(path, paths);
+    // Suggestions include the kind blocks (topology.spine-leaf) and their keys, so a misspelt
+    // block name finds its block rather than the nearest plain key.
+    std::vector<std::string> candidates = paths;
+    for (const std::string& kind : kTopologyKinds.available) {
+      const std::string block = std::string(kTopologySection) + "." + kind;
+      candidates.push_back(block);
+      for (const std::string& key : keys_of(kTopologySection)) {
+        if (key != "kind") candidates.push_back(block + "." + key);
+      }
+    }
+    const std::string guess = closest_match(path, candidates);
     fail("unknown key" + (guess.empty() ? "; valid keys are: " + join_words(paths, ", ")
                                         : "; did you mean '" + guess + "'?"));
   }

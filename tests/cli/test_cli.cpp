@@ -1539,6 +1539,9 @@ TEST_CASE("training: a sweep varies training keys and tabulates the step time") 
   }
   // The optimizer runs last on every GPU: 2 ms more of it is 2 ms more step.
   CHECK(step_ms[1] - step_ms[0] == Approx(2.0).epsilon(1e-9));
+  // A training step alone has no collective sizes: no busbw plots (a tester found empty ones).
+  CHECK(!fs::exists(d / "busbw.gp"));
+  CHECK(!fs::exists(d / "vs-training.optimizer_time.dat"));
   // step-vs-KEY.dat plots the same step times against the varied key (x in us, as it says).
   const std::string dat_text = slurp(d / "step-vs-training.optimizer_time.dat");
   CHECK(dat_text.find("# x = training.optimizer_time in us;") != std::string::npos);

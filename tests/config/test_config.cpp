@@ -2475,6 +2475,13 @@ TEST_CASE("topology.KIND blocks: every block is checked, chosen or not", "[confi
     CHECK(set_error("topology.fat-tree.kk=8") ==
           "--set topology.fat-tree.kk=8: topology.fat-tree.kk: unknown key; did you mean "
           "'topology.fat-tree.k'?");
+    // A misspelt block name finds its block (a tester's finding: it suggested topology.spines).
+    CHECK(set_error("topology.spine_leaf={leaves: 8}") ==
+          "--set topology.spine_leaf={leaves: 8}: topology.spine_leaf: unknown key; did you "
+          "mean 'topology.spine-leaf'?");
+    CHECK(set_error("topology.spinleaf.leaves=8") ==
+          "--set topology.spinleaf.leaves=8: topology.spinleaf.leaves: unknown key; did you mean "
+          "'topology.spine-leaf.leaves'?");
     CHECK(set_error("topology.spine-leaf.kind=torus") ==
           "--set topology.spine-leaf.kind=torus: topology.spine-leaf.kind: a kind block cannot "
           "change the kind; set topology.kind");
