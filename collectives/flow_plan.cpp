@@ -9,6 +9,18 @@
 namespace fabricsim {
 namespace {
 
+/// Above this many flows an AllToAll's channels share one flow per connection.
+constexpr int64_t kMaxFlowsPerChannelSplit = 4'000'000;
+
+/// Connections of a point-to-point collective (pairs), each up to two flows with PXN.
+int64_t p2p_pairs(const RankLayout& layout, const CollectiveSpec& spec) {
+  const int64_t n = layout.ranks;
+  return spec.collective == "alltoall" ? n * (n - 1) : n;
+}
+bool merge_p2p_channels(const RankLayout& layout, const CollectiveSpec& spec) {
+  return 2 * p2p_pairs(layout, spec) * spec.channels > kMaxFlowsPerChannelSplit;
+}
+
 int64_t part_count(int64_t count, int parts, int i) {
   return count / parts + (i < count % parts ? 1 : 0);
 }
@@ -33,12 +45,33 @@ std::vector<int> tree_parents(int servers, int g, int c) {
   return parent;
 }
 
+/// What a chunk pipeline of `hops` hops adds to its flows' own time: hops·s + (n − 1)·max(C/B,
+/// s/W) for n chunks of C bytes, s = λ + α + C/B one chunk's step at rate B and at most W
+/// chunks in flight per connection, less what a flow carries itself (λ + α + n·C/B).
+int64_t pipeline_tail_ps(int64_t hops, int64_t bytes, const CollectiveSpec& spec, int64_t step,
+                         int64_t alpha, int64_t rate_bps) {
+  const int64_t chunk =
+      framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec);
+  const int64_t chunks =
+      spec.chunk_bytes > 0 ? std::max<int64_t>(1, (bytes + spec.chunk_bytes - 1) / spec.chunk_bytes)
+                           : 1;
+  const double c_over_b =
+      rate_bps > 0 ? static_cast<double>(chunk) * 8e12 / static_cast<double>(rate_bps) : 0;
+  const double s = static_cast<double>(step + alpha) + c_over_b;
+  const double total = static_cast<double>(hops) * s +
+                       static_cast<double>(chunks - 1) * std::max(c_over_b, s / kConnectionWindow);
+  const double own = static_cast<double>(step + alpha) + static_cast<double>(chunks) * c_over_b;
+  return static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
+}
+
 }  // namespace
 
 int64_t estimate_flows(const RankLayout& layout, const CollectiveSpec& spec) {
   const int64_t n = layout.ranks;
-  if (spec.collective == "alltoall") return 2 * n * (n - 1);  // PXN: up to two per pair
-  if (spec.collective == "sendrecv") return 2 * n;
+  // PXN: up to two per pair and channel (one per pair once the channels are merged)
+  if (spec.collective == "alltoall" || spec.collective == "sendrecv") {
+    return 2 * p2p_pairs(layout, spec) * (merge_p2p_channels(layout, spec) ? 1 : spec.channels);
+  }
   if (spec.algorithm == "tree") return spec.channels * (2 * (n - 1) + 1);
   return spec.channels * (n + 1);
 }
@@ -53,9 +86,11 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
         "packet mode");
   }
   if (spec.collective == "alltoall" || spec.collective == "sendrecv") {
-    CollectiveSpec merged = spec;  // one flow per connection: the channels' parts together
-    merged.channels = 1;
-    return build_collective(layout, merged, buffer_count, elem_bytes);
+    // The packet model's DAG; the channels' parts go together in one flow per connection only
+    // when the channels would make too many flows (each channel is its own ECMP path).
+    CollectiveSpec p2p = spec;
+    if (merge_p2p_channels(layout, spec)) p2p.channels = 1;
+    return build_collective(layout, p2p, buffer_count, elem_bytes);
   }
   if (!algorithm_supports(spec.algorithm, spec.collective)) {
     throw std::invalid_argument("build_collective_flows: algorithm '" + spec.algorithm +
@@ -97,23 +132,8 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
         add(r, p, bytes);  // reduce up
         add(p, r, bytes);  // broadcast down
       }
-      // 2D·s + (n − 1)·max(C/B, s/W), less what the flows carry themselves (λ + α + n·C/B).
-      const int64_t depth = tree_height(servers) + g - 1;
-      const int64_t chunk =
-          framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec);
-      const int64_t chunks =
-          spec.chunk_bytes > 0
-              ? std::max<int64_t>(1, (bytes + spec.chunk_bytes - 1) / spec.chunk_bytes)
-              : 1;
-      const double c_over_b =
-          rate_min > 0 ? static_cast<double>(chunk) * 8e12 / static_cast<double>(rate_min) : 0;
-      const double s = static_cast<double>(step + alpha_max) + c_over_b;
-      const double total =
-          2.0 * static_cast<double>(depth) * s +
-          static_cast<double>(chunks - 1) * std::max(c_over_b, s / kConnectionWindow);
-      const double own =
-          static_cast<double>(step + alpha_max) + static_cast<double>(chunks) * c_over_b;
-      tail_ps = static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
+      tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), bytes, spec, step, alpha_max,
+                                 rate_min);
     } else {
       const std::vector<int> order = ring_order(layout, c);
       if (spec.collective == "broadcast" || spec.collective == "reduce") {
@@ -129,7 +149,9 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
             add(b, a, bytes);
           }
         }
-        tail_steps = n - 2;
+        // Every channel's chain runs through each rank's one NIC: a chunk moves at its share.
+        tail_ps = pipeline_tail_ps(n - 1, bytes, spec, step, alpha_sum / (n - 1),
+                                   rate_min / spec.channels);
       } else {
         const int64_t k = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
         const int64_t loop_bytes = spec.chunk_bytes > 0 ? int64_t{n} * spec.chunk_bytes : 0;

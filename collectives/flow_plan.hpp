@@ -12,9 +12,9 @@
 //     ⌈log2 servers⌉ + G − 1 ranks, n chunks of C bytes, at most W = 8 in flight per
 //     connection (kConnectionWindow), s = λ + α + C/B one chunk's step on a hop at rate B:
 //                                      launch + 2D·s + (n − 1)·max(C/B, s/W)
-//   broadcast, reduce (a chain of N ranks): launch + (N−1)·(λ + α) + bytes / rate
-//   alltoall, sendrecv: the packet model's own DAG (one transfer per pair, PXN split), its
-//     channels merged into one flow per connection
+//   broadcast, reduce (a chain of N ranks, n chunks): launch + (N−1)·s + (n − 1)·max(C/B, s/W)
+//   alltoall, sendrecv: the packet model's own DAG (one transfer per pair and channel, PXN
+//     split); above 4 M flows the channels are merged into one flow per connection
 // with λ the protocol's step latency (CollectiveSpec::step_latency_ps) and α the uncongested
 // one-hop latency of the channel's connections (`hop_latency`): their mean for a ring or chain
 // (successive steps walk successive hops), their largest for a tree. The flow itself

@@ -873,8 +873,23 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
   if (!sc.traffic.empty() || sc.training.enabled) {
     throw key_error(sc, "mode",
                     std::string("the flow mode runs the workload's collectives; ") +
-                        (sc.training.enabled ? "a training step" : "traffic flows") +
-                        " need the packet mode (mode: packet)");
+                        (sc.training.enabled ? "a training step needs" : "traffic flows need") +
+                        " the packet mode (mode: packet)");
+  }
+  // Its routes are fixed paths (valley-free on a Clos, dimension order on a torus): it neither
+  // routes around failed links nor runs other routing algorithms (a tester's findings: both
+  // ended in an internal error, or were silently ignored).
+  if (!sc.topology.failed_links.empty()) {
+    throw key_error(sc, "topology.failed_links",
+                    "the flow mode does not route around failed links; use the packet mode "
+                    "(mode: packet)");
+  }
+  if (sc.routing.algorithm != "auto") {
+    throw key_error(sc, "routing.algorithm",
+                    "the flow mode routes by the fabric's default (valley-free up-down with "
+                    "per-flow ECMP on a Clos, dimension order on a torus); expected auto, or the "
+                    "packet mode for " +
+                        sc.routing.algorithm);
   }
   if (sc.has_workload && sc.workload.algorithm == "halving_doubling") {
     throw key_error(sc, "workload.algorithm",

@@ -142,22 +142,32 @@ void print_summary(std::ostream& out, const RunReport& r) {
                           .c_str()
                     : "");
   out << buf;
-  std::snprintf(buf, sizeof buf,
-                "# counters   : drops %lld, retransmits %lld, PFC pause tx/rx %lld/%lld, "
-                "ECN marked %lld, CNP tx %lld, max queue %lld B\n",
-                static_cast<long long>(c.drops), static_cast<long long>(c.retransmits),
-                static_cast<long long>(c.pfc_pause_tx), static_cast<long long>(c.pfc_pause_rx),
-                static_cast<long long>(c.ecn_marked), static_cast<long long>(c.cnp_tx),
-                static_cast<long long>(c.max_queue_bytes));
-  out << buf;
-  std::snprintf(buf, sizeof buf,
-                "# losses     : drops %lld (tail drop %lld, corrupt %lld, PFC headroom %lld, "
-                "watchdog %lld), retransmits %lld (NAKs %lld, timeouts %lld)\n",
-                static_cast<long long>(c.drops), static_cast<long long>(c.tail_drops),
-                static_cast<long long>(c.corrupt_drops), static_cast<long long>(c.headroom_drops),
-                static_cast<long long>(c.watchdog_drops), static_cast<long long>(c.retransmits),
-                static_cast<long long>(c.nak_tx), static_cast<long long>(c.rto_timeouts));
-  out << buf;
+  if (r.flow_stats) {  // the counters below are not modelled: say so instead of printing 0s
+    std::snprintf(buf, sizeof buf,
+                  "# flow mode  : %lld flows, %lld rate computations, at most %lld flows at once; "
+                  "queues, PFC, ECN, drops and retransmissions are not modelled\n",
+                  static_cast<long long>(r.flow_stats->flows),
+                  static_cast<long long>(r.flow_stats->reallocations),
+                  static_cast<long long>(r.flow_stats->max_active));
+    out << buf;
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "# counters   : drops %lld, retransmits %lld, PFC pause tx/rx %lld/%lld, "
+                  "ECN marked %lld, CNP tx %lld, max queue %lld B\n",
+                  static_cast<long long>(c.drops), static_cast<long long>(c.retransmits),
+                  static_cast<long long>(c.pfc_pause_tx), static_cast<long long>(c.pfc_pause_rx),
+                  static_cast<long long>(c.ecn_marked), static_cast<long long>(c.cnp_tx),
+                  static_cast<long long>(c.max_queue_bytes));
+    out << buf;
+    std::snprintf(buf, sizeof buf,
+                  "# losses     : drops %lld (tail drop %lld, corrupt %lld, PFC headroom %lld, "
+                  "watchdog %lld), retransmits %lld (NAKs %lld, timeouts %lld)\n",
+                  static_cast<long long>(c.drops), static_cast<long long>(c.tail_drops),
+                  static_cast<long long>(c.corrupt_drops), static_cast<long long>(c.headroom_drops),
+                  static_cast<long long>(c.watchdog_drops), static_cast<long long>(c.retransmits),
+                  static_cast<long long>(c.nak_tx), static_cast<long long>(c.rto_timeouts));
+    out << buf;
+  }
   if (c.pfc_pause_tx > 0 || c.pfc_storms > 0) {
     std::snprintf(buf, sizeof buf,
                   "# PFC        : %lld frames sent, %lld received, queues paused %s in total, "
