@@ -66,14 +66,18 @@ uint64_t g_flow_bytes = 0;
 std::vector<uint64_t> g_rx_bytes;
 std::vector<double> g_fct_us;
 
-void PhyTxEnd(Ptr<const Packet>) { ++g_packet_hops; }
+void PhyTxEnd(Ptr<const Packet>) {
+  ++g_packet_hops;
+}
 
 void HostMacRx(Ptr<const Packet> p) {
   ++g_delivered;
   if (p->GetSize() > 1000) ++g_data_delivered;
 }
 
-void Drop(Ptr<const Packet>) { ++g_drops; }
+void Drop(Ptr<const Packet>) {
+  ++g_drops;
+}
 
 void SinkRx(uint32_t flow, Ptr<const Packet> p, const Address&) {
   uint64_t& got = g_rx_bytes[flow];
@@ -89,12 +93,12 @@ void SinkRx(uint32_t flow, Ptr<const Packet> p, const Address&) {
 
 int main(int argc, char* argv[]) {
   uint32_t leaves = 8, spines = 8, hosts_per_leaf = 8;
-  uint64_t flow_bytes = 1000000;  // 1 MB, the same on the fabricsim side
-  uint32_t payload = 4096;        // TCP segment payload = fabricsim nic.mtu
-  uint32_t queue_bytes = 1048576; // per device, = fabricsim switch.buffer_per_port
-  uint32_t init_cwnd = 10;        // segments; ns-3's default
+  uint64_t flow_bytes = 1000000;   // 1 MB, the same on the fabricsim side
+  uint32_t payload = 4096;         // TCP segment payload = fabricsim nic.mtu
+  uint32_t queue_bytes = 1048576;  // per device, = fabricsim switch.buffer_per_port
+  uint32_t init_cwnd = 10;         // segments; ns-3's default
   std::string rate = "100Gbps", delay = "1us", tcp = "";
-  double stop_s = 10.0;           // safety stop (simulated)
+  double stop_s = 10.0;  // safety stop (simulated)
 
   CommandLine cmd(__FILE__);
   cmd.AddValue("leaves", "leaf switches", leaves);
@@ -118,7 +122,8 @@ int main(int argc, char* argv[]) {
   Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(init_cwnd));
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
   Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
-  if (!tcp.empty()) Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(tcp)));
+  if (!tcp.empty())
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(tcp)));
 
   NodeContainer hosts, leaf_sw, spine_sw;
   hosts.Create(leaves * hosts_per_leaf);
@@ -185,7 +190,8 @@ int main(int argc, char* argv[]) {
       g_rx_bytes.push_back(0);
       g_fct_us.push_back(-1);
 
-      PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+      PacketSinkHelper sink("ns3::TcpSocketFactory",
+                            InetSocketAddress(Ipv4Address::GetAny(), port));
       ApplicationContainer sa = sink.Install(hosts.Get(dst));
       sa.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SinkRx, flow));
       sinks.Add(sa);
@@ -214,16 +220,19 @@ int main(int argc, char* argv[]) {
   for (double f : g_fct_us)
     if (f >= 0) fct.push_back(f);
   std::sort(fct.begin(), fct.end());
-  const auto at = [&](double q) { return fct.empty() ? -1.0 : fct[static_cast<size_t>(q * (fct.size() - 1))]; };
+  const auto at = [&](double q) {
+    return fct.empty() ? -1.0 : fct[static_cast<size_t>(q * (fct.size() - 1))];
+  };
 
-  std::printf("ns3 wall_s=%.6f setup_s=%.6f sim_time_us=%.3f packets_delivered=%llu "
-              "data_delivered=%llu packet_hops=%llu packet_hops_per_s=%.0f events=%llu "
-              "events_per_s=%.0f flows_done=%u/%u fct_min_us=%.3f fct_median_us=%.3f "
-              "fct_max_us=%.3f drops=%llu\n",
-              wall_s, setup_s, sim_us, (unsigned long long)g_delivered,
-              (unsigned long long)g_data_delivered, (unsigned long long)g_packet_hops,
-              wall_s > 0 ? g_packet_hops / wall_s : 0.0, (unsigned long long)events,
-              wall_s > 0 ? events / wall_s : 0.0, g_flows_done, g_flows, at(0.0), at(0.5), at(1.0),
-              (unsigned long long)g_drops);
+  std::printf(
+      "ns3 wall_s=%.6f setup_s=%.6f sim_time_us=%.3f packets_delivered=%llu "
+      "data_delivered=%llu packet_hops=%llu packet_hops_per_s=%.0f events=%llu "
+      "events_per_s=%.0f flows_done=%u/%u fct_min_us=%.3f fct_median_us=%.3f "
+      "fct_max_us=%.3f drops=%llu\n",
+      wall_s, setup_s, sim_us, (unsigned long long)g_delivered,
+      (unsigned long long)g_data_delivered, (unsigned long long)g_packet_hops,
+      wall_s > 0 ? g_packet_hops / wall_s : 0.0, (unsigned long long)events,
+      wall_s > 0 ? events / wall_s : 0.0, g_flows_done, g_flows, at(0.0), at(0.5), at(1.0),
+      (unsigned long long)g_drops);
   return g_flows_done == g_flows ? 0 : 1;
 }
