@@ -1381,6 +1381,7 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
     // the builders' errors (key_error "topology.leaves") point at it.
     if (v.path() != path_of(f) && v.path().rfind(kTopologySection, 0) == 0) {
       s.origins[path_of(f)] = v.origin();
+      s.written_as[path_of(f)] = v.path();
     }
   }
   if (!require) return;
@@ -2063,7 +2064,11 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 ConfigError key_error(const Scenario& sc, const std::string& key_path, const std::string& message) {
   for (std::string key = key_path;;) {
     if (const auto it = sc.origins.find(key); it != sc.origins.end()) {
-      return ConfigError(it->second.where, it->second.line, it->second.column, key_path, message);
+      // A key given in a kind block is named as written (topology.fat-tree.k).
+      const auto alias = sc.written_as.find(key_path);
+      const std::string& named =
+          key == key_path && alias != sc.written_as.end() ? alias->second : key_path;
+      return ConfigError(it->second.where, it->second.line, it->second.column, named, message);
     }
     const size_t dot = key.rfind('.');
     if (dot == std::string::npos) break;

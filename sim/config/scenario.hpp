@@ -406,6 +406,9 @@ struct Scenario {
   /// Origin of every key given (dotted path -> where), so checks made after loading, such as
   /// "this oversubscription cannot be built", point where the value was written (key_error).
   std::map<std::string, KeyOrigin> origins;
+  /// Keys given under another name: topology.k -> topology.fat-tree.k when a kind block set
+  /// it, so key_error names what the user wrote.
+  std::map<std::string, std::string> written_as;
 };
 
 /// Bytes per element of an nccl-tests datatype name; 0 if unknown.

@@ -515,6 +515,28 @@ TEST_CASE("sweep over topology keys: when no point can be built it is exit 2, no
   CHECK(!fs::exists(d / point_dir(1)));
 }
 
+TEST_CASE("sweep over topology keys: a key the family has not (a torus's ratio) is unbuildable") {
+  // A tester's finding: a torus in a sweep over oversubscription was exit 2 for the whole sweep.
+  const fs::path sc = scratch("torus_ratio") / "tor.yaml";
+  std::ofstream(sc) << "name: tor\nseed: 1\ntransport: roce\n"
+                    << "topology:\n  kind: spine-leaf\n  oversubscription: 1\n"
+                    << "  spine-leaf: {leaves: 2, spines: 2, hosts_per_leaf: 2}\n"
+                    << "  torus: {dims: [2, 2]}\n"
+                    << "link: {host_rate: 100Gbps, propagation_delay: 100ns}\n"
+                    << "switch: {latency: 300ns, buffer_per_port: 1MB}\n"
+                    << "workload: {collective: all_reduce, minbytes: 16KiB, maxbytes: 16KiB}\n";
+  const Result r = fabricsim("sweep " + sc.string() +
+                             " --vary topology.kind=spine-leaf,torus"
+                             " --vary topology.oversubscription=1,2 --jobs 1");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("point 3/4 (topology.kind=torus topology.oversubscription=1): cannot be "
+                   "built: topology.oversubscription: applies to topology kind") !=
+        std::string::npos);
+  CHECK(r.out.find("| torus         | 2                         | unbuildable |") !=
+        std::string::npos);
+}
+
 TEST_CASE("sweep --vary topology.kind on kind blocks: the GPUs of each family, same bytes") {
   const fs::path one = scratch("kinds_1"), two = scratch("kinds_2");
   const std::string args =
