@@ -36,7 +36,7 @@ class Simulator {
   template <auto Method, class Cls>
   void at(SimTime t, Cls* obj, uint64_t arg = 0) {
     if (t.ps() < now_ps_) throw std::logic_error("Simulator::at: event scheduled in the past");
-    queue_.push(Event{t.ps(), next_seq_++, &trampoline<Method, Cls>, obj, arg});
+    queue_.push(Event{t.ps(), next_seq_++, &trampoline<Method, Cls>, obj, arg}, t.ps() - now_ps_);
   }
   /// Schedules obj->Method(arg) `delay` after now. Throws std::logic_error if delay < 0.
   template <auto Method, class Cls>
