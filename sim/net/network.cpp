@@ -411,24 +411,33 @@ uint16_t Network::pick(std::span<const uint16_t> choices, uint32_t node, uint32_
   return choices[fmix64(key) % choices.size()];
 }
 
+void Network::no_route(uint32_t node, int dst_host) {
+  throw std::logic_error("Network: no route at node " + std::to_string(node) + " to host " +
+                         std::to_string(dst_host));
+}
+
 uint32_t Network::egress_for(uint32_t node, int dst_host, uint32_t flow_hash, uint32_t seq,
                              bool descending) const {
   const auto choices = routes_.next_ports(node, dst_host, descending);
-  if (choices.empty()) {
-    throw std::logic_error("Network: no route at node " + std::to_string(node) + " to host " +
-                           std::to_string(dst_host));
-  }
+  if (choices.empty()) [[unlikely]]
+    no_route(node, dst_host);
   return first_port_[node] + pick(choices, node, flow_hash, seq);
 }
 
 void Network::occupancy_change(uint32_t port_id, int tc, int64_t delta) {
   const int64_t now = sim_.now().ps();
   Occupancy& po = port_occ_[port_id];
-  port_hist_[port_id].ps[OccupancyHistogram::bucket(po.bytes)] += now - po.since_ps;
   po.change(now, delta);
+  Port& port = ports_[port_id];
+  // The histogram is written only when the occupancy moves to another bucket: its array is
+  // 1.3 KB per port, and touching it on every change was a cache miss per packet hop.
+  if (const int b = OccupancyHistogram::bucket(po.bytes); b != port.hist_bucket) {
+    port_hist_[port_id].ps[port.hist_bucket] += now - port.hist_since_ps;
+    port.hist_bucket = static_cast<int16_t>(b);
+    port.hist_since_ps = now;
+  }
   QueueCounters& q = queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc];
   q.occupancy.change(now, delta);
-  Port& port = ports_[port_id];
   port.occupancy_bytes = po.bytes;
   port.counters.max_queue_bytes = po.max_bytes;
   if (observer_ != nullptr && is_switch_[port.node]) {
@@ -440,7 +449,9 @@ void Network::settle_statistics() {
   const int64_t now = sim_.now().ps();
   for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
     Occupancy& po = port_occ_[pid];
-    port_hist_[pid].ps[OccupancyHistogram::bucket(po.bytes)] += now - po.since_ps;
+    Port& port = ports_[pid];
+    port_hist_[pid].ps[port.hist_bucket] += now - port.hist_since_ps;
+    port.hist_since_ps = now;
     po.change(now, 0);
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       QueueCounters& q = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
@@ -775,7 +786,11 @@ void Network::start_tx(uint32_t port_id, uint8_t eligible) {
     throw std::logic_error("Network: a port sent without InfiniBand credits");
   }
   const int64_t now = sim_.now().ps();
-  const int64_t ser_ps = serialization_ps(p->wire_bytes, port.rate_bps);
+  if (p->wire_bytes != port.ser_memo_bytes) {  // frames come in few sizes: skip the division
+    port.ser_memo_bytes = p->wire_bytes;
+    port.ser_memo_ps = serialization_ps(p->wire_bytes, port.rate_bps);
+  }
+  const int64_t ser_ps = port.ser_memo_ps;
   p->node = port.peer_node;
   p->in_port = port.peer_index;
   p->flags &= static_cast<uint8_t>(~(Packet::kHeadFirst | Packet::kStored));

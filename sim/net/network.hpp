@@ -232,6 +232,10 @@ struct Port {
   std::array<Packet*, kTrafficClasses> tail{};
   std::array<int64_t, kTrafficClasses> deficit{};
   int64_t occupancy_bytes = 0;  ///< queued + in-transmission wire bytes, all classes
+  int16_t hist_bucket = 0;      ///< the occupancy histogram's current bucket
+  int64_t hist_since_ps = 0;    ///< since when the occupancy has been in hist_bucket
+  int32_t ser_memo_bytes = -1;  ///< serialization_ps(ser_memo_bytes, rate_bps) = ser_memo_ps
+  int64_t ser_memo_ps = 0;
   PortCounters counters;
 };
 
@@ -610,6 +614,7 @@ class Network {
   /// The ECMP pick among `choices` at `node` for a packet of `flow_hash` (`seq` when spraying).
   uint16_t pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
                 uint32_t seq) const;
+  [[noreturn]] [[gnu::cold]] static void no_route(uint32_t node, int dst_host);
   uint32_t egress_for(uint32_t node, int dst_host, uint32_t flow_hash, uint32_t seq,
                       bool descending) const;
 
