@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "collectives/tree.hpp"
@@ -64,6 +65,70 @@ int64_t pipeline_tail_ps(int64_t hops, int64_t bytes, const CollectiveSpec& spec
   return static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
 }
 
+/// How many of a ring collective's hops (over all its channels) leave each rank and enter each
+/// rank, counted apart for hops inside a server (NVLink) and between servers (the NIC): a
+/// hop's static share of its endpoints' port is 1 / max(senders on its source port, receivers
+/// on its destination port). Index 2 × rank + (1 if the hop crosses servers).
+struct PortLoad {
+  std::vector<int32_t> out, in;
+  static size_t port(const RankLayout& layout, int rank, int peer) {
+    return 2 * static_cast<size_t>(rank) +
+           (layout.server_of(rank) != layout.server_of(peer) ? 1 : 0);
+  }
+  int32_t sharing(const RankLayout& layout, int src, int dst) const {
+    return std::max(out[port(layout, src, dst)], in[port(layout, dst, src)]);
+  }
+};
+PortLoad ring_port_load(const RankLayout& layout, int channels) {
+  PortLoad load{std::vector<int32_t>(2 * static_cast<size_t>(layout.ranks), 0),
+                std::vector<int32_t>(2 * static_cast<size_t>(layout.ranks), 0)};
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<int> order = ring_order(layout, c);
+    for (size_t i = 0; i < order.size(); ++i) {
+      const int a = order[i], b = order[(i + 1) % order.size()];
+      ++load.out[PortLoad::port(layout, a, b)];
+      ++load.in[PortLoad::port(layout, b, a)];
+    }
+  }
+  return load;
+}
+
+/// Per channel, how many channels (itself included) run the same ring: the same cycle of ranks,
+/// whatever rank it is listed from. Those start together and stay in step.
+std::vector<int32_t> same_ring_channels(const RankLayout& layout, int channels) {
+  std::map<std::vector<int>, int32_t> count;
+  std::vector<std::vector<int>> rings;
+  for (int c = 0; c < channels; ++c) {
+    std::vector<int> order = ring_order(layout, c);
+    std::rotate(order.begin(), std::min_element(order.begin(), order.end()), order.end());
+    ++count[order];
+    rings.push_back(std::move(order));
+  }
+  std::vector<int32_t> same;
+  for (const std::vector<int>& r : rings) same.push_back(count[r]);
+  return same;
+}
+
+/// A step's transfer time on a hop whose port carries `in_step` channels that move their step
+/// with this one and `other` channels of other rings, each of its transfers taking `alone` ps
+/// by itself; `gap` = how much longer the bottleneck hop's step is than this hop's own step
+/// without sharing, α_b + S_max − α_h. Another ring's step reaches the port about Δ = gap − d
+/// apart from this one's (its chain crossed a bottleneck hop at a different step), so a
+/// transfer of duration d overlaps it for d / Δ of the time: d is the smaller root of
+///   d = alone × (in_step + other × d / (gap − d)),
+/// i.e. d² − (gap + alone·(in_step − other))·d + alone·in_step·gap = 0, or every channel on
+/// the port at once, alone × (in_step + other), when there is no root below gap / 2 (the
+/// offset no longer exceeds the transfer). With other = 0 it is alone × in_step.
+double ring_step_ps(double alone, int32_t in_step, int32_t other, double gap) {
+  const double full = alone * (in_step + other);
+  if (other <= 0) return full;
+  const double b = gap + alone * (in_step - other);
+  const double disc = b * b - 4 * alone * in_step * gap;
+  if (b <= 0 || disc < 0) return full;
+  const double d = (b - std::sqrt(disc)) / 2;
+  return d < gap / 2 ? std::min(d, full) : full;
+}
+
 }  // namespace
 
 int64_t estimate_flows(const RankLayout& layout, const CollectiveSpec& spec) {
@@ -103,6 +168,11 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
     throw std::invalid_argument("build_collective_flows: bad layout, buffer or spec");
   }
   const int64_t step = spec.step_latency_ps;
+  const bool ring =
+      spec.algorithm == "ring" && spec.collective != "broadcast" && spec.collective != "reduce";
+  const PortLoad load = ring ? ring_port_load(layout, spec.channels) : PortLoad{};
+  const std::vector<int32_t> same_ring =
+      ring ? same_ring_channels(layout, spec.channels) : std::vector<int32_t>{};
   TransferDag dag;
   for (int c = 0; c < spec.channels; ++c) {
     const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
@@ -117,9 +187,9 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
       alpha_max = std::max(alpha_max, h.latency_ps);
       alpha_sum += h.latency_ps;
       if (h.rate_bps > 0 && (rate_min == 0 || h.rate_bps < rate_min)) rate_min = h.rate_bps;
+      return h;
     };
-    int64_t tail_ps = -1;    // set by the tree; the others count steps
-    int64_t tail_steps = 0;  // steps after the flow's own one
+    int64_t tail_ps = -1;  // set by the tree and the chain; the ring below
     if (spec.algorithm == "tree") {
       if (n % layout.gpus_per_server != 0) {
         throw std::invalid_argument("build_collective_flows: tree needs whole servers");
@@ -160,19 +230,43 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
         // Each hop carries k / N of the channel's part over the whole collective.
         const int64_t per_hop =
             static_cast<int64_t>((static_cast<__int128>(bytes) * k + n - 1) / n);
+        // One step's transfer on each hop: on the busiest at its static share of its ports
+        // (PortLoad; the bottleneck), and as a chain of steps walking the ring meets it
+        // (ring_step_ps), their mean.
+        const double step_payload =
+            static_cast<double>(framed(per_hop, spec)) / static_cast<double>(loops * k);
+        std::vector<double> alone(static_cast<size_t>(n)), lat_hop(static_cast<size_t>(n));
+        std::vector<int32_t> sharing(static_cast<size_t>(n));
+        double s_max = 0, alpha_b = 0;
         for (int i = 0; i < n; ++i) {
-          add(order[static_cast<size_t>(i)], order[static_cast<size_t>((i + 1) % n)], per_hop);
+          const int a = order[static_cast<size_t>(i)], b = order[static_cast<size_t>((i + 1) % n)];
+          const Hop h = add(a, b, per_hop);
+          const auto u = static_cast<size_t>(i);
+          alone[u] = h.rate_bps > 0 ? step_payload * 8e12 / static_cast<double>(h.rate_bps) : 0;
+          lat_hop[u] = static_cast<double>(h.latency_ps);
+          sharing[u] = load.sharing(layout, a, b);
+          if (alone[u] * sharing[u] > s_max) {
+            s_max = alone[u] * sharing[u];
+            alpha_b = lat_hop[u];
+          }
         }
-        tail_steps = loops * k - 1;
+        double s_sum = 0;
+        const int32_t in_step = same_ring[static_cast<size_t>(c)];
+        for (size_t u = 0; u < alone.size(); ++u) {
+          const int32_t with = std::min(in_step, sharing[u]);
+          s_sum += ring_step_ps(alone[u], with, sharing[u] - with, alpha_b + s_max - lat_hop[u]);
+        }
+        // The join (flow_plan.hpp): the longest chain of steps walks the hops in turn, the
+        // bottleneck hop's queue of steps hides the latency it overlaps. A step's data waits for
+        // the hop before it, so α is the hops' mean latency.
+        const double alpha_mean = static_cast<double>(alpha_sum) / n;
+        const double lat = static_cast<double>(step) + alpha_mean;
+        const double steps = static_cast<double>(loops * k);
+        tail_ps = std::llround(std::max((steps - 1) * lat - steps * (s_max - s_sum / n),
+                                        static_cast<double>(loops - 1) * lat));
       }
     }
-    // A step's data waits for the hop before it: along a ring or chain the steps walk the hops
-    // in turn (their mean latency), up and down a tree the deepest path (the largest).
-    const int64_t alpha = spec.algorithm == "tree"
-                              ? alpha_max
-                              : alpha_sum / std::max<int64_t>(1, static_cast<int64_t>(ids.size()));
-    const uint32_t join = dag.add_compute(
-        0, tail_ps >= 0 ? tail_ps : std::max<int64_t>(0, tail_steps) * (step + alpha));
+    const uint32_t join = dag.add_compute(0, std::max<int64_t>(0, tail_ps));
     for (uint32_t id : ids) dag.depends(join, id);
   }
   return dag;

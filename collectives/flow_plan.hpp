@@ -7,7 +7,30 @@
 // max-min fair rates. The latency term is added as a join task per channel, from the same
 // closed forms the packet model's DAG follows (tests/collectives/test_plan.cpp checks them):
 //   ring (all_reduce, all_gather, reduce_scatter), L loops of k steps (k = 2(N−1) for
-//     all_reduce, N−1 otherwise):      launch + L·k·(λ + α) + bytes / rate
+//     all_reduce, N−1 otherwise), S_max one step's transfer on the busiest hop (the
+//     bottleneck), S̄ the mean over the ring's hops of a step's transfer as a chain meets it:
+//                                      launch + max(L·k·(λ + α + S̄), L·(λ + α) + L·k·S_max)
+//     In the packet model's DAG step s on hop h waits only for step s−1 on hop h−1, so the
+//     longest chain walks the ring's hops in turn and pays each hop's own transfer once per
+//     visit (L·k·(λ + α + S̄)), while the bottleneck hop serves its L·k steps back to back as
+//     they arrive and idles only for the step latency at each loop's barrier. The flows carry
+//     launch + λ + α + L·k·S_max (at their live max-min rates); the join adds the rest:
+//       max((L·k − 1)·(λ + α) − L·k·(S_max − S̄), (L − 1)·(λ + α)).
+//     With every hop alike (one GPU per server, or one server) S̄ = S_max and this is the
+//     series form (L·k − 1)·(λ + α): channels that share a NIC run in step, so each step pays
+//     its latency and the shared transfer one after the other. With G GPUs per server only one
+//     hop in G crosses a NIC; the NVLink hops' steps are short, so the NIC hop is saturated
+//     and hides most of the latency (4-GPU servers, 16 MiB: +36 % became −2 %).
+//     A hop's step: a = framed step bytes / B_h alone (B_h its uncongested rate), shared on its
+//     busier end (its source's NIC or NVLink port sending, its destination's receiving) by m_h
+//     of the collective's hops. S_max = a·m_h on the bottleneck: everything through its port,
+//     whatever the phase. S_h for the chain: the s channels on the same ring (same cycle of
+//     ranks) start together and stay in step, so they share fully; the o = m_h − s channels of
+//     other rings reach the port about Δ = α_b + S_max − α_h − S_h apart (their chains met the
+//     bottleneck at other steps), so they overlap a step of S_h for S_h / Δ of it:
+//       S_h = a·(s + o·S_h / Δ), the smaller root, or a·m_h when it has none below Δ.
+//     With 8-GPU servers near the crossover of the two terms (16–32 MiB) the rings fall less
+//     out of step than that and the ring is up to 8 % slow.
 //   tree (all_reduce, NCCL's double binary tree and the chains inside servers), depth D =
 //     ⌈log2 servers⌉ + G − 1 ranks, n chunks of C bytes, at most W = 8 in flight per
 //     connection (kConnectionWindow), s = λ + α + C/B one chunk's step on a hop at rate B:
