@@ -200,10 +200,11 @@ RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
     const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
     if (have > 0 && need > have / 2) {
       char msg[256];
-      std::snprintf(msg, sizeof msg,
-                    "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
-                    "of this machine's %.1f GB; a flow-level mode for such scales is planned",
-                    fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9, have / 1e9);
+      std::snprintf(
+          msg, sizeof msg,
+          "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
+          "of this machine's %.1f GB; the flow mode (--mode flow) keeps no hosts x nodes table",
+          fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9, have / 1e9);
       throw key_error(sc, "topology", msg);
     }
     return RoutingTable(fabric, algorithm);

@@ -325,7 +325,10 @@ class Value {
     known.insert(known.end(), c.not_built.begin(), c.not_built.end());
     for (const auto& alias : c.aliases) known.push_back(alias.first);
     std::string message = std::string("unknown ") + c.noun + " '" + s + "'";
-    if (const std::string guess = closest_match(s, known); !guess.empty()) {
+    if (std::string guess = closest_match(s, known); !guess.empty()) {
+      for (const auto& [alias, canonical] : c.aliases) {
+        if (alias == guess) guess = canonical;  // suggest the name fabricsim writes
+      }
       message += "; did you mean '" + guess + "'?";
     } else {
       message += "; expected one of: " + join_words(c.available, ", ");
@@ -379,7 +382,9 @@ const QuantitySpec kRateLimit{"rate",
                               100'000'000'000'000,
                               "a rate from 1Mbps to 100Tbps",
                               "leave qp_rate_limit out for line rate"};
-const QuantitySpec kMtu{"size", "4096B", parse_size_bytes, 64, 65536, "an MTU from 64B to 65536B"};
+// 256 B: the smallest InfiniBand and RoCE path MTU (IBTA: 256, 512, 1024, 2048, 4096).
+const QuantitySpec kMtu{"size", "4096B", parse_size_bytes,
+                        256,    65536,   "an MTU from 256B to 65536B"};
 const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
                               1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
 // PFC: a threshold, offset or headroom written is a size; 0 (the derived value) by leaving it out.
@@ -769,7 +774,10 @@ const Field kFields[] = {
   // --set switch.profile=... works and the key is listed with the others.
   {"switch", "profile", false, [](const Value& v, Scenario& s) { s.sw.profile = v.string(); }},
 
-  {"nic", "mtu", false, [](const Value& v, Scenario& s) { s.nic.mtu_bytes = v.quantity(kMtu); }},
+  {"nic", "mtu", false,
+   [](const Value& v, Scenario& s) {
+     s.nic.mtu_bytes = v.quantity(kMtu);
+   }},
   {"nic", "traffic_class", false,
    [](const Value& v, Scenario& s) { s.nic.traffic_class = int(v.integer(0, 7)); }},
   {"nic", "ack_interval", false,
@@ -1031,7 +1039,17 @@ std::string read_file(const std::string& path, const std::string& noun = "scenar
   return text;
 }
 
-YAML::Node parse_yaml(const std::string& file, const std::string& text) {
+YAML::Node parse_yaml(const std::string& file, std::string text) {
+  // A binary file (an archive, an executable) is not YAML: say so, not "unknown escape".
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    const size_t line_start = text.rfind('\n', nul);
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n'));
+    const int column =
+        static_cast<int>(nul - (line_start == std::string::npos ? 0 : line_start + 1));
+    throw ConfigError(file, line, column + 1, "", "binary data (NUL byte): not a YAML text file");
+  }
+  // yaml-cpp keeps the '\r' of a CRLF last line without a final newline in its value.
+  if (!text.empty() && text.back() == '\r') text += '\n';
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
@@ -1974,8 +1992,19 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
         return false;
       };
       if (section.required && !alternative_given()) {
-        std::string message = "missing required section (with at least " +
-                              join_words(keys_of(section.name, true), ", ") + ")";
+        // The keys every scenario needs there (a kind's own keys depend on topology.kind).
+        std::vector<std::string> needed;
+        for (const Field& f : kFields) {
+          if (f.section == std::string(section.name) && f.required && f.kinds == nullptr &&
+              f.required_kinds == nullptr && holds(f.when, Scenario{})) {
+            needed.emplace_back(f.key);
+          }
+        }
+        std::string message =
+            "missing required section (with at least " + join_words(needed, ", ") +
+            (section.name == std::string(kTopologySection) ? " and the keys of its kind"
+                                                           : std::string()) +
+            ")";
         if (section.unless) {
           message += ", or a traffic section in its place (" + kTrafficExpected +
                      "), or a training section";

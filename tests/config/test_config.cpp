@@ -455,11 +455,11 @@ TEST_CASE("negative or zero where a positive value is required", "[config]") {
 TEST_CASE("values out of range", "[config]") {
   SECTION("a zero MTU") {
     check(edit("  mtu: 4096B", "  mtu: 0B"), 18, 8, "nic.mtu",
-          "expected an MTU from 64B to 65536B, got zero ('0B')");
+          "expected an MTU from 256B to 65536B, got zero ('0B')");
   }
   SECTION("an MTU above 64KiB") {
     check(edit("  mtu: 4096B", "  mtu: 128KiB"), 18, 8, "nic.mtu",
-          "expected an MTU from 64B to 65536B, got '128KiB'");
+          "expected an MTU from 256B to 65536B, got '128KiB'");
   }
   SECTION("minbytes > maxbytes") {
     check(edit("  minbytes: 8KiB", "  minbytes: 512MiB"), 26, 13, "workload.maxbytes",
@@ -607,7 +607,7 @@ TEST_CASE("bad --set overrides name the override", "[config]") {
           "--set link.host_rate=400: link.host_rate: expected a rate with a unit, e.g. "
           "400Gbps, got '400'");
     CHECK(error("nic.mtu=0B") ==
-          "--set nic.mtu=0B: nic.mtu: expected an MTU from 64B to 65536B, got zero ('0B')");
+          "--set nic.mtu=0B: nic.mtu: expected an MTU from 256B to 65536B, got zero ('0B')");
   }
   SECTION("a cross-field error blames the override") {
     CHECK(error("workload.maxbytes=1KiB") ==
