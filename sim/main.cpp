@@ -29,8 +29,9 @@ constexpr const char* kUsage =
     "usage: fabricsim COMMAND SCENARIO.yaml [options]\n"
     "commands:\n"
     "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N] [--trace-events N]\n"
-    "        [--mode packet|flow]\n"
+    "        [--mode packet|flow] [--max-wall TIME] [--max-events N]\n"
     "      simulate the scenario's workload; print the nccl-tests table and a summary;\n"
+    "      --max-wall / --max-events stop it cleanly (exit 124) with what completed;\n"
     "      --mode flow (= --set mode=flow) shares links between max-min fair flows instead of\n"
     "      simulating packets: fast at 10,000s of GPUs, blind to queues, PFC, ECN and drops;\n"
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
@@ -132,9 +133,14 @@ int dispatch(int argc, char** argv) {
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
         "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
   }
+  std::string max_wall_text, max_events_text;
   if (cmd == "run") {
     desc.add_options()("trace-events", po::value<std::string>(&trace_text),
-                       "cap of trace.json events with --out (default 200000; 0 = no trace)");
+                       "cap of trace.json events with --out (default 200000; 0 = no trace)")(
+        "max-wall", po::value<std::string>(&max_wall_text),
+        "stop cleanly after this wall-clock time (e.g. 90s), writing what completed (exit 124)")(
+        "max-events", po::value<std::string>(&max_events_text),
+        "stop cleanly after N simulated events, writing what completed (exit 124)");
   }
   if (cmd == "sweep") {
     desc.add_options()("vary", po::value<std::vector<std::string>>(&varies)->composing(),
@@ -183,6 +189,32 @@ int dispatch(int argc, char** argv) {
       return kExitBadInput;
     }
     opts.trace_max_events = cap;
+  }
+  if (vm.count("max-wall")) {
+    try {
+      opts.max_wall_ps = parse_time_ps(max_wall_text);
+    } catch (const UnitError& e) {
+      std::cerr << "fabricsim: --max-wall " << max_wall_text << ": " << e.what()
+                << "; expected a wall-clock time such as 90s\n";
+      return kExitBadInput;
+    }
+    if (opts.max_wall_ps < 1'000'000'000) {  // below 1 ms: a typo (a unit missing?)
+      std::cerr << "fabricsim: --max-wall " << max_wall_text
+                << ": expected a wall-clock time of at least 1ms, such as 90s\n";
+      return kExitBadInput;
+    }
+  }
+  if (vm.count("max-events")) {
+    uint64_t n = 0;
+    const auto [end, ec] =
+        std::from_chars(max_events_text.data(), max_events_text.data() + max_events_text.size(), n);
+    if (max_events_text.empty() || ec != std::errc() ||
+        end != max_events_text.data() + max_events_text.size() || n == 0) {
+      std::cerr << "fabricsim: --max-events " << max_events_text
+                << ": expected a positive integer, the number of simulated events to run\n";
+      return kExitBadInput;
+    }
+    opts.max_events = n;
   }
   int64_t jobs = 0;  // sweep --jobs N; 0 = one per CPU
   if (vm.count("jobs")) {

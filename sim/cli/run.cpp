@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/range/iterator_range.hpp>
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,9 +15,11 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "calibration/calibrate.hpp"
 #include "calibration/parse_error.hpp"
@@ -906,7 +910,7 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
 /// `run` in the flow mode: each size's collective as max-min fair flows (sim/flow,
 /// collectives/flow_plan.hpp). Counters of queues, PFC, ECN and drops stay 0: not modelled.
 RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
-                         const std::atomic<bool>* interrupt, bool progress) {
+                         const std::atomic<bool>* interrupt, bool progress, uint64_t max_events) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
   RunReport rep = report_header(sc, prepared);
@@ -916,6 +920,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   const FlowRouter router(fabric, sc.seed);
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
+  sim.set_event_cap(max_events);
   FlowNetwork net(sim, fabric, router, cfg);
   const NcclRunSetup& setup = prepared.nccl;
   FlowTransport transport(sim, net, setup.rank_hosts);
@@ -951,6 +956,10 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
       if (why == StopReason::kInterrupted) {
         rep.interrupted = true;
         rep.stop_reason = "interrupted during size " + std::to_string(sizes[i]) + " B";
+      } else if (why == StopReason::kEventCap) {
+        rep.limited = true;
+        rep.stop_reason = "stopped at --max-events " + std::to_string(max_events) +
+                          " during size " + std::to_string(sizes[i]) + " B";
       } else {
         rep.stop_reason = "stalled during size " + std::to_string(sizes[i]) +
                           " B: " + std::to_string(replayer.completed()) + " of " +
@@ -1081,13 +1090,14 @@ MeasuredComparison compare_measured(const NcclLog& log, const std::vector<Collec
 }
 
 RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
-                   bool progress, ChromeTrace* trace) {
+                   bool progress, ChromeTrace* trace, uint64_t max_events) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
-  if (sc.mode == "flow") return simulate_flows(sc, prepared, interrupt, progress);
+  if (sc.mode == "flow") return simulate_flows(sc, prepared, interrupt, progress, max_events);
   const RoutingTable& routes = *prepared.routes;
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
+  sim.set_event_cap(max_events);
   Network net(sim, fabric, routes, net_config_for(sc));
   PacketTransport transport(sim, net);
   transport.set_rank_hosts(prepared.nccl.rank_hosts);
@@ -1143,7 +1153,7 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
       const bool deadlocked = net.deadlock().detected_at_ps >= 0 && !net.config().pfc_watchdog;
       if (why == StopReason::kWorkloadDone && net.failure().empty() && !deadlocked) return true;
       rep.complete = false;
-      if (deadlocked && why != StopReason::kInterrupted) {
+      if (deadlocked && why != StopReason::kInterrupted && why != StopReason::kEventCap) {
         rep.deadlocked = true;
         rep.stop_reason = std::string(net.config().credits ? "credit" : "PFC") +
                           " deadlock during " + what + ": no packet in a cycle of " +
@@ -1155,6 +1165,10 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
       } else if (why == StopReason::kInterrupted) {
         rep.interrupted = true;
         rep.stop_reason = "interrupted during " + what;
+      } else if (why == StopReason::kEventCap) {
+        rep.limited = true;
+        rep.stop_reason =
+            "stopped at --max-events " + std::to_string(max_events) + " during " + what;
       } else {
         rep.stop_reason = "stalled during " + what + ": " + stalled() + " and no event left";
       }
@@ -1324,7 +1338,47 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     std::error_code ec;  // no trace asked: leave no trace.json of an earlier run beside these
     std::filesystem::remove(dir / "trace.json", ec);
   }
-  const RunReport rep = simulate(sc, prepared, interrupt, progress, trace ? &*trace : nullptr);
+  // --max-wall: a watchdog thread raises the run's own stop flag at the deadline, and forwards
+  // SIGINT/SIGTERM (the interrupt flag) to it meanwhile.
+  std::atomic<bool> stop{false}, wall_expired{false}, finished{false};
+  std::mutex watchdog_mutex;
+  std::condition_variable watchdog_cv;
+  std::thread watchdog;
+  if (opts.max_wall_ps > 0) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000);
+    watchdog = std::thread([&] {
+      std::unique_lock<std::mutex> lock(watchdog_mutex);
+      while (!finished) {
+        if (interrupt != nullptr && interrupt->load()) stop = true;
+        if (std::chrono::steady_clock::now() >= deadline) {
+          wall_expired = true;
+          stop = true;
+          return;
+        }
+        watchdog_cv.wait_for(lock, std::chrono::milliseconds(20));
+      }
+    });
+  }
+  RunReport rep =
+      simulate(sc, prepared, opts.max_wall_ps > 0 ? &stop : interrupt, progress,
+               trace ? &*trace : nullptr, opts.max_events > 0 ? opts.max_events : UINT64_MAX);
+  if (watchdog.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(watchdog_mutex);
+      finished = true;
+    }
+    watchdog_cv.notify_all();
+    watchdog.join();
+  }
+  if (wall_expired && rep.interrupted && !(interrupt != nullptr && interrupt->load())) {
+    rep.interrupted = false;
+    rep.limited = true;
+    const std::string during = rep.stop_reason.rfind("interrupted ", 0) == 0
+                                   ? rep.stop_reason.substr(std::string("interrupted ").size())
+                                   : rep.stop_reason;
+    rep.stop_reason = "stopped at --max-wall " + format_time(opts.max_wall_ps) + " " + during;
+  }
   if (trace) trace->close();
   if (sc.has_workload) {
     print_table_header(std::cout);
@@ -1353,7 +1407,10 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   if (!rep.complete) {
     std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
-    return rep.interrupted ? kExitInterrupted : rep.deadlocked ? kExitDeadlock : kExitInternal;
+    return rep.interrupted  ? kExitInterrupted
+           : rep.limited    ? kExitLimit
+           : rep.deadlocked ? kExitDeadlock
+                            : kExitInternal;
   }
   return kExitOk;
 }

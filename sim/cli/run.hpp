@@ -25,6 +25,7 @@ enum ExitCode : int {
   kExitInternal = 1,
   kExitBadInput = 2,
   kExitDeadlock = 3,
+  kExitLimit = 124,  ///< --max-wall or --max-events reached (as timeout(1)); results written
   kExitInterrupted = 130
 };
 
@@ -37,6 +38,10 @@ struct RunOptions {
   bool progress = false;          ///< progress lines on stderr (only when it is a terminal)
   /// --trace-events N: cap of trace.json events written with --out (0 = no trace.json).
   int64_t trace_max_events = 200'000;
+  /// --max-wall T: stop cleanly after T of wall-clock time, picoseconds (0 = no limit).
+  int64_t max_wall_ps = 0;
+  /// --max-events N: stop cleanly after N simulated events (0 = no limit).
+  uint64_t max_events = 0;
 };
 
 /// A scenario's fabric and routes, checked runnable: what `validate` checks and `run` simulates.
@@ -64,10 +69,12 @@ void check_out_dir(const std::string& dir);
 Prepared prepare(Scenario& scenario);
 
 /// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
-/// `interrupt` becomes true or the network stalls; the rows finished so far are kept.
+/// `interrupt` becomes true, the network stalls, or `max_events` events have run (the CLI's
+/// --max-events; stop_reason says so, `limited` is set); the rows finished so far are kept.
 /// With `trace` set, network events go to it (trace.json).
 RunReport simulate(const Scenario& scenario, const Prepared& prepared,
-                   const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr);
+                   const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr,
+                   uint64_t max_events = UINT64_MAX);
 
 /// Writes results.json, perf.json, ports.csv, queues.csv and flows.csv of `report` into
 /// `dir` (which must exist). Throws std::runtime_error when a file cannot be written.

@@ -24,6 +24,7 @@ enum class StopReason {
   kNoEvents,      ///< nothing left to do (if the workload is not done, it is stuck)
   kEventLimit,    ///< the event budget given to run() was used up
   kInterrupted,   ///< the interrupt flag (SIGINT/SIGTERM) was raised
+  kEventCap,      ///< the simulation's event cap (set_event_cap, the CLI's --max-events) reached
 };
 const char* to_string(StopReason r);
 
@@ -50,6 +51,10 @@ class Simulator {
   /// Polled every few thousand events; when it becomes true run() returns kInterrupted.
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
 
+  /// Caps the events this simulator executes over all run() calls: once `total` have run, run()
+  /// returns kEventCap (and again on every later call). Default: no cap.
+  void set_event_cap(uint64_t total) { event_cap_ = total; }
+
   /// Executes events in (time, sequence) order until the workload requests a stop, the next
   /// event is later than `stop_at`, no events remain, or `max_events` more have run.
   StopReason run(SimTime stop_at = SimTime::max(), uint64_t max_events = UINT64_MAX);
@@ -67,6 +72,7 @@ class Simulator {
   int64_t now_ps_ = 0;
   uint64_t next_seq_ = 0;
   uint64_t events_ = 0;
+  uint64_t event_cap_ = UINT64_MAX;
   bool stop_requested_ = false;
   const std::atomic<bool>* interrupt_ = nullptr;
 };

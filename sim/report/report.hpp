@@ -228,6 +228,7 @@ struct RunReport {
   bool complete = true;      ///< false when the run stopped before the whole sweep finished
   bool interrupted = false;  ///< stopped by SIGINT/SIGTERM (complete is false too)
   bool deadlocked = false;   ///< stopped by the deadlock detector (complete is false too)
+  bool limited = false;      ///< stopped at --max-wall or --max-events (complete is false too)
   bool has_workload = true;  ///< a collective sweep ran (false: traffic flows only)
   std::string stop_reason;   ///< "workload done", "interrupted", "stalled: …"
   // perf.json only (wall-clock values never enter results.json):

@@ -1992,3 +1992,41 @@ TEST_CASE("flow mode: what it does not model is refused at the key mode, exit 2"
   CHECK(hd.err.find("workload.algorithm: the flow mode runs NCCL's algorithms") !=
         std::string::npos);
 }
+
+TEST_CASE(
+    "Run limits: --max-events and --max-wall stop a run cleanly with what completed, exit 124") {
+  // The event cap: exactly the events asked for run, the sizes finished before it are kept,
+  // results.json says the run is incomplete and why.
+  const fs::path capped = scratch("limits") / "events";
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --max-events 100000 --trace-events 0"
+      " --out " +
+      capped.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 124);
+  CHECK(r.err.find("fabricsim: run stopped at --max-events 100000 during size ") !=
+        std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(capped / "results.json"));
+  CHECK(j["run"]["events"].get<int64_t>() == 100000);
+  CHECK(j["run"]["complete"] == false);
+  const std::string reason = j["run"]["stop_reason"];
+  CHECK(reason.rfind("stopped at --max-events 100000 during size ", 0) == 0);
+  const int64_t stopped_in = std::stoll(reason.substr(reason.rfind(' ', reason.size() - 3) + 1));
+  for (const auto& row : j["collectives"]) CHECK(row["size_bytes"].get<int64_t>() < stopped_in);
+
+  // The wall-clock limit: a run of several seconds (the k = 8 fat-tree's 64 MiB ring) stops
+  // after 1 s and still writes its results.
+  const fs::path walled = scratch("limits") / "wall";
+  const Result w = fabricsim(
+      "run scenarios/fat_tree_k8.yaml --set nccl.algo=Ring"
+      " --set workload.minbytes=64MiB --set workload.maxbytes=64MiB"
+      " --max-wall 1s --trace-events 0 --out " +
+      walled.string());
+  INFO(w.err);
+  CHECK(w.exit_code == 124);
+  const auto k = nlohmann::json::parse(slurp(walled / "results.json"));
+  CHECK(k["run"]["complete"] == false);
+  CHECK(k["run"]["stop_reason"] == "stopped at --max-wall 1 s during size 67108864 B");
+  CHECK(k["run"]["events"].get<int64_t>() > 0);
+  CHECK(fs::exists(walled / "perf.json"));
+}

@@ -351,6 +351,23 @@ TEST_CASE("run() returns kEventLimit when its budget is used up", "[engine]") {
   CHECK(rec.ids() == std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
 }
 
+TEST_CASE("The event cap holds over several run() calls and wins over their budgets", "[engine]") {
+  Simulator sim;
+  Recorder rec(sim);
+  for (uint64_t id = 0; id < 10; ++id) {
+    sim.at<&Recorder::on_event>(SimTime(static_cast<int64_t>(id)), &rec, id);
+  }
+  sim.set_event_cap(7);
+  CHECK(sim.run(SimTime::max(), 4) == StopReason::kEventLimit);  // the budget, 4 < 7
+  CHECK(sim.events_executed() == 4);
+  CHECK(sim.run(SimTime::max(), 5) == StopReason::kEventCap);  // 3 more reach the cap
+  CHECK(sim.events_executed() == 7);
+  CHECK(sim.run() == StopReason::kEventCap);  // and it stays reached
+  CHECK(sim.events_executed() == 7);
+  CHECK(sim.pending_events() == 3);
+  CHECK(rec.ids() == std::vector<uint64_t>{0, 1, 2, 3, 4, 5, 6});
+}
+
 TEST_CASE("run() returns kInterrupted when the interrupt flag is raised", "[engine]") {
   constexpr uint64_t kLength = 100'000;
   Simulator sim;
