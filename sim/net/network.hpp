@@ -662,7 +662,6 @@ class Network {
   bool check_pending_ = false;        ///< a lossless check event is scheduled
   std::vector<uint64_t> last_cycle_;  ///< the candidate cycle of the previous check
   DeadlockReport deadlock_;
-  int64_t pfc_frames_in_flight_bytes_ = 0;
   CompletionSink* sink_ = nullptr;
   NetObserver* observer_ = nullptr;
 };

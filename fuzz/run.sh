@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets (issue 11) for a fixed time each, by hand or as CI's smoke run.
+#   fuzz/run.sh [SECONDS per target, default 600] [TARGET ...]   (default: all four)
+# Builds them first with clang into build-fuzz/ (FABRICSIM_FUZZ=ON: ASan + UBSan + libFuzzer).
+# Seeds: scenarios/, configs/, tests/data/, tests/bad_inputs/ (scenario); tests/data/perftest and
+# tests/data/nccl (the log parsers); unit strings from the scenarios (units). Corpora grow in
+# build-fuzz/corpus/TARGET; a crash, an uncaught exception, a leak, a timeout (> 10 s for one
+# input) or an allocation over 2 GB is written to build-fuzz/findings/TARGET/ and reported.
+# Prints per target: runs, executions, corpus size, findings. Exit 1 when anything was found.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER=${1:-600}
+shift || true
+TARGETS=${*:-fuzz_units fuzz_perftest fuzz_nccl_log fuzz_scenario}
+B=${FUZZ_BUILD:-build-fuzz}
+command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install -y clang)" >&2; exit 2; }
+mkdir -p "$B"
+CC=clang CXX=clang++ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFABRICSIM_FUZZ=ON \
+  -DFABRICSIM_BUILD_TESTS=OFF -DFABRICSIM_BUILD_BENCH=OFF > "$B/configure.log" 2>&1 ||
+  { cat "$B/configure.log" >&2; exit 2; }
+# shellcheck disable=SC2086
+cmake --build "$B" -j2 --target $TARGETS
+
+seed() {  # target -> seed directory
+  local t=$1 d="$B/seeds/$1"
+  rm -rf "$d" && mkdir -p "$d"
+  case $t in
+    fuzz_units)
+      # Every scalar value written in the scenarios, one per file.
+      grep -ho ':[[:space:]]*[0-9][0-9.eE+-]*[[:space:]]*[A-Za-z/]*' scenarios/*.yaml configs/*.yaml |
+        sed 's/^:[[:space:]]*//' | sort -u | awk -v d="$d" '{ f = d "/" NR; printf "%s", $0 > f; close(f) }' ;;
+    fuzz_perftest) cp tests/data/perftest/* "$d/" ;;
+    fuzz_nccl_log) cp tests/data/nccl/* "$d/" ;;
+    fuzz_scenario)
+      for f in scenarios/*.yaml configs/*.yaml configs/*/*.yaml tests/data/config/*.yaml \
+               tests/data/cli/*.yaml tests/bad_inputs/*.yaml; do
+        [ -f "$f" ] && cp "$f" "$d/$(echo "$f" | tr / _)"
+      done ;;
+  esac
+  echo "$d"
+}
+
+found=0
+printf '%-15s %8s %12s %8s %s\n' target seconds executions corpus findings
+for t in $TARGETS; do
+  corpus="$B/corpus/$t" findings="$B/findings/$t"
+  mkdir -p "$corpus" "$findings"
+  seeds=$(seed "$t")
+  log="$B/$t.log"
+  # -fork would survive a crash and go on; one process stops at the first finding, which is
+  # what a smoke run wants.
+  set +e
+  "$B/fuzz/$t" "$corpus" "$seeds" -max_total_time="$SECONDS_PER" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -artifact_prefix="$findings/" -print_final_stats=1 > "$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  n_found=$(find "$findings" -type f | wc -l)
+  printf '%-15s %8s %12s %8s %s\n' "$t" "$SECONDS_PER" "${execs:-0}" "$(find "$corpus" -type f | wc -l)" \
+    "$n_found$( [ "$rc" -ne 0 ] && echo " (exit $rc, see $log)")"
+  if [ "$rc" -ne 0 ] || [ "$n_found" -gt 0 ]; then found=1; fi
+done
+exit $found
