@@ -52,15 +52,24 @@ class EventQueue {
   void push(const Event& e, int64_t delay_ps) {
     uint32_t slot = slot_of(delay_ps);
     Fifo* f = &classes_[slot];
-    if (f->count != 0 && f->delay_ps != delay_ps) {
-      slot ^= 1;  // two-way: the neighbouring slot
-      f = &classes_[slot];
-      if (f->count != 0 && f->delay_ps != delay_ps) {
+    if (f->delay_ps != delay_ps) {
+      Fifo* g = &classes_[slot ^ 1];  // two-way: the neighbouring slot
+      if (g->delay_ps == delay_ps) {
+        f = g;
+        slot ^= 1;
+      } else {
+        // A delay seen for the first time goes to the general heap and claims an empty slot:
+        // only a delay that recurs gets a FIFO (with random delays, as in the hold model,
+        // every event would otherwise make a class of one).
+        if (f->count == 0) {
+          f->delay_ps = delay_ps;
+        } else if (g->count == 0) {
+          g->delay_ps = delay_ps;
+        }
         push(e);
         return;
       }
     }
-    f->delay_ps = delay_ps;
     f->push_back(e);
     ++size_;
     if (f->count == 1) merge_push(Head{e.time_ps, e.seq, slot});
