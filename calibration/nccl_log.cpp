@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -119,16 +121,35 @@ std::string fmt(double v, int digits = 4) {
   return o.str();
 }
 
+/// The digits a regex matched as a count up to `max`. Throws ParseError at `line` of `path` when
+/// they do not fit (a fuzzer's find: std::stoi's out_of_range escaped as an internal error).
+int64_t count_of(const std::string& digits, const std::string& path, int line,
+                 int64_t max = std::numeric_limits<int>::max()) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (ec != std::errc() || end != digits.data() + digits.size() || v < 0 || v > max) {
+    throw ParseError(
+        path, line,
+        "the number " + digits + " is out of range (at most " + std::to_string(max) + ")");
+  }
+  return v;
+}
+
 /// "## nodes x GPUs:" header value -> nodes, ranks (0 when not stated).
-void read_nodes_header(const std::string& v, int& nodes, int& ranks) {
+void read_nodes_header(const std::string& v, int& nodes, int& ranks, const std::string& path) {
   static const std::regex kNxG(R"((\d+)\s*(?:[A-Za-z]+\s+)?x\s*(\d+))");
   static const std::regex kRanks(R"((\d+)\s+ranks)");
+  constexpr int64_t kMax = 1'000'000;  // nodes, GPUs per node, ranks: a million is already absurd
   std::smatch m;
   if (std::regex_search(v, m, kNxG)) {
-    nodes = std::stoi(m[1]);
-    ranks = nodes * std::stoi(m[2]);
+    const int64_t n = count_of(m[1], path, 0, kMax), per = count_of(m[2], path, 0, kMax);
+    if (n * per > kMax) {
+      throw ParseError(path, 0, "## nodes x GPUs: " + v + ": more than a million ranks");
+    }
+    nodes = static_cast<int>(n);
+    ranks = static_cast<int>(n * per);
   }
-  if (std::regex_search(v, m, kRanks)) ranks = std::stoi(m[1]);
+  if (std::regex_search(v, m, kRanks)) ranks = static_cast<int>(count_of(m[1], path, 0, kMax));
 }
 
 bool is_collective(const std::string& name) {
@@ -255,7 +276,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
         log.transport = m[1];
       }
       if (std::regex_search(t, m, kChannel)) {
-        log.channels = std::max(log.channels, std::stoi(m[2]));
+        log.channels = std::max(log.channels, static_cast<int>(count_of(m[2], path, ln)));
       }
       if (t.find("via NET/") != std::string::npos) net_lines = true;
       if (t.find("GDRDMA") != std::string::npos ||
@@ -276,8 +297,8 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       continue;
     }
     if (std::regex_search(t, m, kFabricsimRanks)) {
-      fabricsim_ranks = std::stoi(m[1]);
-      fabricsim_nodes = std::stoi(m[2]);
+      fabricsim_ranks = static_cast<int>(count_of(m[1], path, ln));
+      fabricsim_nodes = static_cast<int>(count_of(m[2], path, ln));
       continue;
     }
     if (std::regex_search(t, m, kStarting)) {
@@ -287,21 +308,21 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
     }
     if (std::regex_search(t, m, kNThread)) {
       ++nthread_lines;
-      log.nthread = std::stoi(m[1]);
-      log.ngpus = std::stoi(m[2]);
-      log.minbytes = std::stoll(m[3]);
-      log.maxbytes = std::stoll(m[4]);
+      log.nthread = static_cast<int>(count_of(m[1], path, ln));
+      log.ngpus = static_cast<int>(count_of(m[2], path, ln));
+      log.minbytes = count_of(m[3], path, ln, std::numeric_limits<int64_t>::max());
+      log.maxbytes = count_of(m[4], path, ln, std::numeric_limits<int64_t>::max());
       log.step = m[5];
-      log.warmup_iters = std::stoi(m[6]);
-      log.iters = std::stoi(m[7]);
+      log.warmup_iters = static_cast<int>(count_of(m[6], path, ln));
+      log.iters = static_cast<int>(count_of(m[7], path, ln));
       if (std::regex_search(t, m, kValidation)) log.validation = m[1] != "0";
       continue;
     }
     if (std::regex_search(t, m, kRank)) {
       NcclRank r;
-      r.rank = std::stoi(m[1]);
+      r.rank = static_cast<int>(count_of(m[1], path, ln));
       r.host = m[2];
-      r.device = std::stoi(m[3]);
+      r.device = static_cast<int>(count_of(m[3], path, ln));
       r.gpu = trim(m[4]);
       if (auto it = rank_first_line.find(r.rank); it != rank_first_line.end()) {
         throw ParseError(
@@ -324,7 +345,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       continue;
     }
     if (std::regex_search(t, m, kOob)) {
-      if (std::stoll(m[1]) > 0) {
+      if (count_of(m[1], path, ln, std::numeric_limits<int64_t>::max()) > 0) {
         log.notes.push_back("line " + std::to_string(ln) + ": " + m[1].str() +
                             " out-of-bounds values (" + m[2].str() +
                             "): results failed validation");
@@ -537,7 +558,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   // --- Ranks and nodes. ---
   int hdr_nodes = 0, hdr_ranks = 0;
   if (auto it = log.meta.find("nodes x GPUs"); it != log.meta.end()) {
-    read_nodes_header(it->second, hdr_nodes, hdr_ranks);
+    read_nodes_header(it->second, hdr_nodes, hdr_ranks, path);
   }
   std::set<std::string> hosts;
   int max_rank = -1;

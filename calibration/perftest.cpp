@@ -15,6 +15,13 @@ namespace fabricsim {
 
 namespace {
 
+/// A header's leading integer (std::atoi without its undefined behaviour on overflow): clamped
+/// to 0 .. INT_MAX, 0 when there is none.
+int header_int(const std::string& v) {
+  const long n = std::strtol(v.c_str(), nullptr, 10);
+  return static_cast<int>(std::clamp(n, 0L, static_cast<long>(std::numeric_limits<int>::max())));
+}
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kMBps = 1048576.0;  // perftest "MB/sec": format_factor 0x100000
 constexpr double kGbps = 1.25e8;     // perftest "Gb/sec": format_factor 125000000
@@ -529,11 +536,11 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
     if (log.link_type.empty()) log.link_type = info_value(raw, kLink);
     if (log.num_qps == 0) {
       const std::string v = info_value(raw, kQps);
-      if (!v.empty()) log.num_qps = std::atoi(v.c_str());
+      if (!v.empty()) log.num_qps = header_int(v);
     }
     if (log.mtu_bytes == 0) {
       const std::string v = info_value(raw, kMtu);
-      if (!v.empty()) log.mtu_bytes = std::atoi(v.c_str());
+      if (!v.empty()) log.mtu_bytes = header_int(v);
     }
   }
 
