@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -16,7 +17,17 @@
 #include "sim/core/units.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string path = "/tmp/fabricsim-fuzz-" + std::to_string(getpid()) + ".yaml";
+  // In a private copy of the repository's layout (configs/ linked in), so that a seed's
+  // relative switch profile (profile: ../configs/switches/...) resolves as it does in scenarios/.
+  static const std::string path = [] {
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("fabricsim-fuzz-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir / "scenarios");
+    std::error_code ec;
+    std::filesystem::create_directory_symlink(
+        std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs", dir / "configs", ec);
+    return (dir / "scenarios" / "fuzz.yaml").string();
+  }();
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

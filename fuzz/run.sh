@@ -44,6 +44,7 @@ found=0
 printf '%-15s %8s %12s %8s %s\n' target seconds executions corpus findings
 for t in $TARGETS; do
   corpus="$B/corpus/$t" findings="$B/findings/$t"
+  rm -rf "$findings"  # findings of an earlier run (perhaps fixed since) are not this run's
   mkdir -p "$corpus" "$findings"
   seeds=$(seed "$t")
   log="$B/$t.log"

@@ -58,7 +58,8 @@ constexpr const char* kUsage =
     "      --scenario, fit link.host_rate and nccl.launch_latency through the simulation and\n"
     "      compare every size; write the fragment to FILE.yaml and FILE.report.json\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
-    "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written)\n";
+    "  124 --max-wall or --max-events reached, 130 interrupted (SIGINT/SIGTERM); what\n"
+    "  finished is still printed and written\n";
 
 int dispatch(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||

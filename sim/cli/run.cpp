@@ -895,6 +895,23 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                     "packet mode for " +
                         sc.routing.algorithm);
   }
+  // A tester's findings, each silently ignored before: a QP rate limit, and the chain of a
+  // broadcast or reduce through multi-GPU servers (its pipeline fill is a closed form for one
+  // GPU per server: 2 to 13 times the packet model's time with 2 to 8 GPUs per server).
+  if (sc.nic.qp_rate_limit_bps > 0) {
+    throw key_error(sc, "nic.qp_rate_limit",
+                    "the flow mode does not model a per-QP rate limit; use the packet mode "
+                    "(mode: packet)");
+  }
+  if (sc.has_workload &&
+      (sc.workload.collective == "broadcast" || sc.workload.collective == "reduce") &&
+      fabric.gpus_per_server > 1) {
+    throw key_error(sc, "workload.collective",
+                    "the flow mode's " + sc.workload.collective +
+                        " is checked on one GPU per server only (with " +
+                        std::to_string(fabric.gpus_per_server) +
+                        " it is off by a factor of 2 to 13); use the packet mode (mode: packet)");
+  }
   if (sc.has_workload && sc.workload.algorithm == "halving_doubling") {
     throw key_error(sc, "workload.algorithm",
                     "the flow mode runs NCCL's algorithms (ring, tree, p2p); halving_doubling "
@@ -1016,6 +1033,12 @@ Prepared prepare(Scenario& sc) {
   NcclRunSetup nccl;
   if (sc.has_workload) {
     nccl = nccl_setup(sc, fabric);
+    if (sc.mode == "flow" && nccl.staged) {  // a tester's finding: silently run as GPUDirect
+      throw key_error(sc, "mode",
+                      "the flow mode does not model NCCL's staging through host memory "
+                      "(GPUDirect RDMA off, as nccl.net_gdr_level or nccl.ib_disable set it "
+                      "here); use the packet mode (mode: packet)");
+    }
   } else if (sc.training.enabled) {  // NCCL's settings for the step's collectives alone
     Scenario alone = sc;
     alone.workload.minbytes = alone.workload.maxbytes = 1024;

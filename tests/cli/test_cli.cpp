@@ -1982,6 +1982,26 @@ TEST_CASE("flow mode: what it does not model is refused at the key mode, exit 2"
   CHECK(ecmp.exit_code == 2);
   CHECK(ecmp.err.find("routing.algorithm: the flow mode routes by the fabric's default") !=
         std::string::npos);
+  // A second tester's findings, each silently ignored before (results 2 to 13 times off).
+  const Result qp = fabricsim(
+      "validate scenarios/quickstart.yaml --mode flow"
+      " --set nic.qp_rate_limit=100Gbps");
+  CHECK(qp.exit_code == 2);
+  CHECK(qp.err.find("nic.qp_rate_limit: the flow mode does not model a per-QP rate limit") !=
+        std::string::npos);
+  const Result staged = fabricsim(
+      "validate scenarios/quickstart.yaml --mode flow"
+      " --set nccl.net_gdr_level=LOC");
+  CHECK(staged.exit_code == 2);
+  CHECK(staged.err.find("the flow mode does not model NCCL's staging through host memory") !=
+        std::string::npos);
+  const Result bcast = fabricsim(
+      "validate scenarios/quickstart.yaml --mode flow --set workload.collective=broadcast"
+      " --set 'topology={kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16,"
+      " gpus_per_server: 4}' --set link.nvlink_rate=3600Gbps");
+  CHECK(bcast.exit_code == 2);
+  CHECK(bcast.err.find("workload.collective: the flow mode's broadcast is checked on one GPU "
+                       "per server only (with 4") != std::string::npos);
   const Result typo = fabricsim("validate scenarios/quickstart.yaml --mode flows");
   CHECK(typo.exit_code == 2);
   CHECK(typo.err.find("did you mean 'flow'") != std::string::npos);
