@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // In a private copy of the repository's layout (configs/ linked in), so that a seed's
   // relative switch profile (profile: ../configs/switches/...) resolves as it does in scenarios/.
   static const std::string path = [] {
+    // validate refuses routing tables over half the machine's memory; the fuzzer's is 2 GB of
+    // RSS (fuzz/run.sh), so the machine is said to have 1 GiB.
+    setenv("FABRICSIM_MAX_MEMORY", "1GiB", 0);
     const std::filesystem::path dir =
         std::filesystem::temp_directory_path() / ("fabricsim-fuzz-" + std::to_string(getpid()));
     std::filesystem::create_directories(dir / "scenarios");

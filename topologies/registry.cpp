@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <cstdio>
 #include <map>
 
@@ -192,12 +194,26 @@ Fabric build_fabric(const Scenario& sc) {
                   "no builder for kind '" + sc.topology.kind + "' in this version");
 }
 
+double machine_memory_bytes() {
+  // FABRICSIM_MAX_MEMORY=SIZE stands for the machine's memory: a container's limit, which
+  // sysconf does not see, or the fuzzers' budget.
+  if (const char* env = std::getenv("FABRICSIM_MAX_MEMORY"); env != nullptr && *env != '\0') {
+    try {
+      return static_cast<double>(parse_size_bytes(env));
+    } catch (const UnitError& e) {
+      throw ConfigError("FABRICSIM_MAX_MEMORY=" + std::string(env), 0, 0, "",
+                        std::string("expected a size such as 16GiB: ") + e.what());
+    }
+  }
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+}
+
 RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
   try {
     const RoutingAlgorithm algorithm = resolve_routing(sc.routing.algorithm, fabric);
     // Refuse up front what would exhaust memory, rather than be killed halfway.
     const double need = routing_table_bytes(fabric, algorithm);
-    const double have = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+    const double have = machine_memory_bytes();
     if (have > 0 && need > have / 2) {
       char msg[256];
       std::snprintf(

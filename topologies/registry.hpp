@@ -16,6 +16,11 @@ namespace fabricsim {
 /// the key (e.g. topology.oversubscription, with the ratios that can be built).
 Fabric build_fabric(const Scenario& scenario);
 
+/// The memory build_routes budgets against, bytes: the environment's FABRICSIM_MAX_MEMORY (a
+/// size, e.g. "16GiB": a container's limit, which sysconf does not see) or else the machine's
+/// physical memory. Throws ConfigError for a FABRICSIM_MAX_MEMORY that is not a size.
+double machine_memory_bytes();
+
 /// The routes `routing.algorithm` asks for on `fabric` ("auto" = the fabric's default).
 /// Throws ConfigError (key routing.algorithm) when the algorithm does not fit the fabric or
 /// cannot route every pair (dimension-order routing across a failed link).
