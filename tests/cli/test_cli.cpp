@@ -1963,54 +1963,41 @@ TEST_CASE("flow mode: rings through multi-GPU servers take the packet model's ti
 }
 
 TEST_CASE("flow mode: what it does not model is refused at the key mode, exit 2") {
-  const Result traffic = fabricsim("validate scenarios/pfc-victim-flow.yaml --mode flow");
-  CHECK(traffic.exit_code == 2);
-  CHECK(traffic.err.find("mode: the flow mode runs the workload's collectives; traffic flows "
-                         "need the packet mode") != std::string::npos);
-  const Result training = fabricsim("validate scenarios/training_step_h100.yaml --mode flow");
-  CHECK(training.exit_code == 2);
-  CHECK(training.err.find("a training step needs the packet mode") != std::string::npos);
-  // A tester's findings: failed links ended in an internal error (exit 1) after validate
-  // passed, and routing.algorithm was silently ignored.
-  const Result failed = fabricsim(
-      "validate scenarios/fat_tree_k8.yaml --mode flow --set 'topology.failed_links=[agg4-core0]'");
-  CHECK(failed.exit_code == 2);
-  CHECK(failed.err.find("topology.failed_links: the flow mode does not route around failed "
-                        "links") != std::string::npos);
-  const Result ecmp =
-      fabricsim("validate scenarios/torus_4x4x4.yaml --mode flow --set routing.algorithm=ecmp");
-  CHECK(ecmp.exit_code == 2);
-  CHECK(ecmp.err.find("routing.algorithm: the flow mode routes by the fabric's default") !=
-        std::string::npos);
-  // A second tester's findings, each silently ignored before (results 2 to 13 times off).
-  const Result qp = fabricsim(
-      "validate scenarios/quickstart.yaml --mode flow"
-      " --set nic.qp_rate_limit=100Gbps");
-  CHECK(qp.exit_code == 2);
-  CHECK(qp.err.find("nic.qp_rate_limit: the flow mode does not model a per-QP rate limit") !=
-        std::string::npos);
-  const Result staged = fabricsim(
-      "validate scenarios/quickstart.yaml --mode flow"
-      " --set nccl.net_gdr_level=LOC");
-  CHECK(staged.exit_code == 2);
-  CHECK(staged.err.find("the flow mode does not model NCCL's staging through host memory") !=
-        std::string::npos);
-  const Result bcast = fabricsim(
-      "validate scenarios/quickstart.yaml --mode flow --set workload.collective=broadcast"
+  const std::string g4 =
       " --set 'topology={kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16,"
-      " gpus_per_server: 4}' --set link.nvlink_rate=3600Gbps");
-  CHECK(bcast.exit_code == 2);
-  CHECK(bcast.err.find("workload.collective: the flow mode's broadcast is checked on one GPU "
-                       "per server only (with 4") != std::string::npos);
-  const Result typo = fabricsim("validate scenarios/quickstart.yaml --mode flows");
-  CHECK(typo.exit_code == 2);
-  CHECK(typo.err.find("did you mean 'flow'") != std::string::npos);
-  const Result hd = fabricsim(
-      "run scenarios/quickstart.yaml --mode flow --set workload.algorithm=halving_doubling "
-      "--set workload.maxbytes=64KiB");
-  CHECK(hd.exit_code == 2);
-  CHECK(hd.err.find("workload.algorithm: the flow mode runs NCCL's algorithms") !=
-        std::string::npos);
+      " gpus_per_server: 4}' --set link.nvlink_rate=3600Gbps";
+  // {command, what stderr must say}
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"validate scenarios/pfc-victim-flow.yaml --mode flow",
+       "mode: the flow mode runs the workload's collectives; traffic flows need the packet mode"},
+      {"validate scenarios/training_step_h100.yaml --mode flow",
+       "a training step needs the packet mode"},
+      // A tester's findings: failed links ended in an internal error (exit 1) after validate
+      // passed, and routing.algorithm was silently ignored.
+      {"validate scenarios/fat_tree_k8.yaml --mode flow"
+       " --set 'topology.failed_links=[agg4-core0]'",
+       "topology.failed_links: the flow mode does not route around failed links"},
+      {"validate scenarios/torus_4x4x4.yaml --mode flow --set routing.algorithm=ecmp",
+       "routing.algorithm: the flow mode routes by the fabric's default"},
+      // A second tester's findings, each silently ignored before (results 2 to 13 times off).
+      {"validate scenarios/quickstart.yaml --mode flow --set nic.qp_rate_limit=100Gbps",
+       "nic.qp_rate_limit: the flow mode does not model a per-QP rate limit"},
+      {"validate scenarios/quickstart.yaml --mode flow --set nccl.net_gdr_level=LOC",
+       "the flow mode does not model NCCL's staging through host memory"},
+      {"validate scenarios/quickstart.yaml --mode flow --set workload.collective=broadcast" + g4,
+       "workload.collective: the flow mode's broadcast is checked on one GPU per server only "
+       "(with 4"},
+      {"validate scenarios/quickstart.yaml --mode flows", "did you mean 'flow'"},
+      {"run scenarios/quickstart.yaml --mode flow --set workload.algorithm=halving_doubling"
+       " --set workload.maxbytes=64KiB",
+       "workload.algorithm: the flow mode runs NCCL's algorithms"},
+  };
+  for (const auto& [command, message] : refused) {
+    const Result r = fabricsim(command);
+    INFO(command << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
 }
 
 TEST_CASE(
