@@ -1871,6 +1871,21 @@ TEST_CASE("calibrate: a fresh tester's findings") {
   }
 }
 
+/// Runs `command` (a `run` without --mode and --out) in the packet and the flow mode; their
+/// results.json by mode ("packet", "flow"), each run written to DIR_MODE.
+std::map<std::string, nlohmann::json> run_packet_and_flow(const std::string& command,
+                                                          const fs::path& dir) {
+  std::map<std::string, nlohmann::json> by_mode;
+  for (const char* mode : {"packet", "flow"}) {
+    const fs::path d = dir.string() + "_" + mode;
+    const Result r = fabricsim(command + " --mode " + mode + " --out " + d.string());
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    by_mode[mode] = nlohmann::json::parse(slurp(d / "results.json"));
+  }
+  return by_mode;
+}
+
 TEST_CASE("flow mode: uncongested collectives take the packet model's time within 5 %") {
   // 16 GPUs under one switch (nothing shared but each GPU's own links): the packet model is
   // the reference. Ring at every size; Tree where bandwidth dominates (>= 4 MiB: below it the
@@ -1887,15 +1902,8 @@ TEST_CASE("flow mode: uncongested collectives take the packet model's time withi
     const std::string what = std::string(algo) == "broadcast"
                                  ? " --set workload.collective=broadcast"
                                  : std::string(" --set nccl.algo=") + algo;
-    std::map<std::string, nlohmann::json> by_mode;
-    for (const char* mode : {"packet", "flow"}) {
-      const fs::path d = scratch("flow") / (std::string(algo) + "_" + mode);
-      const Result r = fabricsim("run scenarios/quickstart.yaml" + fabric + sizes + what +
-                                 " --mode " + mode + " --out " + d.string());
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      by_mode[mode] = nlohmann::json::parse(slurp(d / "results.json"));
-    }
+    auto by_mode = run_packet_and_flow("run scenarios/quickstart.yaml" + fabric + sizes + what,
+                                       scratch("flow") / algo);
     const auto& packet = by_mode["packet"]["collectives"];
     const auto& flow = by_mode["flow"]["collectives"];
     REQUIRE(packet.size() == flow.size());
@@ -1936,16 +1944,9 @@ TEST_CASE("flow mode: rings through multi-GPU servers take the packet model's ti
         k.collective +
         " --set workload.minbytes=256KiB --set workload.maxbytes=16MiB"
         " --set workload.stepfactor=4";
-    std::map<std::string, nlohmann::json> by_mode;
-    for (const char* mode : {"packet", "flow"}) {
-      const fs::path d =
-          scratch("flow_servers") / (std::to_string(k.gpus) + "_" + k.collective + "_" + mode);
-      const Result r = fabricsim("run scenarios/quickstart.yaml" + args + " --mode " + mode +
-                                 " --out " + d.string());
-      INFO(r.err);
-      REQUIRE(r.exit_code == 0);
-      by_mode[mode] = nlohmann::json::parse(slurp(d / "results.json"));
-    }
+    auto by_mode = run_packet_and_flow(
+        "run scenarios/quickstart.yaml" + args,
+        scratch("flow_servers") / (std::to_string(k.gpus) + "_" + k.collective));
     const auto& packet = by_mode["packet"]["collectives"];
     const auto& flow = by_mode["flow"]["collectives"];
     REQUIRE(packet.size() == flow.size());
