@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <stop_token>
 #include <thread>
 
 #include "calibration/calibrate.hpp"
@@ -1363,23 +1364,23 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   // --max-wall: a watchdog thread raises the run's own stop flag at the deadline, and forwards
   // SIGINT/SIGTERM (the interrupt flag) to it meanwhile.
-  std::atomic<bool> stop{false}, wall_expired{false}, finished{false};
-  std::mutex watchdog_mutex;
-  std::condition_variable watchdog_cv;
-  std::thread watchdog;
+  std::atomic<bool> stop{false}, wall_expired{false};
+  std::jthread watchdog;  // joined on every way out, an exception from simulate() included
   if (opts.max_wall_ps > 0) {
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000);
-    watchdog = std::thread([&] {
-      std::unique_lock<std::mutex> lock(watchdog_mutex);
-      while (!finished) {
+    watchdog = std::jthread([&, deadline](std::stop_token done) {
+      std::mutex m;
+      std::condition_variable_any tick;
+      std::unique_lock<std::mutex> lock(m);
+      while (!done.stop_requested()) {
         if (interrupt != nullptr && interrupt->load()) stop = true;
         if (std::chrono::steady_clock::now() >= deadline) {
           wall_expired = true;
           stop = true;
           return;
         }
-        watchdog_cv.wait_for(lock, std::chrono::milliseconds(20));
+        tick.wait_for(lock, done, std::chrono::milliseconds(20), [] { return false; });
       }
     });
   }
@@ -1387,11 +1388,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
       simulate(sc, prepared, opts.max_wall_ps > 0 ? &stop : interrupt, progress,
                trace ? &*trace : nullptr, opts.max_events > 0 ? opts.max_events : UINT64_MAX);
   if (watchdog.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(watchdog_mutex);
-      finished = true;
-    }
-    watchdog_cv.notify_all();
+    watchdog.request_stop();
     watchdog.join();
   }
   if (wall_expired && rep.interrupted && !(interrupt != nullptr && interrupt->load())) {
