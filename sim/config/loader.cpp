@@ -376,6 +376,10 @@ const QuantitySpec kPositiveSize{"size", "2MiB", parse_size_bytes, 1, kInt64Max,
 const QuantitySpec kNonNegativeSize{"size", "4KiB", parse_size_bytes, 0, kInt64Max, "a size >= 0B"};
 const QuantitySpec kTimeout{
     "time", "4ms", parse_time_ps, 1, 1'000'000'000'000, "a positive time up to 1s"};
+// A deadlock detector scans every queue each interval: below 1 us it would be most of the run
+// (a tester's 1ps ran 320 us of a 14.5 ms run in 120 s).
+const QuantitySpec kCheckInterval{"time",    "100us",           parse_time_ps,
+                                  1'000'000, 1'000'000'000'000, "a time from 1us to 1s"};
 const QuantitySpec kRateLimit{"rate",
                               "100Gbps",
                               parse_rate_bps,
@@ -827,7 +831,7 @@ const Field kFields[] = {
   {"pfc", "watchdog_action", false,
    [](const Value& v, Scenario& s) { s.pfc.watchdog_action = v.choice(kWatchdogActions); }},
   {"pfc", "deadlock_check_interval", false,
-   [](const Value& v, Scenario& s) { s.pfc.deadlock_check_interval_ps = v.quantity(kTimeout); }},
+   [](const Value& v, Scenario& s) { s.pfc.deadlock_check_interval_ps = v.quantity(kCheckInterval); }},
 
   // A dcqcn section starts from dcqcn_preset("paper") (build); preset comes first, so that the
   // keys below override the preset it names. enabled needs ECN marking (check_dcqcn).
@@ -875,7 +879,7 @@ const Field kFields[] = {
   {"infiniband", "vl_buffer", false,  // absent = the switch's buffer per port
    [](const Value& v, Scenario& s) { s.infiniband.vl_buffer_bytes = v.quantity(kPositiveSize); }},
   {"infiniband", "deadlock_check_interval", false,  // the credit-deadlock detector's period
-   [](const Value& v, Scenario& s) { s.pfc.deadlock_check_interval_ps = v.quantity(kTimeout); }},
+   [](const Value& v, Scenario& s) { s.pfc.deadlock_check_interval_ps = v.quantity(kCheckInterval); }},
 
   {"workload", "collective", false,
    [](const Value& v, Scenario& s) { s.workload.collective = v.choice(kCollectives); }},
@@ -1569,6 +1573,17 @@ void check_pfc(const Context& main, const Scenario& sc, const std::map<std::stri
                const std::map<std::string, Value>* top = nullptr) {
   const PfcConfig& pfc = sc.pfc;
   bool own_threshold = false, own_xoff = false, own_xon = false;
+  if (pfc.headroom_bytes > 0 && pfc.headroom_bytes < sc.nic.mtu_bytes) {
+    // The headroom takes what is already on the wire when XOFF is sent: less than one frame
+    // cannot be lossless (a tester's 1B ran with 8.9 M headroom drops).
+    bool own_headroom = false;
+    if (const Value* headroom = pfc_value("headroom", own, top, own_headroom)) {
+      headroom->fail("expected a headroom of at least one frame (nic.mtu " +
+                     std::to_string(sc.nic.mtu_bytes) +
+                     "B) for the bytes in flight after XOFF, got '" + headroom->node().Scalar() +
+                     "'; leave headroom out to size it by the formula");
+    }
+  }
   if (pfc.threshold == "dynamic" && sc.sw.buffer_model != "shared") {
     const Value* threshold = pfc_value("threshold", own, top, own_threshold);
     const auto model = sc.origins.find("switch.buffer_model");

@@ -1505,7 +1505,7 @@ TEST_CASE("pfc: bad values and broken rules say where and what was expected", "[
     check(pfc("  watchdog_restoration_time: 61s\n"), 29, 30, "pfc.watchdog_restoration_time",
           "expected a positive time up to 60s, got '61s'");
     check(pfc("  deadlock_check_interval: 0us\n"), 29, 28, "pfc.deadlock_check_interval",
-          "expected a positive time up to 1s, got zero ('0us')");
+          "expected a time from 1us to 1s, got zero ('0us')");
   }
   SECTION("pause_quanta, booleans and names") {
     check(pfc("  pause_quanta: 0\n"), 29, 17, "pfc.pause_quanta",
