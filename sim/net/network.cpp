@@ -1559,4 +1559,20 @@ void Network::check_conservation() const {
   }
 }
 
+void Network::check_lossless() const {
+  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
+    const uint32_t node = ports_[pid].node;
+    if (!is_switch_[node]) continue;
+    for (int tc = 0; tc < kTrafficClasses; ++tc) {
+      const QueueCounters& q = queue(pid, tc);
+      if (q.drops == 0 || !lossless(node, tc)) continue;
+      throw std::logic_error("lossless class " + std::to_string(tc) + " tail-dropped " +
+                             std::to_string(q.drops) + " frames at switch " +
+                             fabric_.graph[node].name + " port " + std::to_string(pid) +
+                             ": a lossless class loses frames only to headroom overflow, the "
+                             "PFC watchdog or a bit error");
+    }
+  }
+}
+
 }  // namespace fabricsim

@@ -32,8 +32,9 @@
 //  - Hosts forward other hosts' packets only where the routes say so (rail-only PXN over
 //    NVLink); a host's own port queues are unbounded (the NIC generates data only when its
 //    port is idle, so they hold ACKs and relayed frames).
-// Invariant (checked after every run by check_conservation()): every wire byte a NIC injected
-// was consumed by its destination NIC, dropped, or is still in the network.
+// Invariants (checked after every run by check_invariants()): every wire byte a NIC injected
+// was consumed by its destination NIC, dropped, or is still in the network; a lossless class
+// never tail-drops (its losses are headroom overflow, the PFC watchdog and bit errors).
 // Hot path: packets come from a pool, events are (function pointer, object, argument) records,
 // two events per packet-hop (end of serialization, arrival); nothing is allocated per packet.
 #pragma once
@@ -454,6 +455,15 @@ class Network {
   ByteBalance byte_balance() const;
   /// Throws std::logic_error if sent != delivered + dropped + in flight.
   void check_conservation() const;
+  /// Throws std::logic_error naming the switch, port and class if a queue of a lossless class
+  /// (PFC priority or InfiniBand credits) tail-dropped a frame: lossless traffic is lost only
+  /// to headroom overflow, the PFC watchdog or a bit error, each counted apart (NetTotals).
+  void check_lossless() const;
+  /// The end-of-run invariants: check_conservation() and check_lossless().
+  void check_invariants() const {
+    check_conservation();
+    check_lossless();
+  }
   /// Non-empty once a QP has failed (retry counter exceeded); the network stops the simulator.
   const std::string& failure() const { return failure_; }
   /// The deadlock found (detected_at_ps >= 0), if any. Without the PFC watchdog the network
