@@ -40,7 +40,7 @@ constexpr const char* kUsage =
     "      without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json]   describe the fabric\n"
     "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
-    "        [--out DIR] [--jobs N]\n"
+    "        [--out DIR] [--jobs N] [--max-wall TIME] [--max-events N]\n"
     "      run the scenario once per point of the --vary lists' cartesian product (the first\n"
     "      --vary outermost; at most 10000 points), each as `run` would, --jobs N at once in\n"
     "      child processes (default: one per CPU; 1 = one after another);\n"
@@ -50,6 +50,8 @@ constexpr const char* kUsage =
     "      --out writes DIR/point-NNN/ (as `run --out`, without trace.json), sweep.csv,\n"
     "      sweep.md, sweep_perf.csv (wall time per point) and plots: busbw.gp/.dat/.svg and,\n"
     "      per numeric --vary key, vs-KEY.gp/.dat/.svg (SVGs when gnuplot is on PATH);\n"
+    "      --max-wall bounds the whole sweep (no point starts after it, running ones stop),\n"
+    "      --max-events each point; stopped points are tabulated as limited (exit 124);\n"
     "      exit 3 if a point deadlocked, 1 if one stopped otherwise\n"
     "  calibrate [--perftest FILE]... [--nccl-tests FILE]... [--scenario SCENARIO.yaml]\n"
     "        [--set KEY=VALUE]... [--holdout above=SIZE|largest=N|file=PATH] --out FILE.yaml\n"
@@ -142,6 +144,14 @@ int dispatch(int argc, char** argv) {
         "stop cleanly after this wall-clock time (e.g. 90s), writing what completed (exit 124)")(
         "max-events", po::value<std::string>(&max_events_text),
         "stop cleanly after N simulated events, writing what completed (exit 124)");
+  }
+  if (cmd == "sweep") {
+    desc.add_options()(
+        "max-wall", po::value<std::string>(&max_wall_text),
+        "stop the whole sweep cleanly after this wall-clock time (e.g. 8h): no point starts "
+        "after it, running points stop with what they completed (status limited, exit 124)")(
+        "max-events", po::value<std::string>(&max_events_text),
+        "stop each point cleanly after N simulated events (status limited, exit 124)");
   }
   if (cmd == "sweep") {
     desc.add_options()("vary", po::value<std::vector<std::string>>(&varies)->composing(),

@@ -1317,6 +1317,41 @@ void print_measured(std::ostream& os, const MeasuredComparison& m) {
   os << buf;
 }
 
+RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
+                           const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
+                           uint64_t max_events, const std::optional<WallLimit>& wall) {
+  if (!wall) return simulate(sc, prepared, interrupt, progress, trace, max_events);
+  std::atomic<bool> stop{false}, wall_expired{false};
+  std::jthread watchdog;  // joined on every way out, an exception from simulate() included
+  const auto deadline = wall->deadline;
+  watchdog = std::jthread([&, deadline](std::stop_token done) {
+    std::mutex m;
+    std::condition_variable_any tick;
+    std::unique_lock<std::mutex> lock(m);
+    while (!done.stop_requested()) {
+      if (interrupt != nullptr && interrupt->load()) stop = true;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        wall_expired = true;
+        stop = true;
+        return;
+      }
+      tick.wait_for(lock, done, std::chrono::milliseconds(20), [] { return false; });
+    }
+  });
+  RunReport rep = simulate(sc, prepared, &stop, progress, trace, max_events);
+  watchdog.request_stop();
+  watchdog.join();
+  if (wall_expired && rep.interrupted && !(interrupt != nullptr && interrupt->load())) {
+    rep.interrupted = false;
+    rep.limited = true;
+    const std::string during = rep.stop_reason.rfind("interrupted ", 0) == 0
+                                   ? rep.stop_reason.substr(std::string("interrupted ").size())
+                                   : rep.stop_reason;
+    rep.stop_reason = "stopped at --max-wall " + format_time(wall->max_wall_ps) + " " + during;
+  }
+  return rep;
+}
+
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
@@ -1362,43 +1397,14 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     std::error_code ec;  // no trace asked: leave no trace.json of an earlier run beside these
     std::filesystem::remove(dir / "trace.json", ec);
   }
-  // --max-wall: a watchdog thread raises the run's own stop flag at the deadline, and forwards
-  // SIGINT/SIGTERM (the interrupt flag) to it meanwhile.
-  std::atomic<bool> stop{false}, wall_expired{false};
-  std::jthread watchdog;  // joined on every way out, an exception from simulate() included
+  std::optional<WallLimit> wall;
   if (opts.max_wall_ps > 0) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000);
-    watchdog = std::jthread([&, deadline](std::stop_token done) {
-      std::mutex m;
-      std::condition_variable_any tick;
-      std::unique_lock<std::mutex> lock(m);
-      while (!done.stop_requested()) {
-        if (interrupt != nullptr && interrupt->load()) stop = true;
-        if (std::chrono::steady_clock::now() >= deadline) {
-          wall_expired = true;
-          stop = true;
-          return;
-        }
-        tick.wait_for(lock, done, std::chrono::milliseconds(20), [] { return false; });
-      }
-    });
+    wall = WallLimit{
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000),
+        opts.max_wall_ps};
   }
-  RunReport rep =
-      simulate(sc, prepared, opts.max_wall_ps > 0 ? &stop : interrupt, progress,
-               trace ? &*trace : nullptr, opts.max_events > 0 ? opts.max_events : UINT64_MAX);
-  if (watchdog.joinable()) {
-    watchdog.request_stop();
-    watchdog.join();
-  }
-  if (wall_expired && rep.interrupted && !(interrupt != nullptr && interrupt->load())) {
-    rep.interrupted = false;
-    rep.limited = true;
-    const std::string during = rep.stop_reason.rfind("interrupted ", 0) == 0
-                                   ? rep.stop_reason.substr(std::string("interrupted ").size())
-                                   : rep.stop_reason;
-    rep.stop_reason = "stopped at --max-wall " + format_time(opts.max_wall_ps) + " " + during;
-  }
+  RunReport rep = simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
+                                   opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
   if (trace) trace->close();
   if (sc.has_workload) {
     print_table_header(std::cout);

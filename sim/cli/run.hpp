@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,6 +76,22 @@ Prepared prepare(Scenario& scenario);
 RunReport simulate(const Scenario& scenario, const Prepared& prepared,
                    const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr,
                    uint64_t max_events = UINT64_MAX);
+
+/// A wall-clock limit (--max-wall): the steady_clock deadline and the limit as given, for the
+/// stop_reason ("stopped at --max-wall 90 s during …"). A sweep shares one deadline among its
+/// points; steady_clock is CLOCK_MONOTONIC, so a point's forked process keeps it.
+struct WallLimit {
+  std::chrono::steady_clock::time_point deadline;
+  int64_t max_wall_ps = 0;
+};
+
+/// simulate(), stopped cleanly at `wall` if given: a watchdog thread raises the run's own stop
+/// flag at the deadline (checked every 20 ms) and forwards `interrupt` (SIGINT/SIGTERM) to it
+/// meanwhile. A run the deadline stopped is `limited` (not `interrupted`), with stop_reason
+/// "stopped at --max-wall T during …"; an interrupt first is reported as one.
+RunReport simulate_limited(const Scenario& scenario, const Prepared& prepared,
+                           const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
+                           uint64_t max_events, const std::optional<WallLimit>& wall);
 
 /// Writes results.json, perf.json, ports.csv, queues.csv and flows.csv of `report` into
 /// `dir` (which must exist). Throws std::runtime_error when a file cannot be written.

@@ -44,7 +44,8 @@ std::string trim(const std::string& s) {
 /// How a point ended, for the status column and the exit code.
 /// kUnbuildable: the point's fabric cannot be built (a ratio a family's switches cannot make,
 /// in a sweep over topology keys); it is tabulated with the reason and not run.
-enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted, kUnbuildable };
+/// kLimited: stopped by --max-events (per point) or --max-wall (the whole sweep's).
+enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted, kUnbuildable, kLimited };
 
 /// One finished size of a point, for the plots: results.json `collectives[].size_bytes` and
 /// `busbw_GBps`.
@@ -125,6 +126,9 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
       break;
     case Outcome::kInterrupted:
       c.push_back("interrupted");
+      break;
+    case Outcome::kLimited:
+      c.push_back("limited");
       break;
     case Outcome::kFailed:
       c.push_back("incomplete: " + (rep ? rep->stop_reason : "internal error: " + error));
@@ -301,7 +305,8 @@ std::string describe(const std::vector<SweepAxis>& axes, const std::vector<std::
 /// only a point directory that cannot be written throws (std::runtime_error).
 PointResult run_point(Scenario& sc, int64_t index, int64_t points,
                       const std::vector<std::string>& values, const RunOptions& opts,
-                      const std::atomic<bool>* interrupt, bool progress) {
+                      const std::atomic<bool>* interrupt, bool progress,
+                      const std::optional<WallLimit>& wall) {
   const auto wall_start = std::chrono::steady_clock::now();
   PointResult result;
   result.point = index + 1;
@@ -309,13 +314,15 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
   std::string error;
   try {
     const Prepared prepared = prepare(sc);
-    rep = simulate(sc, prepared, interrupt, progress);
+    rep = simulate_limited(sc, prepared, interrupt, progress, nullptr,
+                           opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
   } catch (const std::exception& e) {  // the point fails; the sweep goes on
     error = e.what();
   }
   result.outcome = !rep               ? Outcome::kFailed
                    : rep->complete    ? Outcome::kComplete
                    : rep->interrupted ? Outcome::kInterrupted
+                   : rep->limited     ? Outcome::kLimited
                    : rep->deadlocked  ? Outcome::kDeadlock
                                       : Outcome::kFailed;
   if (rep && opts.out_given) {
@@ -386,6 +393,8 @@ int exit_code_of(Outcome outcome) {
       return kExitDeadlock;
     case Outcome::kInterrupted:
       return kExitInterrupted;
+    case Outcome::kLimited:
+      return kExitLimit;
     case Outcome::kFailed:
     case Outcome::kUnbuildable:
       break;
@@ -471,7 +480,10 @@ std::optional<PointResult> decode(const std::string& s) {
   PointResult r;
   r.point = static_cast<int64_t>(u64());
   const uint64_t outcome = u64();
-  if (outcome > static_cast<uint64_t>(Outcome::kInterrupted)) ok = false;
+  if (outcome > static_cast<uint64_t>(Outcome::kLimited) ||
+      outcome == static_cast<uint64_t>(Outcome::kUnbuildable)) {
+    ok = false;  // not sent by a point's process
+  }
   r.outcome = static_cast<Outcome>(outcome);
   const uint64_t cells = u64();
   for (uint64_t i = 0; ok && i < cells; ++i) r.cells.push_back(str());
@@ -1024,8 +1036,8 @@ struct RunningPoint {
 /// Returns "" or why the process could not be started.
 std::string start_point(std::vector<Scenario>& scenarios,
                         const std::vector<std::vector<std::string>>& values, const RunOptions& opts,
-                        const std::atomic<bool>* interrupt, size_t index,
-                        std::vector<RunningPoint>& running) {
+                        const std::atomic<bool>* interrupt, const std::optional<WallLimit>& wall,
+                        size_t index, std::vector<RunningPoint>& running) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
   std::cout.flush();  // the child must not write the parent's buffered output again
@@ -1045,7 +1057,7 @@ std::string start_point(std::vector<Scenario>& scenarios,
     const auto i = static_cast<int64_t>(index);
     try {
       const PointResult r =
-          run_point(scenarios[index], i, points, values[index], opts, interrupt, false);
+          run_point(scenarios[index], i, points, values[index], opts, interrupt, false, wall);
       if (write_all(fds[1], encode(r))) code = exit_code_of(r.outcome);
     } catch (const std::exception& e) {  // its outputs could not be written
       write_all(fds[1], encode(failed_point(scenarios[index], i, values[index], e.what())));
@@ -1066,13 +1078,14 @@ std::string start_point(std::vector<Scenario>& scenarios,
 /// Runs the points in child processes, at most `jobs` at once, in point order, filling
 /// `results` (point i at i - 1) as they finish and calling `on_finish` after each. When
 /// `interrupt` becomes true it starts no more, forwards SIGINT to the running ones and waits
-/// for them (each then tabulates itself as interrupted). A child that dies without sending its
-/// row (a crash, a kill) is tabulated as failed with the reason. Returns how many points were
-/// started (points 1 to that number have rows).
+/// for them (each then tabulates itself as interrupted). Past `wall`'s deadline it starts no
+/// more either; the running ones stop themselves at the same deadline (limited). A child that dies
+/// without sending its row (a crash, a kill) is tabulated as failed with the reason. Returns how
+/// many points were started (points 1 to that number have rows).
 int64_t run_parallel(std::vector<Scenario>& scenarios,
                      const std::vector<std::vector<std::string>>& values, const RunOptions& opts,
-                     const std::atomic<bool>* interrupt, int64_t jobs, bool progress,
-                     std::vector<std::optional<PointResult>>& results,
+                     const std::atomic<bool>* interrupt, const std::optional<WallLimit>& wall,
+                     int64_t jobs, bool progress, std::vector<std::optional<PointResult>>& results,
                      const std::function<void()>& on_finish) {
   const size_t points = scenarios.size();
   std::vector<RunningPoint> running;
@@ -1096,8 +1109,9 @@ int64_t run_parallel(std::vector<Scenario>& scenarios,
   };
   bool noted = false, changed = true;
   for (;;) {
-    const bool stop = interrupt != nullptr && interrupt->load();
-    if (stop && !forwarded) {
+    const bool interrupted = interrupt != nullptr && interrupt->load();
+    const bool stop = interrupted || (wall && std::chrono::steady_clock::now() >= wall->deadline);
+    if (interrupted && !forwarded) {
       for (const RunningPoint& r : running) ::kill(r.pid, SIGINT);
       forwarded = true;
     }
@@ -1107,7 +1121,8 @@ int64_t run_parallel(std::vector<Scenario>& scenarios,
         ++done;
         continue;
       }
-      const std::string failure = start_point(scenarios, values, opts, interrupt, next, running);
+      const std::string failure =
+          start_point(scenarios, values, opts, interrupt, wall, next, running);
       if (failure.empty()) {
         ++next;
         continue;
@@ -1248,6 +1263,17 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies) {
 
 int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
               const std::atomic<bool>* interrupt, int64_t jobs) {
+  // --max-wall bounds the whole sweep, from here: no point starts after the deadline, and the
+  // running ones stop at it.
+  std::optional<WallLimit> wall;
+  if (opts.max_wall_ps > 0) {
+    wall = WallLimit{
+        std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000),
+        opts.max_wall_ps};
+  }
+  const auto past_deadline = [&] {
+    return wall && std::chrono::steady_clock::now() >= wall->deadline;
+  };
   if (varies.empty()) {
     throw ConfigError("fabricsim sweep", 0, 0, "",
                       "expected at least one --vary KEY=V1,V2,..., e.g. --vary ecn.kmin=10KB,50KB");
@@ -1476,7 +1502,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   int64_t started = 0;  // points 1..started have run or are running
   if (jobs == 1) {
     for (int64_t i = 0; i < points; ++i) {
-      if (interrupt != nullptr && interrupt->load()) break;
+      if ((interrupt != nullptr && interrupt->load()) || past_deadline()) break;
       started = i + 1;
       if (results[static_cast<size_t>(i)]) continue;  // unbuildable: tabulated, not run
       if (progress) {
@@ -1484,18 +1510,21 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                      static_cast<long long>(points), describe(axes, values[i]).c_str());
       }
       const auto k = static_cast<size_t>(i);
-      results[k] = run_point(scenarios[k], i, points, values[k], opts, interrupt, progress);
+      results[k] = run_point(scenarios[k], i, points, values[k], opts, interrupt, progress, wall);
       if (opts.out_given) write_tables();
       if (results[k]->outcome == Outcome::kInterrupted) break;
     }
   } else {
-    started = run_parallel(scenarios, values, opts, interrupt, jobs, progress, results, [&] {
+    started = run_parallel(scenarios, values, opts, interrupt, wall, jobs, progress, results, [&] {
       if (opts.out_given) write_tables();
     });
   }
-  bool interrupted = started < points;
+  // Points left unstarted: by an interrupt, or by the --max-wall deadline.
+  bool interrupted = started < points && interrupt != nullptr && interrupt->load();
+  bool limited = started < points && !interrupted;
   for (const PointResult* p : finished_rows()) {
     interrupted = interrupted || p->outcome == Outcome::kInterrupted;
+    limited = limited || p->outcome == Outcome::kLimited;
   }
 
   std::string plots_out;
@@ -1520,7 +1549,10 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
 
   bool failed = false, deadlocked = false;
   for (const PointResult& p : table.rows) {
-    if (p.outcome == Outcome::kComplete || p.outcome == Outcome::kInterrupted) continue;
+    if (p.outcome == Outcome::kComplete || p.outcome == Outcome::kInterrupted ||
+        p.outcome == Outcome::kLimited) {
+      continue;
+    }
     failed = failed || p.outcome == Outcome::kFailed;
     deadlocked = deadlocked || p.outcome == Outcome::kDeadlock;
     std::cerr << "fabricsim sweep: point " << p.point << "/" << points << " ("
@@ -1531,6 +1563,17 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     std::cerr << "fabricsim sweep: interrupted; " << table.rows.size() << " of " << points
               << " points tabulated\n";
     return kExitInterrupted;
+  }
+  if (limited) {
+    int64_t stopped = 0;
+    for (const PointResult& p : table.rows) stopped += p.outcome == Outcome::kLimited ? 1 : 0;
+    std::cerr << "fabricsim sweep: stopped at ";
+    if (opts.max_wall_ps > 0) std::cerr << "--max-wall " << format_time(opts.max_wall_ps);
+    if (opts.max_wall_ps > 0 && opts.max_events > 0) std::cerr << " / ";
+    if (opts.max_events > 0) std::cerr << "--max-events " << opts.max_events << " per point";
+    std::cerr << "; " << table.rows.size() << " of " << points << " points tabulated, " << stopped
+              << " of them stopped before the end (status limited)\n";
+    return kExitLimit;
   }
   return failed ? kExitInternal : deadlocked ? kExitDeadlock : kExitOk;
 }

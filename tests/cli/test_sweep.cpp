@@ -306,6 +306,48 @@ TEST_CASE("sweep --jobs 2: SIGINT reaches the running points, the started ones a
   CHECK(dat_blocks(d / "busbw.dat").size() == 1);
 }
 
+TEST_CASE("sweep --max-wall bounds the whole sweep, --max-events each point: status limited") {
+  // The wall-clock limit: points 1 and 2 (8 GiB: minutes each) run at once and stop at the
+  // sweep's deadline, 1 s after it started; point 3 never starts. Exit 124, as `run`.
+  const fs::path d = scratch("limits_wall");
+  const Result w = fabricsim(
+      "sweep scenarios/quickstart.yaml --vary workload.maxbytes=8GiB,8GiB,16KiB --jobs 2"
+      " --max-wall 1s --out " +
+      d.string());
+  INFO(w.err);
+  CHECK(w.exit_code == 124);
+  CHECK(w.err.find("fabricsim sweep: stopped at --max-wall 1 s; 2 of 3 points tabulated, 2 of "
+                   "them stopped before the end (status limited)") != std::string::npos);
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 3);  // header and points 1, 2
+  for (size_t p : {1, 2}) {
+    CHECK(cell(t, p, "status") == "limited");
+    const auto j = results(d, p);
+    CHECK(j["run"]["complete"] == false);
+    CHECK(j["run"]["stop_reason"].get<std::string>().rfind("stopped at --max-wall 1 s during", 0) ==
+          0);
+  }
+  CHECK(!fs::exists(d / "point-003"));
+
+  // The event cap applies to each point: exactly N events each, in the sweep's own process.
+  const fs::path e = scratch("limits_events");
+  const Result r = fabricsim("sweep " + kSweepSmall +
+                             " --vary seed=1,2 --jobs 1 --max-events 1000"
+                             " --out " +
+                             e.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 124);
+  const auto u = csv_table(e / "sweep.csv");
+  REQUIRE(u.size() == 3);
+  for (size_t p : {1, 2}) {
+    CHECK(cell(u, p, "status") == "limited");
+    const auto j = results(e, p);
+    CHECK(j["run"]["events"].get<int64_t>() == 1000);
+    CHECK(j["run"]["stop_reason"].get<std::string>().rfind("stopped at --max-events 1000 during",
+                                                           0) == 0);
+  }
+}
+
 TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason, others run") {
   const fs::path d = scratch("jobs_killed");
   // Point 2 (8 GiB) runs for minutes; once points 1 and 3 are tabulated, its process (the
