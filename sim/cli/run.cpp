@@ -1113,11 +1113,12 @@ MeasuredComparison compare_measured(const NcclLog& log, const std::vector<Collec
   return m;
 }
 
-RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
-                   bool progress, ChromeTrace* trace, uint64_t max_events) {
+/// The packet model's simulate().
+static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
+                                  const std::atomic<bool>* interrupt, bool progress,
+                                  ChromeTrace* trace, uint64_t max_events) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
-  if (sc.mode == "flow") return simulate_flows(sc, prepared, interrupt, progress, max_events);
   const RoutingTable& routes = *prepared.routes;
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
@@ -1262,6 +1263,36 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
   if (prepared.measured) rep.measured = compare_measured(*prepared.measured, rep.rows);
+  return rep;
+}
+
+/// The end-of-run invariant on the workload: a complete run has a row for every size and the
+/// training step's summary; an incomplete one says why. Throws std::logic_error (an internal
+/// error, exit 1) otherwise, rather than print a table with sizes silently missing.
+static void check_accounted(const Scenario& sc, const Prepared& prepared, const RunReport& rep) {
+  if (!rep.complete) {
+    if (rep.stop_reason.empty() || rep.stop_reason == to_string(StopReason::kWorkloadDone)) {
+      throw std::logic_error("the run stopped early without a reason (" +
+                             std::to_string(rep.rows.size()) + " sizes finished)");
+    }
+    return;
+  }
+  const size_t sizes = workload_sizes(sc).size();
+  if (rep.rows.size() != sizes) {
+    throw std::logic_error("the run completed with " + std::to_string(rep.rows.size()) + " of " +
+                           std::to_string(sizes) + " collective sizes");
+  }
+  if (prepared.step.has_value() != rep.training.has_value()) {
+    throw std::logic_error("the run completed without the training step's summary");
+  }
+}
+
+RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
+                   bool progress, ChromeTrace* trace, uint64_t max_events) {
+  RunReport rep = sc.mode == "flow"
+                      ? simulate_flows(sc, prepared, interrupt, progress, max_events)
+                      : simulate_packets(sc, prepared, interrupt, progress, trace, max_events);
+  check_accounted(sc, prepared, rep);
   return rep;
 }
 
