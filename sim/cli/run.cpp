@@ -289,6 +289,29 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
   const int64_t min_rtt_ps = serialization_ps(frame, sc.link.host_rate_bps) +
                              serialization_ps(wire.ack_wire_bytes(), sc.link.host_rate_bps) +
                              4 * sc.link.propagation_delay_ps + 2 * sc.sw.latency_ps;
+  if (sc.nic.rto_ps < min_rtt_ps && !sc.origins.count("nic.rto")) {
+    // The default RTO: blame the written key whose term of the round trip is the largest, at
+    // its own position (a tester's propagation_delay: 250ms was blamed on nic.rto at nic:).
+    const std::pair<const char*, int64_t> terms[] = {
+        {"link.propagation_delay", 4 * sc.link.propagation_delay_ps},
+        {"switch.latency", 2 * sc.sw.latency_ps},
+        {"link.host_rate", serialization_ps(frame + wire.ack_wire_bytes(), sc.link.host_rate_bps)},
+        {"nic.mtu", serialization_ps(frame, sc.link.host_rate_bps)}};
+    const auto* blamed = &terms[0];
+    for (const auto& t : terms) {
+      if (sc.origins.count(t.first) &&
+          (!sc.origins.count(blamed->first) || t.second > blamed->second)) {
+        blamed = &t;
+      }
+    }
+    throw key_error(sc, blamed->first,
+                    "makes the fastest possible round trip (one frame and its ACK over "
+                    "host-switch-host) " +
+                        format_time(min_rtt_ps) + ", longer than the default nic.rto (" +
+                        format_time(sc.nic.rto_ps) +
+                        "): every packet would time out before its ACK could return; expected "
+                        "a round trip below it, or set nic.rto");
+  }
   if (sc.nic.rto_ps < min_rtt_ps) {
     throw key_error(sc, "nic.rto",
                     format_time(sc.nic.rto_ps) +
@@ -809,6 +832,7 @@ RunReport report_header(const Scenario& sc, const Prepared& prepared) {
       rep.nccl.environment.push_back(assignment);
   }
   rep.has_workload = sc.has_workload;
+  rep.has_training = sc.training.enabled;
   return rep;
 }
 
@@ -1383,10 +1407,16 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
   return rep;
 }
 
+/// The scenario's warnings (settings that do nothing under its other choices), on stderr.
+void print_warnings(const Scenario& sc) {
+  for (const std::string& w : sc.warnings) std::cerr << w << "\n";
+}
+
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
   const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
+  print_warnings(sc);
   // What runs: the workload's collective, traffic flows, a training step (one or more).
   std::vector<std::string> parts;
   if (sc.has_workload) {
@@ -1475,6 +1505,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
 int cmd_validate(const RunOptions& opts) {
   Scenario sc = load(opts);
   const Prepared prepared = prepare(sc);  // the topology can be built, run and routed;
+  print_warnings(sc);
   const Fabric& fabric = prepared.fabric;
   if (!sc.cost_model.empty()) load_cost_model(cost_model_path(sc));  // its prices file reads
   std::cout << opts.scenario_path << ": ok (" << fabric.kind << ", " << fabric.hosts.size()
@@ -1486,6 +1517,7 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   const Scenario sc = load(opts);
   const Fabric fabric = build_fabric(sc);
   const RoutingTable routes = build_routes(sc, fabric);
+  print_warnings(sc);
   const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
   const FabricMetrics m = compute_metrics(fabric, routes);
   const std::optional<FabricCost>& cost = s.cost;

@@ -1368,6 +1368,28 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
       return kExitInterrupted;
     }
   }
+  {
+    // Each point's scenario is parsed on its own: a warning shared by several points is said
+    // once, with the points it concerns when that is not all of them.
+    std::vector<std::pair<std::string, std::vector<int64_t>>> warnings;  // in first-seen order
+    for (int64_t i = 0; i < points; ++i) {
+      for (const std::string& w : scenarios[static_cast<size_t>(i)].warnings) {
+        auto it = std::find_if(warnings.begin(), warnings.end(),
+                               [&](const auto& x) { return x.first == w; });
+        if (it == warnings.end()) it = warnings.insert(warnings.end(), {w, {}});
+        it->second.push_back(i + 1);
+      }
+    }
+    for (const auto& [w, at] : warnings) {
+      std::cerr << w;
+      if (static_cast<int64_t>(at.size()) < points) {
+        std::cerr << " (sweep point" << (at.size() == 1 ? " " : "s ");
+        for (size_t k = 0; k < at.size(); ++k) std::cerr << (k > 0 ? ", " : "") << at[k];
+        std::cerr << " of " << points << ")";
+      }
+      std::cerr << "\n";
+    }
+  }
   if (static_cast<int64_t>(unbuildable.size()) == points) {
     for (const auto& [i, why] : unbuildable) {
       std::cerr << "fabricsim sweep: point " << i + 1 << "/" << points << " ("

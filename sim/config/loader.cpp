@@ -33,12 +33,22 @@
 
 namespace fabricsim {
 
+std::string located_message(const std::string& where, int line, int column,
+                            const std::string& key_path, const std::string& message) {
+  return where +
+         (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : std::string()) +
+         ": " + (key_path.empty() ? std::string() : key_path + ": ") + message;
+}
+
+std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
+                           const std::string& message) {
+  return "fabricsim: warning: " +
+         located_message(origin.where, origin.line, origin.column, key_path, message);
+}
+
 ConfigError::ConfigError(std::string where, int line, int column, std::string key_path,
                          std::string message)
-    : std::runtime_error(
-          where +
-          (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : std::string()) +
-          ": " + (key_path.empty() ? std::string() : key_path + ": ") + message),
+    : std::runtime_error(located_message(where, line, column, key_path, message)),
       where_(std::move(where)),
       key_path_(std::move(key_path)),
       message_(std::move(message)),
@@ -380,16 +390,54 @@ const QuantitySpec kTimeout{
 // (a tester's 1ps ran 320 us of a 14.5 ms run in 120 s).
 const QuantitySpec kCheckInterval{"time",    "100us",           parse_time_ps,
                                   1'000'000, 1'000'000'000'000, "a time from 1us to 1s"};
-const QuantitySpec kRateLimit{"rate",
-                              "100Gbps",
-                              parse_rate_bps,
-                              1'000'000,
-                              100'000'000'000'000,
-                              "a rate from 1Mbps to 100Tbps",
-                              "leave qp_rate_limit out for line rate"};
-// 256 B: the smallest InfiniBand and RoCE path MTU (IBTA: 256, 512, 1024, 2048, 4096).
-const QuantitySpec kMtu{"size", "4096B", parse_size_bytes,
-                        256,    65536,   "an MTU from 256B to 65536B"};
+const QuantitySpec kRateLimit{
+    "rate",
+    "100Gbps",
+    parse_rate_bps,
+    1'000'000,
+    3'200'000'000'000,
+    "a rate from 1Mbps to 3.2Tbps (at most link.host_rate, the NIC's line "
+    "rate)",
+    "leave qp_rate_limit out for line rate"};
+// nic.mtu is the RDMA path MTU, the payload per packet (wire.hpp adds the headers). Both
+// transports are IBTA's, whose path MTU is 256, 512, 1024, 2048 or 4096 B; a RoCE NIC on a
+// 9000-byte jumbo-frame Ethernet still uses a 4096-B RDMA MTU. Values between are accepted (the
+// pfc-victim-flow scenario uses 1000B).
+const QuantitySpec kMtu{"size",
+                        "4096B",
+                        parse_size_bytes,
+                        256,
+                        4096,
+                        "an MTU from 256B to 4096B (the RDMA payload per packet: the IBTA path "
+                        "MTUs of RoCE and InfiniBand are 256, 512, 1024, 2048 and 4096 B, also "
+                        "over 9000-byte Ethernet jumbo frames)"};
+// A NIC port or a switch-to-switch link: the fastest shipping ports are 800 Gb/s (ConnectX-8,
+// Tomahawk 5), 1.6 Tb/s announced; 3.2 Tb/s leaves room for the next generation. NVLink and PCIe
+// keys keep kPositiveRate (NVLink 5 is 1.8 TB/s = 14.4 Tb/s per GPU).
+const QuantitySpec kNetworkRate{"rate",
+                                "400Gbps",
+                                parse_rate_bps,
+                                1'000'000,
+                                3'200'000'000'000,
+                                "a rate from 1Mbps to 3.2Tbps (the fastest NIC and switch ports "
+                                "are 800 Gb/s, 1.6 Tb/s announced)"};
+// One link's one-way delay: 1 ms is 200 km of fibre (5 ns/m); a data-centre cable is under
+// 1 km (5 us). Longer delays also outgrow the NIC's retransmission timeout.
+const QuantitySpec kPropagationDelay{"time",
+                                     "500ns",
+                                     parse_time_ps,
+                                     0,
+                                     1'000'000'000,
+                                     "a time from 0ns to 1ms (1 ms is 200 km of fibre at 5 ns/m; "
+                                     "a data-centre link is under 1 km, 5 us)"};
+// A switch's packet buffer: the largest are a few GB (Broadcom Jericho2: 8 GB of HBM).
+const QuantitySpec kSwitchBuffer{"size",
+                                 "64MB",
+                                 parse_size_bytes,
+                                 1,
+                                 int64_t{64} << 30,
+                                 "a size from 1B to 64GiB (the largest switch buffers are a few "
+                                 "GB, e.g. Broadcom Jericho2's 8 GB of HBM)"};
 const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
                               1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
 // PFC: a threshold, offset or headroom written is a size; 0 (the derived value) by leaving it out.
@@ -703,7 +751,7 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) {
      s.topology.degraded_links.clear();
      for (const auto& [name, rate] : v.named_entries("a map of links to rates, e.g. {leaf0-spine1: 200Gbps}")) {
-       s.topology.degraded_links.emplace_back(name, rate.quantity(kPositiveRate));
+       s.topology.degraded_links.emplace_back(name, rate.quantity(kNetworkRate));
      }
    }},
   {"topology", "link_bit_error_rates", false,
@@ -716,11 +764,11 @@ const Field kFields[] = {
    }},
 
   {"link", "host_rate", true,
-   [](const Value& v, Scenario& s) { s.link.host_rate_bps = v.quantity(kPositiveRate); }},
+   [](const Value& v, Scenario& s) { s.link.host_rate_bps = v.quantity(kNetworkRate); }},
   {"link", "fabric_rate", false,  // default: host_rate (set after all fields are read)
-   [](const Value& v, Scenario& s) { s.link.fabric_rate_bps = v.quantity(kPositiveRate); }},
+   [](const Value& v, Scenario& s) { s.link.fabric_rate_bps = v.quantity(kNetworkRate); }},
   {"link", "propagation_delay", true,
-   [](const Value& v, Scenario& s) { s.link.propagation_delay_ps = v.quantity(kNonNegativeTime); }},
+   [](const Value& v, Scenario& s) { s.link.propagation_delay_ps = v.quantity(kPropagationDelay); }},
   {"link", "nvlink_rate", true,
    [](const Value& v, Scenario& s) { s.link.nvlink_rate_bps = v.quantity(kPositiveRate); },
    "spine-leaf fat-tree rail-optimized", "rail-optimized"},
@@ -752,10 +800,10 @@ const Field kFields[] = {
   {"switch", "buffer_model", false,  // before the keys that apply to one model
    [](const Value& v, Scenario& s) { s.sw.buffer_model = v.choice(kBufferModels); }},
   {"switch", "buffer_per_port", true,
-   [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kPositiveSize); },
+   [](const Value& v, Scenario& s) { s.sw.buffer_per_port_bytes = v.quantity(kSwitchBuffer); },
    nullptr, nullptr, &kStaticBuffer},
   {"switch", "shared_buffer", true,
-   [](const Value& v, Scenario& s) { s.sw.shared_buffer_bytes = v.quantity(kPositiveSize); },
+   [](const Value& v, Scenario& s) { s.sw.shared_buffer_bytes = v.quantity(kSwitchBuffer); },
    nullptr, nullptr, &kSharedBuffer},
   {"switch", "reserved_per_queue", false,  // 8 x it < shared_buffer: checked after all fields
    [](const Value& v, Scenario& s) { s.sw.reserved_per_queue_bytes = v.quantity(kNonNegativeSize); },
@@ -1619,6 +1667,113 @@ void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s) {
   found.at("dcqcn.enabled").fail("DCQCN reacts to ECN marks: set ecn.enabled: true");
 }
 
+/// The most bytes one egress queue of the data's class (nic.traffic_class) can hold, and the
+/// key that sets it: the whole shared buffer, or (static) the port's buffer for lossy data; 0
+/// when it has no such bound (lossless data in static buffers is bounded at the ingress ports,
+/// by PFC thresholds or InfiniBand credits, not by the egress buffer).
+std::pair<int64_t, const char*> queue_bound(const Scenario& s, const PfcConfig& pfc) {
+  if (s.sw.buffer_model == "shared") return {s.sw.shared_buffer_bytes, "switch.shared_buffer"};
+  const int tc = s.nic.traffic_class;
+  const bool listed =
+      pfc.priorities.empty() ||
+      std::find(pfc.priorities.begin(), pfc.priorities.end(), tc) != pfc.priorities.end();
+  if (s.transport == "infiniband" || (s.transport == "roce" && pfc.enabled && listed)) {
+    return {0, nullptr};
+  }
+  return {s.sw.buffer_per_port_bytes, "switch.buffer_per_port"};
+}
+
+/// A value of `key` that applies to one switch (`own`, its values) or to the scenario (`top`,
+/// or `own` when there is no switch); nullptr when neither gave it.
+const Value* given(const std::string& key, const std::map<std::string, Value>& own,
+                   const std::map<std::string, Value>* top) {
+  if (const auto it = own.find(key); it != own.end()) return &it->second;
+  if (top == nullptr) return nullptr;
+  const auto it = top->find(key);
+  return it == top->end() ? nullptr : &it->second;
+}
+
+/// ECN thresholds against the most a queue can hold: a kmin at or above it never marks (an
+/// error); a kmax above it stops the RED ramp short of pmax (a warning). For the scenario's ecn
+/// (`top` null) or one switch's (`own` its values, `top` the scenario's, `whose` its name).
+void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& pfc,
+                     const std::map<std::string, Value>& own,
+                     const std::map<std::string, Value>* top,
+                     const std::map<std::string, Value>& all, std::vector<std::string>& warnings) {
+  if (!ecn.enabled) return;
+  const auto [bound, key] = queue_bound(s, pfc);
+  if (bound <= 0) return;
+  const Value* kmin = given("ecn.kmin", own, top);
+  const Value* kmax = given("ecn.kmax", own, top);
+  const auto buffer = all.find(key);
+  const std::string queue = std::string(key) + " " + std::to_string(bound) + " B" +
+                            (bound == s.sw.buffer_per_port_bytes && s.sw.buffer_model == "static"
+                                 ? " per port"
+                                 : " for the whole switch");
+  if (ecn.kmin_bytes >= bound) {
+    const std::string kmin_text = kmin ? "(" + kmin->node().Scalar() + ")"
+                                       : std::to_string(ecn.kmin_bytes) + " B (the default)";
+    const std::string message =
+        "ecn.kmin " + kmin_text + " is at or above the most bytes a queue can hold (" + queue +
+        "): ECN could never mark; expected a kmin below " + std::to_string(bound) + " B";
+    if (kmin != nullptr || buffer == all.end()) {
+      if (kmin) kmin->fail(message);
+    } else {
+      buffer->second.fail(message);
+    }
+  }
+  if (ecn.kmax_bytes > bound) {
+    const double reach = ecn.pmax * static_cast<double>(bound - ecn.kmin_bytes) /
+                         static_cast<double>(ecn.kmax_bytes - ecn.kmin_bytes);
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.3g", 100 * reach);
+    char pmax[32];
+    std::snprintf(pmax, sizeof pmax, "%g", ecn.pmax);
+    const std::string message =
+        "ecn.kmax (" + (kmax ? kmax->node().Scalar() : std::to_string(ecn.kmax_bytes) + " B") +
+        ") is above the most bytes a queue can hold (" + queue +
+        "): the RED ramp stops at a marking probability of " + pct + " %, never reaching pmax (" +
+        pmax + "); expected a kmax of at most " + std::to_string(bound) + " B";
+    if (kmax) {
+      warnings.push_back(config_warning(kmax->origin(), kmax->path(), message));
+    } else if (buffer != all.end()) {
+      warnings.push_back(config_warning(buffer->second.origin(), buffer->second.path(), message));
+    }
+  }
+}
+
+/// PFC keys that do nothing: set while PFC is off (at the scenario, or at one switch: `own` its
+/// values, `where` " at NAME"), and pfc.priorities without the data's traffic class while PFC is
+/// on. Warnings, not errors: a sweep toggling pfc.enabled makes them on purpose.
+void warn_pfc(const Scenario& s, const PfcConfig& pfc, const std::map<std::string, Value>& own,
+              const std::map<std::string, Value>* top, const std::string& where, bool pfc_somewhere,
+              std::vector<std::string>& warnings) {
+  if (s.transport != "roce") return;
+  if (!pfc.enabled && !pfc_somewhere) {
+    const Value* enabled = given("pfc.enabled", own, top);
+    const std::string off =
+        "PFC is off" + where + " (pfc.enabled " +
+        (enabled ? "false at " + place(enabled->origin()) : std::string("false, the default")) +
+        ")";
+    for (const auto& [path, v] : own) {
+      if (path.rfind("pfc.", 0) != 0 || path == "pfc.enabled") continue;
+      warnings.push_back(config_warning(
+          v.origin(), v.path(), "has no effect: " + off + "; set pfc.enabled: true to use it"));
+    }
+    return;
+  }
+  const auto priorities = own.find("pfc.priorities");
+  if (!pfc.enabled || priorities == own.end()) return;
+  const int tc = s.nic.traffic_class;
+  if (std::find(pfc.priorities.begin(), pfc.priorities.end(), tc) != pfc.priorities.end()) return;
+  const std::string t = std::to_string(tc);
+  warnings.push_back(config_warning(
+      priorities->second.origin(), priorities->second.path(),
+      "does not include nic.traffic_class " + t + ", the class of the RDMA data" + where +
+          ": the data is lossy (tail drops under congestion) and PFC pauses none of it; add " + t +
+          " to make it lossless"));
+}
+
 /// Where a switch's name was written in `switches:`, or the --set that created it.
 KeyOrigin name_origin(const Context& ctx, const std::string& path, const YAML::Mark& mark) {
   if (!mark.is_null()) return KeyOrigin{ctx.file, mark.line + 1, mark.column + 1};
@@ -1710,6 +1865,10 @@ void parse_switches(const Context& ctx, const Value& section,
     Scenario t = start;
     parse_fields(ctx, own, t, false, "switch " + name + "'s", &found);
     check_pfc(ctx, t, own, &found);
+    const bool own_ecn = std::any_of(own.begin(), own.end(),
+                                     [](const auto& kv) { return kv.first.rfind("ecn.", 0) == 0; });
+    if (own_ecn) check_ecn_reach(t, t.ecn, t.pfc, own, &found, found, s.warnings);
+    warn_pfc(t, t.pfc, own, &found, " at " + name, false, s.warnings);
     s.switches[name] = SwitchOverride{t.pfc, t.ecn};
     s.origins[path] = name_origin(ctx, path, key.Mark());
     for (const auto& [relative, value] : own) s.origins[value.path()] = value.origin();
@@ -2117,11 +2276,28 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     }
     max.fail("maxbytes (" + max_text + ") is less than minbytes (" + min_text + ")");
   }
+  if (s.nic.qp_rate_limit_bps > s.link.host_rate_bps) {
+    // A queue pair's limit above its port's line rate limits nothing.
+    const Value& limit = found.at("nic.qp_rate_limit");
+    const Value& rate = found.at("link.host_rate");
+    const std::string l = limit.node().Scalar(), r = rate.node().Scalar();
+    if (directness(ctx, rate) > directness(ctx, limit)) {
+      rate.fail("host_rate (" + r + "), the NIC's line rate, is below nic.qp_rate_limit (" + l +
+                "): expected a line rate of at least the queue pair's limit");
+    }
+    limit.fail("qp_rate_limit (" + l + ") is above link.host_rate (" + r +
+               "), the NIC's line rate: expected at most " + r +
+               ", or leave qp_rate_limit out for line rate");
+  }
   check_switch(ctx, found, s);
   check_pfc(ctx, s, found);
+  check_ecn_reach(s, s.ecn, s.pfc, found, nullptr, found, s.warnings);
+  bool pfc_somewhere = false;  // a switch's own pfc.enabled: true uses the top-level keys
   if (const auto it = found.find(kSwitchesSection); it != found.end()) {
     parse_switches(ctx, it->second, found, s);  // after the top-level pfc and ecn
+    for (const auto& [name, o] : s.switches) pfc_somewhere |= o.pfc.enabled;
   }
+  warn_pfc(s, s.pfc, found, nullptr, "", pfc_somewhere, s.warnings);
   check_dcqcn(found, s);
   return s;
 }

@@ -29,11 +29,24 @@ class ConfigError : public std::runtime_error {
   int line_, column_;
 };
 
+/// "WHERE:LINE:COL: KEY.PATH: MESSAGE" (":LINE:COL" left out when line is 0, "KEY.PATH: " when
+/// key_path is empty): what a ConfigError says, and what a warning says after its prefix.
+std::string located_message(const std::string& where, int line, int column,
+                            const std::string& key_path, const std::string& message);
+
+/// A warning about a key that is valid but does nothing (or less than it says) under the
+/// scenario's other choices: "fabricsim: warning: FILE:LINE:COL: KEY.PATH: MESSAGE", positioned
+/// like a ConfigError (`origin` of the key as Scenario::origins records it).
+std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
+                           const std::string& message);
+
 /// Loads and validates the scenario at `path`, after applying `overrides` ("a.b.c=value", the
 /// CLI's --set; the value is read as a YAML scalar) in order. Throws ConfigError for a missing
 /// or unreadable file, a YAML syntax error, an unknown key (with a suggestion), a wrong type,
 /// a missing or wrong unit, or a value out of range. A switch profile (`switch.profile`) is
 /// read too; its errors point into the profile file, and `origins` records its keys there.
+/// Settings that do nothing under the other choices are not errors: they are listed in
+/// Scenario::warnings.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// A ConfigError about `key_path` of a loaded scenario, positioned where the key (or, failing

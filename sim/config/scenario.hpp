@@ -169,8 +169,8 @@ struct SwitchConfig {
 
 /// `nic:` section.
 struct NicConfig {
-  /// RDMA path MTU: payload bytes per packet (256 … 4096 for RoCE/IB). The loader accepts
-  /// 64B … 65536B.
+  /// RDMA path MTU: payload bytes per packet, 256 … 4096 (IBTA's path MTUs 256, 512, 1024,
+  /// 2048, 4096 for RoCE and InfiniBand; values between are accepted).
   int64_t mtu_bytes = 4096;
   /// Traffic class (IEEE 802.1p priority) of RDMA data and its ACKs, 0 … 7. 3 is the common
   /// RoCE deployment choice (NVIDIA's RoCE configuration guides).
@@ -409,6 +409,10 @@ struct Scenario {
   /// Keys given under another name: topology.k -> topology.fat-tree.k when a kind block set
   /// it, so key_error names what the user wrote.
   std::map<std::string, std::string> written_as;
+  /// Settings that are valid but do nothing, or less than they say, under the scenario's other
+  /// choices (a PFC threshold while PFC is off): each a line of config_warning(), printed once
+  /// by the CLI; the run goes on (a sweep toggling pfc.enabled makes them on purpose).
+  std::vector<std::string> warnings;
 };
 
 /// Bytes per element of an nccl-tests datatype name; 0 if unknown.

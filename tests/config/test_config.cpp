@@ -428,19 +428,25 @@ TEST_CASE("malformed or ambiguous units pass the units parser's message through"
 TEST_CASE("negative or zero where a positive value is required", "[config]") {
   SECTION("a negative rate") {
     check(edit("  host_rate: 400Gbps", "  host_rate: -400Gbps"), 11, 14, "link.host_rate",
-          "expected a rate from 1Mbps to 100Tbps, got a negative rate '-400Gbps'");
+          "expected a rate from 1Mbps to 3.2Tbps (the fastest NIC and switch ports are 800 Gb/s, "
+          "1.6 Tb/s announced), got a negative rate '-400Gbps'");
   }
   SECTION("a zero rate") {
     check(edit("  fabric_rate: 800Gbps", "  fabric_rate: 0Gbps"), 12, 16, "link.fabric_rate",
-          "expected a rate from 1Mbps to 100Tbps, got zero ('0Gbps')");
+          "expected a rate from 1Mbps to 3.2Tbps (the fastest NIC and switch ports are 800 Gb/s, "
+          "1.6 Tb/s announced), got zero ('0Gbps')");
   }
   SECTION("a negative time") {
     check(edit("  propagation_delay: 500ns", "  propagation_delay: -5ns"), 13, 22,
-          "link.propagation_delay", "expected a time from 0ns to 1s, got a negative time '-5ns'");
+          "link.propagation_delay",
+          "expected a time from 0ns to 1ms (1 ms is 200 km of fibre at 5 ns/m; a data-centre link "
+          "is under 1 km, 5 us), got a negative time '-5ns'");
   }
   SECTION("a zero buffer") {
     check(edit("  buffer_per_port: 2MiB", "  buffer_per_port: 0B"), 16, 20,
-          "switch.buffer_per_port", "expected a positive size, got zero ('0B')");
+          "switch.buffer_per_port",
+          "expected a size from 1B to 64GiB (the largest switch buffers are a few GB, e.g. "
+          "Broadcom Jericho2's 8 GB of HBM), got zero ('0B')");
   }
   SECTION("zero leaves") {
     check(edit("  leaves: 4", "  leaves: 0"), 6, 11, "topology.leaves",
@@ -455,11 +461,15 @@ TEST_CASE("negative or zero where a positive value is required", "[config]") {
 TEST_CASE("values out of range", "[config]") {
   SECTION("a zero MTU") {
     check(edit("  mtu: 4096B", "  mtu: 0B"), 18, 8, "nic.mtu",
-          "expected an MTU from 256B to 65536B, got zero ('0B')");
+          "expected an MTU from 256B to 4096B (the RDMA payload per packet: the IBTA path MTUs of "
+          "RoCE and InfiniBand are 256, 512, 1024, 2048 and 4096 B, also over 9000-byte Ethernet "
+          "jumbo frames), got zero ('0B')");
   }
   SECTION("an MTU above 64KiB") {
     check(edit("  mtu: 4096B", "  mtu: 128KiB"), 18, 8, "nic.mtu",
-          "expected an MTU from 256B to 65536B, got '128KiB'");
+          "expected an MTU from 256B to 4096B (the RDMA payload per packet: the IBTA path MTUs of "
+          "RoCE and InfiniBand are 256, 512, 1024, 2048 and 4096 B, also over 9000-byte Ethernet "
+          "jumbo frames), got '128KiB'");
   }
   SECTION("minbytes > maxbytes") {
     check(edit("  minbytes: 8KiB", "  minbytes: 512MiB"), 26, 13, "workload.maxbytes",
@@ -495,9 +505,12 @@ TEST_CASE("missing required keys", "[config]") {
   }
   SECTION("physical ranges keep simulated time in int64 (regression: 100000s overflowed)") {
     check(edit("  propagation_delay: 500ns", "  propagation_delay: 100000s"), 13, 22,
-          "link.propagation_delay", "expected a time from 0ns to 1s, got '100000s'");
+          "link.propagation_delay",
+          "expected a time from 0ns to 1ms (1 ms is 200 km of fibre at 5 ns/m; a data-centre link "
+          "is under 1 km, 5 us), got '100000s'");
     check(edit("  host_rate: 400Gbps", "  host_rate: 1bps"), 11, 14, "link.host_rate",
-          "expected a rate from 1Mbps to 100Tbps, got '1bps'");
+          "expected a rate from 1Mbps to 3.2Tbps (the fastest NIC and switch ports are 800 Gb/s, "
+          "1.6 Tb/s announced), got '1bps'");
   }
   SECTION("a section: no position") {
     std::string path;
@@ -574,8 +587,8 @@ TEST_CASE("overrides (--set KEY=VALUE) apply before validation", "[config]") {
   }
   SECTION("a key absent from the file, in a section absent from the file") {
     const Scenario s = load_scenario(source_path("tests/data/config/minimal.yaml"),
-                                     {"nic.mtu=9000B", "link.fabric_rate=400Gbps"});
-    CHECK(s.nic.mtu_bytes == 9000);
+                                     {"nic.mtu=2048B", "link.fabric_rate=400Gbps"});
+    CHECK(s.nic.mtu_bytes == 2048);
     CHECK(s.link.fabric_rate_bps == 400'000'000'000);
   }
   SECTION("a ratio string as the value") {
@@ -607,7 +620,9 @@ TEST_CASE("bad --set overrides name the override", "[config]") {
           "--set link.host_rate=400: link.host_rate: expected a rate with a unit, e.g. "
           "400Gbps, got '400'");
     CHECK(error("nic.mtu=0B") ==
-          "--set nic.mtu=0B: nic.mtu: expected an MTU from 256B to 65536B, got zero ('0B')");
+          "--set nic.mtu=0B: nic.mtu: expected an MTU from 256B to 4096B (the RDMA payload per "
+          "packet: the IBTA path MTUs of RoCE and InfiniBand are 256, 512, 1024, 2048 and 4096 B, "
+          "also over 9000-byte Ethernet jumbo frames), got zero ('0B')");
   }
   SECTION("a cross-field error blames the override") {
     CHECK(error("workload.maxbytes=1KiB") ==
@@ -868,7 +883,9 @@ TEST_CASE("packet-model keys: bad values say where and what was expected", "[con
   }
   SECTION("switch.shared_buffer and reserved_per_queue: sizes with units") {
     check(edit("  shared_buffer: 32MiB", "  shared_buffer: 0B", shared_base()), 17, 18,
-          "switch.shared_buffer", "expected a positive size, got zero ('0B')");
+          "switch.shared_buffer",
+          "expected a size from 1B to 64GiB (the largest switch buffers are a few GB, e.g. "
+          "Broadcom Jericho2's 8 GB of HBM), got zero ('0B')");
     check(edit("  shared_buffer: 32MiB", "  shared_buffer: 32MiB\n  reserved_per_queue: -4KiB",
                shared_base()),
           18, 23, "switch.reserved_per_queue",
@@ -964,12 +981,15 @@ TEST_CASE("packet-model keys: bad values say where and what was expected", "[con
   }
   SECTION("nic.qp_rate_limit: a rate; zero is refused with the way to get line rate") {
     check(with_nic("qp_rate_limit: 0Gbps"), 19, 18, "nic.qp_rate_limit",
-          "expected a rate from 1Mbps to 100Tbps, got zero ('0Gbps'); leave qp_rate_limit out for "
+          "expected a rate from 1Mbps to 3.2Tbps (at most link.host_rate, the NIC's line rate), "
+          "got zero ('0Gbps'); leave qp_rate_limit out for "
           "line rate");
     check(with_nic("qp_rate_limit: 200Tbps"), 19, 18, "nic.qp_rate_limit",
-          "expected a rate from 1Mbps to 100Tbps, got '200Tbps'");
+          "expected a rate from 1Mbps to 3.2Tbps (at most link.host_rate, the NIC's line rate), "
+          "got '200Tbps'");
     check(with_nic("qp_rate_limit: -1Gbps"), 19, 18, "nic.qp_rate_limit",
-          "expected a rate from 1Mbps to 100Tbps, got a negative rate '-1Gbps'");
+          "expected a rate from 1Mbps to 3.2Tbps (at most link.host_rate, the NIC's line rate), "
+          "got a negative rate '-1Gbps'");
   }
 }
 
