@@ -243,7 +243,7 @@ SimFit fit_at_step(const SimContext& ctx, const NcclLog& log, const Placement& w
       // Within 1/64 to 64 times where it started (and the loader's range): a size that does not
       // follow the NIC must not run the rate away.
       const int64_t lo = std::max<int64_t>(1'000'000, start_rate_bps / 64);
-      const int64_t hi = std::max(lo, std::min<int64_t>(50'000'000'000'000, start_rate_bps * 64));
+      const int64_t hi = std::max(lo, std::min<int64_t>(3'200'000'000'000, start_rate_bps * 64));
       rate = std::clamp<int64_t>(static_cast<int64_t>(std::llround(rate * ratio)), lo, hi);
       if (std::abs(ratio - 1) < 0.002) break;
     }
@@ -426,6 +426,12 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       } catch (const std::exception& e) {
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout", e.what());
       }
+      if (heldout_from <= 0) {  // 0 is "nothing held out" inside: a tester's above=0B was silent
+        throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                          "expected above=SIZE with a SIZE above 0B (the sizes from SIZE up are "
+                          "held out, e.g. above=64MiB), got '" +
+                              value + "'");
+      }
     } else if (kind == "largest" && !value.empty()) {
       if (value.find_first_not_of("0123456789") != std::string::npos || value.size() > 6 ||
           std::stoi(value) < 1) {
@@ -505,6 +511,24 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     nccls.push_back(parse_nccl_tests_file(p));
     if (interrupted()) return kExitInterrupted;
   }
+  if ((heldout_from > 0 || heldout_largest > 0) && nccls.empty()) {
+    throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                      "holds out sizes of --nccl-tests logs, and none is given (perftest logs "
+                      "are fitted whole)");
+  }
+  if (heldout_from > 0) {
+    // above=SIZE beyond every log's largest size would hold out nothing, silently.
+    int64_t largest = 0;
+    for (const NcclLog& log : nccls) {
+      for (const auto& [bytes, row] : rows_by_size(log)) largest = std::max(largest, bytes);
+    }
+    if (heldout_from > largest) {
+      throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
+                        "holds out nothing: the largest size in the --nccl-tests logs is " +
+                            format_size(largest) + "; expected above=SIZE with SIZE at most " +
+                            format_size(largest) + ", or largest=N");
+    }
+  }
   // A bad scenario is refused before anything is fitted or printed.
   if (!opts.scenario.scenario_path.empty()) {
     Scenario check = load(opts.scenario);
@@ -514,6 +538,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   }
 
   ordered_json report = {{"inputs", ordered_json::array()}};
+  std::vector<std::string> not_fitted;  ///< why each log that could not be fitted was not
   std::vector<HealthHint> hints;
   std::optional<double> link_rate_Gbps, link_GBps;
   std::vector<PlotSeries> plots;
@@ -545,6 +570,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
         f = fit_perftest_bw(log);
       } catch (const std::invalid_argument& e) {  // e.g. every size the same after filtering
         std::cout << "#   not fitted (" << e.what() << ")\n";
+        not_fitted.push_back(e.what());
         in["fit"] = nullptr;
         in["not_fitted"] = e.what();
         report["inputs"].push_back(in);
@@ -614,6 +640,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       f = fit_nccl(log, held ? 0 : heldout_of(log, std::numeric_limits<int64_t>::max()));
     } catch (const std::invalid_argument& e) {
       std::cout << "# nccl-tests " << log.path << ": not fitted (" << e.what() << ")\n";
+      not_fitted.push_back(e.what());
       in["fit"] = nullptr;
       in["not_fitted"] = e.what();
       report["inputs"].push_back(in);
@@ -878,6 +905,16 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     }
   }
   report["fragment"] = fragment;
+  if (fragment.empty() && !not_fitted.empty()) {
+    // Exit 0 with an empty fragment read as a calibration that worked.
+    std::string why;
+    for (const std::string& w : not_fitted) why += (why.empty() ? "" : "; ") + w;
+    throw ConfigError(where, 0, 0, "",
+                      "nothing calibrated, nothing written: " + why +
+                          "; a fit needs a perftest bandwidth sweep (ib_write_bw -a) or an "
+                          "nccl-tests log with at least 3 sizes with a time (and --scenario to "
+                          "fit the simulator's parameters)");
+  }
   {
     std::ofstream y(out, std::ios::trunc);
     y << yaml.str();
