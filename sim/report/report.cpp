@@ -193,11 +193,16 @@ void print_summary(std::ostream& out, const RunReport& r) {
   if (traffic || (!r.has_workload && !r.training && !r.flows.empty())) {
     const FctSummary fct = fct_summary(r.flows, traffic);
     if (fct.completed > 0) {
+      // Without traffic flows, the messages are those of the training step's collectives and
+      // pipeline sends (a run stopped before the step's summary), or of a collective.
+      const char* what = traffic          ? "traffic flows"
+                         : r.has_training ? "training-step messages"
+                                          : "collective messages";
       std::snprintf(buf, sizeof buf,
-                    "# flows      : %lld traffic flows delivered, FCT p50 %.3f us, p99 %.3f us, "
-                    "max %.3f us\n",
-                    static_cast<long long>(fct.completed), static_cast<double>(fct.p50_ps) / 1e6,
-                    static_cast<double>(fct.p99_ps) / 1e6, static_cast<double>(fct.max_ps) / 1e6);
+                    "# flows      : %lld %s delivered, FCT p50 %.3f us, p99 %.3f us, max %.3f us\n",
+                    static_cast<long long>(fct.completed), what,
+                    static_cast<double>(fct.p50_ps) / 1e6, static_cast<double>(fct.p99_ps) / 1e6,
+                    static_cast<double>(fct.max_ps) / 1e6);
       out << buf;
     }
   }
