@@ -59,7 +59,7 @@ class HoldModel {
 
  private:
   void on_event(uint64_t) { schedule(); }
-  void schedule() { sim_.after<&HoldModel::on_event>(SimTime(increment_ps()), this, 0); }
+  void schedule() { sim_.after<&HoldModel::on_event>(SimTime(increment_ps()), kLp, this, 0); }
   int64_t increment_ps() {
     if (dist_ == Distribution::kUniform) {
       return static_cast<int64_t>(rng_.next() % (2 * kMeanIncrementPs));  // [0, 2 × mean)
@@ -68,6 +68,7 @@ class HoldModel {
     return static_cast<int64_t>(-std::log(1.0 - rng_.uniform01()) * kMeanIncrementPs);
   }
 
+  static constexpr fabricsim::LpId kLp{0};  // one logical process: the model has no nodes
   Simulator sim_;
   RngStream rng_;
   Distribution dist_;

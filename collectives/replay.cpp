@@ -47,7 +47,7 @@ void DagReplayer::release(uint32_t id) {
   ready_at_[id] = transport_.now();
   const Transfer& t = dag_.transfer(id);
   if (t.delay_ps > 0) {
-    transport_.post_after(t.delay_ps, id);
+    transport_.post_after(t.delay_ps, id, t.src_rank);
   } else {
     post(id);
   }
@@ -80,15 +80,13 @@ PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_
 }
 
 void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) {
-  if (!rank_hosts_.empty()) {
-    src_rank = rank_hosts_[static_cast<size_t>(src_rank)];
-    dst_rank = rank_hosts_[static_cast<size_t>(dst_rank)];
-  }
-  net_.send(src_rank, dst_rank, bytes, flow, tag);
+  net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
 }
 
-void PacketTransport::post_after(int64_t delay_ps, uint64_t tag) {
-  sim_.at<&PacketTransport::on_post_timer>(sim_.now() + SimTime(delay_ps), this, tag);
+void PacketTransport::post_after(int64_t delay_ps, uint64_t tag, int src_rank) {
+  const LpId lp = Network::node_lp(
+      static_cast<uint32_t>(net_.fabric().hosts.at(static_cast<size_t>(host(src_rank)))));
+  sim_.at<&PacketTransport::on_post_timer>(sim_.now() + SimTime(delay_ps), lp, this, tag);
 }
 
 void PacketTransport::on_post_timer(uint64_t tag) {
@@ -114,8 +112,11 @@ TrafficPlayer::TrafficPlayer(Simulator& sim, Network& net, std::vector<Flow> flo
 
 void TrafficPlayer::start() {
   for (size_t i = 0; i < flows_.size(); ++i) {
-    sim_.at<&TrafficPlayer::on_post>(SimTime(std::max(flows_[i].start_ps, sim_.now().ps())), this,
-                                     i);
+    // The post works on the source host's NIC: an event of the source's LP.
+    const LpId lp = Network::node_lp(
+        static_cast<uint32_t>(net_.fabric().hosts.at(static_cast<size_t>(flows_[i].src))));
+    sim_.at<&TrafficPlayer::on_post>(SimTime(std::max(flows_[i].start_ps, sim_.now().ps())), lp,
+                                     this, i);
   }
 }
 

@@ -20,8 +20,10 @@ class CollectiveTransport {
   virtual ~CollectiveTransport() = default;
   /// Starts a transfer; the backend calls DagReplayer::complete(tag) when it has been received.
   virtual void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) = 0;
-  /// Calls DagReplayer::post(tag) `delay_ps` (> 0) picoseconds from now.
-  virtual void post_after(int64_t delay_ps, uint64_t tag) = 0;
+  /// Calls DagReplayer::post(tag) `delay_ps` (> 0) picoseconds from now, as an event of the
+  /// logical process of rank `src_rank`'s host (the task's own GPU: a transfer's sender, or the
+  /// GPU computing).
+  virtual void post_after(int64_t delay_ps, uint64_t tag, int src_rank) = 0;
   virtual SimTime now() const = 0;
 };
 
@@ -114,12 +116,15 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   /// The host id of each rank (NcclRunSetup::rank_hosts); empty = rank r on host r.
   void set_rank_hosts(std::vector<int> hosts) { rank_hosts_ = std::move(hosts); }
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
-  void post_after(int64_t delay_ps, uint64_t tag) override;
+  void post_after(int64_t delay_ps, uint64_t tag, int src_rank) override;
   SimTime now() const override { return sim_.now(); }
   void on_message_complete(uint64_t tag) override;
 
  private:
   void on_post_timer(uint64_t tag);
+  int host(int rank) const {
+    return rank_hosts_.empty() ? rank : rank_hosts_[static_cast<size_t>(rank)];
+  }
   Simulator& sim_;
   Network& net_;
   DagReplayer* replayer_ = nullptr;

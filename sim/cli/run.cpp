@@ -877,8 +877,9 @@ class FlowTransport final : public CollectiveTransport, public CompletionSink {
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override {
     net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
   }
-  void post_after(int64_t delay_ps, uint64_t tag) override {
-    sim_.at<&FlowTransport::on_post>(sim_.now() + SimTime(delay_ps), this, tag);
+  void post_after(int64_t delay_ps, uint64_t tag, int /*src_rank*/) override {
+    // The flow model is one LP (FlowNetwork::lp): its tasks post there.
+    sim_.at<&FlowTransport::on_post>(sim_.now() + SimTime(delay_ps), net_.lp(), this, tag);
   }
   SimTime now() const override { return sim_.now(); }
   void on_message_complete(uint64_t tag) override {

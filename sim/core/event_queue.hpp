@@ -1,22 +1,26 @@
 // The pending-event set: FIFOs of equal delay, merged by a small heap.
 //
-// Events are ordered by the full key (time, insertion sequence), so two events at the same
-// picosecond run in the order they were scheduled: ties are deterministic (after SST's
-// Activity ordering and ns-3's EventId).
+// Events are ordered by the full key (time, Event::key), where the key packs the pushing
+// logical process and its own push count (simulator.hpp explains the order and why it does not
+// depend on an MPI partition). The queue only compares keys: any strict total order works.
 //
 // A network schedules most events a fixed delay ahead of now: a frame's serialization at one
 // rate, serialization plus propagation of one link type. Events pushed with the same delay
-// d = time - now, while now never decreases and the sequence grows, arrive in (time, seq)
-// order already, so each such delay class is a FIFO and needs no sorting at all. The queue keeps
-// one FIFO per delay class (a direct-mapped table of kClasses slots) and a binary heap over the
-// classes' head events; any other event (a delay whose slots are taken, an event pushed without
-// the delay) goes into an ordinary binary heap that takes part in the merge as one more class.
-// Push into a non-empty class: O(1), no comparison; pop: O(log k) for k non-empty classes
-// (tens) instead of O(log n) for n pending events (thousands). The order popped is exactly the
-// (time, seq) order a single heap gives, so results do not depend on this structure
-// (test_engine checks it against a sort). Calendar queues (Brown, CACM 1988) get O(1) too but
-// must tune a bucket width; per-delay FIFOs are the "timing wheel of fixed delays" of
-// packet simulators, where delays come from a handful of link types.
+// d = time - now, while now never decreases, arrive in time order already, so each such delay
+// class is a FIFO and needs no sorting at all. Ties at the same time, however, come from
+// different LPs in any order of their keys (two LPs executing at the same picosecond push with
+// the same delay), so an event joins its class's FIFO only if its key is greater than the
+// FIFO's tail; otherwise it goes to the general heap. FIFO order is thus always key order.
+// The queue keeps one FIFO per delay class (a direct-mapped table of kClasses slots) and a
+// binary heap over the classes' head events; any other event (a delay whose slots are taken, an
+// event pushed without the delay, an equal-time event out of key order) goes into an ordinary
+// binary heap that takes part in the merge as one more class.
+// Push into a non-empty class: O(1), one comparison with its tail; pop: O(log k) for k
+// non-empty classes (tens) instead of O(log n) for n pending events (thousands). The order
+// popped is exactly the (time, key) order a single heap gives, so results do not depend on
+// this structure (test_engine checks it against a sorted set). Calendar queues (Brown, CACM
+// 1988) get O(1) too but must tune a bucket width; per-delay FIFOs are the "timing wheel of
+// fixed delays" of packet simulators, where delays come from a handful of link types.
 #pragma once
 
 #include <cstdint>
@@ -28,13 +32,14 @@ namespace fabricsim {
 /// 64-bit argument (a packet pointer, a port index, a timer generation …). No closures.
 using EventFn = void (*)(void* obj, uint64_t arg);
 
-/// One pending event: 40 bytes, trivially copyable.
+/// One pending event: 48 bytes, trivially copyable. Ordered by (time_ps, key).
 struct Event {
   int64_t time_ps;
-  uint64_t seq;
+  uint64_t key;  ///< the pushing LP and its push count (Simulator: src_lp << 40 | src_seq)
   EventFn fn;
   void* obj;
   uint64_t arg;
+  uint32_t lp;  ///< the LP the event belongs to (its handler's); not part of the order
 };
 
 class EventQueue {
@@ -47,8 +52,8 @@ class EventQueue {
   const Event& top() const { return front_of(merge_.front().source); }
 
   /// Pushes an event scheduled `delay_ps` = e.time_ps - now ahead of the current time now.
-  /// Preconditions (the Simulator's): now never decreases between calls, and e.seq is larger
-  /// than every sequence pushed before.
+  /// Precondition (the Simulator's): now never decreases between calls. Keys need not grow:
+  /// an event whose key is not above its class's tail (same time) goes to the general heap.
   void push(const Event& e, int64_t delay_ps) {
     uint32_t slot = slot_of(delay_ps);
     Fifo* f = &classes_[slot];
@@ -70,21 +75,26 @@ class EventQueue {
         return;
       }
     }
+    if (f->count != 0 && !before(f->back(), e)) {
+      // Same time as the tail, smaller key (another LP pushed first): FIFO order would break.
+      push(e);
+      return;
+    }
     f->push_back(e);
     ++size_;
-    if (f->count == 1) merge_push(Head{e.time_ps, e.seq, slot});
+    if (f->count == 1) merge_push(Head{e.time_ps, e.key, slot});
   }
 
-  /// Pushes an event in any order of time and sequence (the general heap).
+  /// Pushes an event in any order of time and key (the general heap).
   void push(const Event& e) {
     heap_.push_back(e);
     ++size_;
     if (sift_up(heap_.size() - 1) == 0) {
       // A new minimum of the general heap: its entry in the merge moves (or appears).
       if (heap_.size() == 1) {
-        merge_push(Head{e.time_ps, e.seq, kGeneral});
+        merge_push(Head{e.time_ps, e.key, kGeneral});
       } else {
-        merge_update(general_pos_, Head{e.time_ps, e.seq, kGeneral});
+        merge_update(general_pos_, Head{e.time_ps, e.key, kGeneral});
       }
     }
   }
@@ -107,7 +117,7 @@ class EventQueue {
     } else {
       const Event& next = front_of(source);
       merge_.front().time_ps = next.time_ps;
-      merge_.front().seq = next.seq;
+      merge_.front().key = next.key;
       merge_down(0);
     }
     return top;
@@ -124,7 +134,7 @@ class EventQueue {
   static constexpr uint32_t kClasses = 256;  // delay classes (a power of two)
   static constexpr uint32_t kGeneral = kClasses;
 
-  /// A ring buffer of events, in (time, seq) order.
+  /// A ring buffer of events, in (time, key) order.
   struct Fifo {
     std::vector<Event> buf;  // capacity a power of two
     uint32_t head = 0;
@@ -136,6 +146,7 @@ class EventQueue {
       buf[(head + count) & (buf.size() - 1)] = e;
       ++count;
     }
+    const Event& back() const { return buf[(head + count - 1) & (buf.size() - 1)]; }
     Event pop_front() {
       const Event e = buf[head];
       head = (head + 1) & static_cast<uint32_t>(buf.size() - 1);
@@ -153,7 +164,7 @@ class EventQueue {
   /// A class's earliest event, cached in the merge heap so comparisons stay in one array.
   struct Head {
     int64_t time_ps;
-    uint64_t seq;
+    uint64_t key;
     uint32_t source;  // a delay class, or kGeneral
   };
 
@@ -168,14 +179,14 @@ class EventQueue {
     return source == kGeneral ? heap_.empty() : classes_[source].count == 0;
   }
 
-  static bool before(int64_t ta, uint64_t sa, int64_t tb, uint64_t sb) {
-    return ta < tb || (ta == tb && sa < sb);
+  static bool before(int64_t ta, uint64_t ka, int64_t tb, uint64_t kb) {
+    return ta < tb || (ta == tb && ka < kb);
   }
   static bool before(const Event& a, const Event& b) {
-    return before(a.time_ps, a.seq, b.time_ps, b.seq);
+    return before(a.time_ps, a.key, b.time_ps, b.key);
   }
   static bool before(const Head& a, const Head& b) {
-    return before(a.time_ps, a.seq, b.time_ps, b.seq);
+    return before(a.time_ps, a.key, b.time_ps, b.key);
   }
 
   // The merge heap over the non-empty sources. general_pos_ tracks kGeneral's index.

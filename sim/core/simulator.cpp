@@ -1,6 +1,7 @@
 #include "sim/core/simulator.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace fabricsim {
 
@@ -22,6 +23,23 @@ const char* to_string(StopReason r) {
   return "?";
 }
 
+void Simulator::add_lps(uint32_t lp) {
+  if (lp >= kMaxLps) {
+    throw std::overflow_error("Simulator: logical process id " + std::to_string(lp) +
+                              " does not fit the event key's " + std::to_string(kLpBits) +
+                              " bits (at most " + std::to_string(kMaxLps) +
+                              " LPs: one per switch and host, plus a few global ones)");
+  }
+  lp_seq_.resize(std::min<size_t>(kMaxLps, std::max<size_t>(size_t{lp} + 1, 2 * lp_seq_.size())),
+                 0);
+}
+
+void Simulator::sequence_overflow(uint32_t lp) {
+  throw std::overflow_error("Simulator: logical process " + std::to_string(lp) + " pushed 2^" +
+                            std::to_string(kSeqBits) +
+                            " events, the most its sequence field in the event key holds");
+}
+
 StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
   stop_requested_ = false;
   uint64_t budget = max_events;
@@ -30,6 +48,12 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
     budget = event_cap_ - std::min(events_, event_cap_);
     capped = true;
   }
+  // The current LP is that of the executing event; once run() returns (also when a handler
+  // throws) there is none, and pushes from outside count as the destination's own.
+  struct ClearLp {
+    uint32_t& lp;
+    ~ClearLp() { lp = kNoLp; }
+  } clear_lp{current_lp_};
   while (!queue_.empty()) {
     if (queue_.top().time_ps > stop_at.ps()) {
       // The clock never moves backwards, even if stop_at is earlier than now.
@@ -41,6 +65,7 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
     const Event e = queue_.pop();
     now_ps_ = e.time_ps;
     ++events_;
+    current_lp_ = e.lp;
     e.fn(e.obj, e.arg);
     if (stop_requested_) return StopReason::kWorkloadDone;
     if (interrupt_ != nullptr && (events_ & 0xFFF) == 0 &&

@@ -5,17 +5,54 @@
 // ns-3's Schedule(&Cls::M, this)): scheduling allocates nothing beyond the heap's amortized
 // growth.
 //
-//   sim.after<&Port::on_tx_done>(delay, this, 0);
+//   sim.after<&Network::on_tx_done>(delay, LpId(port.node), this, port_id);
+//
+// Logical processes and the event order
+// -------------------------------------
+// Every event belongs to a logical process (LP): the simulated node (switch, or host with its
+// NIC, GPU and collective tasks) whose state its handler works on, or one of the few global LPs
+// a component reserves past the node ids (the network's lossless/deadlock check timer, the
+// flow-level model). The scheduler names the destination LP with every push; run() makes it the
+// *current* LP while the handler executes.
+//
+// Each push gets the key (time_ps, src_lp, src_seq): src_lp is the current LP (the LP whose
+// handler is pushing), src_seq a counter of that LP's pushes. A push outside any event (set-up,
+// or between run() calls) counts as the destination LP's own push: src_lp = the destination.
+// src_lp (kLpBits = 24 bits, 16.7 M LPs) and src_seq (kSeqBits = 40 bits, 1.1e12 pushes per LP)
+// are packed into one uint64 (Event::key), so the key stays 128 bits; an LP id or a sequence
+// beyond its field throws std::overflow_error. Events run in key order.
+//
+// Why this order does not depend on how LPs are split across MPI ranks: the events destined to
+// one LP run in (time, src_lp, src_seq) order, and src_seq counts only the pushes of the LP
+// src_lp, made by src_lp's own handlers in src_lp's own execution order (or, before the run, by
+// the set-up of src_lp itself, which the rank owning it repeats). By induction over time: if
+// every LP's history (the events it executed, in order) up to t is the same in two runs, the
+// keys of the events they pushed are the same, so every LP's history up to the next event time
+// is the same again, whatever other LPs share its rank. This holds provided (1) a handler reads
+// and writes only the state of its own LP (everything else goes through events), and (2) an
+// event between LPs on different ranks has a delay >= the lookahead, so a rank never receives an
+// event in its past. A global insertion sequence fails exactly here: it numbers pushes in the
+// interleaving of all LPs, which a partitioned run cannot reproduce. (The engine used that order
+// before; results differ from it only in the order of events at the same picosecond.)
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include "sim/core/event_queue.hpp"
 #include "sim/core/time.hpp"
 
 namespace fabricsim {
+
+/// A logical process id (see the header comment). A strong type, so an LP cannot be passed
+/// where a port or packet argument is expected, nor the other way round.
+struct LpId {
+  uint32_t value;
+  constexpr explicit LpId(uint32_t v) : value(v) {}
+  friend constexpr bool operator==(LpId, LpId) = default;
+};
 
 /// Why Simulator::run returned.
 enum class StopReason {
@@ -30,20 +67,37 @@ const char* to_string(StopReason r);
 
 class Simulator {
  public:
+  static constexpr int kLpBits = 24;
+  static constexpr int kSeqBits = 40;
+  /// LP ids are 0 .. kMaxLps - 1.
+  static constexpr uint32_t kMaxLps = uint32_t{1} << kLpBits;
+  static constexpr uint64_t kSeqMask = (uint64_t{1} << kSeqBits) - 1;
+  /// The key's parts: Event::key = src_lp << kSeqBits | src_seq.
+  static constexpr uint32_t key_lp(uint64_t key) { return static_cast<uint32_t>(key >> kSeqBits); }
+  static constexpr uint64_t key_seq(uint64_t key) { return key & kSeqMask; }
+
   SimTime now() const { return SimTime(now_ps_); }
   int64_t now_ps() const { return now_ps_; }
 
-  /// Schedules obj->Method(arg) at absolute time `t`. Throws std::logic_error if t < now().
+  /// Schedules obj->Method(arg) at absolute time `t` on logical process `lp`. Throws
+  /// std::logic_error if t < now(), std::overflow_error if lp >= kMaxLps or the pushing LP has
+  /// used up its 2^40 sequence numbers.
   template <auto Method, class Cls>
-  void at(SimTime t, Cls* obj, uint64_t arg = 0) {
+  void at(SimTime t, LpId lp, Cls* obj, uint64_t arg = 0) {
     if (t.ps() < now_ps_) throw std::logic_error("Simulator::at: event scheduled in the past");
-    queue_.push(Event{t.ps(), next_seq_++, &trampoline<Method, Cls>, obj, arg}, t.ps() - now_ps_);
+    queue_.push(Event{t.ps(), next_key(lp), &trampoline<Method, Cls>, obj, arg, lp.value},
+                t.ps() - now_ps_);
   }
-  /// Schedules obj->Method(arg) `delay` after now. Throws std::logic_error if delay < 0.
+  /// Schedules obj->Method(arg) `delay` after now on `lp`. Throws std::logic_error if delay < 0.
   template <auto Method, class Cls>
-  void after(SimTime delay, Cls* obj, uint64_t arg = 0) {
-    at<Method>(now() + delay, obj, arg);
+  void after(SimTime delay, LpId lp, Cls* obj, uint64_t arg = 0) {
+    at<Method>(now() + delay, lp, obj, arg);
   }
+
+  /// The LP whose event is executing; false outside run()'s handlers.
+  bool in_event() const { return current_lp_ != kNoLp; }
+  /// The LP whose event is executing. Precondition: in_event().
+  LpId current_lp() const { return LpId(current_lp_); }
 
   /// Ends the current run() after the event being executed (the workload is done).
   void request_stop() { stop_requested_ = true; }
@@ -55,22 +109,39 @@ class Simulator {
   /// returns kEventCap (and again on every later call). Default: no cap.
   void set_event_cap(uint64_t total) { event_cap_ = total; }
 
-  /// Executes events in (time, sequence) order until the workload requests a stop, the next
-  /// event is later than `stop_at`, no events remain, or `max_events` more have run.
+  /// Executes events in (time, src_lp, src_seq) order until the workload requests a stop, the
+  /// next event is later than `stop_at`, no events remain, or `max_events` more have run.
   StopReason run(SimTime stop_at = SimTime::max(), uint64_t max_events = UINT64_MAX);
 
   uint64_t events_executed() const { return events_; }
   size_t pending_events() const { return queue_.size(); }
 
  private:
+  static constexpr uint32_t kNoLp = UINT32_MAX;
+
   template <auto Method, class Cls>
   static void trampoline(void* obj, uint64_t arg) {
     (static_cast<Cls*>(obj)->*Method)(arg);
   }
 
+  /// The key of a push to `dst` by the current LP (or by `dst` itself outside any event).
+  uint64_t next_key(LpId dst) {
+    if (dst.value >= lp_seq_.size()) [[unlikely]]
+      add_lps(dst.value);
+    const uint32_t src = current_lp_ == kNoLp ? dst.value : current_lp_;
+    const uint64_t seq = lp_seq_[src]++;
+    if (seq > kSeqMask) [[unlikely]]
+      sequence_overflow(src);
+    return uint64_t{src} << kSeqBits | seq;
+  }
+  /// Makes room for LP ids up to `lp`; throws std::overflow_error if lp >= kMaxLps.
+  [[gnu::cold]] void add_lps(uint32_t lp);
+  [[noreturn]] [[gnu::cold]] static void sequence_overflow(uint32_t lp);
+
   EventQueue queue_;
   int64_t now_ps_ = 0;
-  uint64_t next_seq_ = 0;
+  uint32_t current_lp_ = kNoLp;
+  std::vector<uint64_t> lp_seq_;  ///< per LP: the next src_seq of its pushes
   uint64_t events_ = 0;
   uint64_t event_cap_ = UINT64_MAX;
   bool stop_requested_ = false;

@@ -259,7 +259,7 @@ void FlowNetwork::schedule_update() {
   // One update per instant, after every flow that starts at this instant has been added.
   if (update_pending_) return;
   update_pending_ = true;
-  sim_.at<&FlowNetwork::on_update>(sim_.now(), this, ++generation_);
+  sim_.at<&FlowNetwork::on_update>(sim_.now(), lp(), this, ++generation_);
 }
 
 void FlowNetwork::allocate() {
@@ -326,7 +326,7 @@ void FlowNetwork::on_update(uint64_t generation) {
   for (size_t k = 0; k < active_.size();) {
     Flow& f = flows_[active_[k]];
     if (f.remaining_bits <= f.rate_bps * 1e-12) {
-      sim_.at<&FlowNetwork::on_deliver>(SimTime(now + f.latency_ps), this, active_[k]);
+      sim_.at<&FlowNetwork::on_deliver>(SimTime(now + f.latency_ps), lp(), this, active_[k]);
       live_path_ports_ -= f.path_len;
       active_[k] = active_.back();
       active_.pop_back();
@@ -347,7 +347,7 @@ void FlowNetwork::on_update(uint64_t generation) {
   }
   if (next == std::numeric_limits<int64_t>::max()) return;
   update_pending_ = true;
-  sim_.at<&FlowNetwork::on_update>(SimTime(next), this, ++generation_);
+  sim_.at<&FlowNetwork::on_update>(SimTime(next), lp(), this, ++generation_);
 }
 
 void FlowNetwork::on_deliver(uint64_t flow_index) {

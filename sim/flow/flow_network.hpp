@@ -10,6 +10,9 @@
 // (store-and-forward) the serialization of the last packet on the next link.
 // What it does not model: queues, PFC pauses, ECN/DCQCN, drops and retransmissions, incast
 // transients, per-packet load balancing. Where those matter the packet mode is the answer.
+// Logical processes (sim/core/simulator.hpp): max-min fairness couples every flow to every
+// other, so the whole flow model, with the collective tasks it serves, is one global LP, lp()
+// (one past the node ids); a partitioned run cannot split it.
 #pragma once
 
 #include <cstdint>
@@ -93,6 +96,8 @@ class FlowNetwork {
   /// a negative size.
   void send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
+  /// The one logical process of the flow model and its collective tasks: one past the node ids.
+  LpId lp() const { return LpId(static_cast<uint32_t>(boost::num_vertices(fabric_.graph))); }
 
   /// Wire bytes of a message of `bytes` payload: per packet of at most mtu payload bytes,
   /// WireFormat::wire_bytes.

@@ -159,6 +159,11 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   }
   const FabricGraph& g = fabric.graph;
   const size_t n = boost::num_vertices(g);
+  if (n >= Simulator::kMaxLps) {  // nodes 0..n-1 and the control LP n
+    throw std::invalid_argument("Network: " + std::to_string(n) +
+                                " nodes exceed the engine's logical process ids (at most " +
+                                std::to_string(Simulator::kMaxLps - 1) + " nodes)");
+  }
   first_port_.resize(n + 1);
   is_switch_.resize(n);
   host_of_node_.assign(n, -1);
@@ -717,7 +722,7 @@ void Network::nic_fill(uint32_t nic_id) {
   }
   if (earliest >= 0 && (nic.wake_ps < 0 || nic.wake_ps > earliest)) {
     nic.wake_ps = earliest;
-    sim_.at<&Network::on_nic_wake>(SimTime(earliest), this, nic_id);
+    sim_.at<&Network::on_nic_wake>(SimTime(earliest), node_lp(ports_[nic.port].node), this, nic_id);
   }
 }
 
@@ -804,16 +809,16 @@ void Network::start_tx(uint32_t port_id, uint8_t eligible) {
     port.drop_countdown = port.drop_every;
     p->flags |= Packet::kCorrupt;  // the fixed loss pattern: lost on this link
   }
-  sim_.after<&Network::on_tx_done>(SimTime(ser_ps), this, port_id);
+  sim_.after<&Network::on_tx_done>(SimTime(ser_ps), node_lp(port.node), this, port_id);
   if (port.peer_cut_through) {
     // First bit in at now + delay; forwarded `latency` later. The tail arrives ser_ps after.
     p->flags |= Packet::kHeadFirst;
     p->tail_ps = now + ser_ps + port.delay_ps;
-    sim_.after<&Network::on_arrival>(SimTime(port.delay_ps + port.peer_ingress_ps), this,
-                                     reinterpret_cast<uint64_t>(p));
+    sim_.after<&Network::on_arrival>(SimTime(port.delay_ps + port.peer_ingress_ps),
+                                     node_lp(port.peer_node), this, reinterpret_cast<uint64_t>(p));
   } else {
-    sim_.after<&Network::on_arrival>(SimTime(ser_ps + port.delay_ps + port.peer_ingress_ps), this,
-                                     reinterpret_cast<uint64_t>(p));
+    sim_.after<&Network::on_arrival>(SimTime(ser_ps + port.delay_ps + port.peer_ingress_ps),
+                                     node_lp(port.peer_node), this, reinterpret_cast<uint64_t>(p));
   }
 }
 
@@ -891,7 +896,8 @@ void Network::forward(Packet* p) {
     // last bit (the same as a store-and-forward switch).
     const int64_t at = p->tail_ps + cfg_.switch_latency_ps;
     p->flags = static_cast<uint8_t>((p->flags & ~Packet::kHeadFirst) | Packet::kStored);
-    sim_.at<&Network::on_arrival>(SimTime(at), this, reinterpret_cast<uint64_t>(p));
+    sim_.at<&Network::on_arrival>(SimTime(at), node_lp(p->node), this,
+                                  reinterpret_cast<uint64_t>(p));
     return;
   }
   p->in_tc = p->tc;
@@ -1062,7 +1068,7 @@ void Network::arm_timer(uint32_t qp_id) {
   qp.rto_deadline_ps = sim_.now().ps() + cfg_.rto_ps;
   if (!qp.timer_pending) {
     qp.timer_pending = true;
-    sim_.at<&Network::on_rto>(SimTime(qp.rto_deadline_ps), this, qp_id);
+    sim_.at<&Network::on_rto>(SimTime(qp.rto_deadline_ps), sender_lp(qp), this, qp_id);
   }
 }
 
@@ -1073,7 +1079,7 @@ void Network::on_rto(uint64_t qp_id) {
   const int64_t now = sim_.now().ps();
   if (now < qp.rto_deadline_ps) {  // progress since: sleep until the new deadline
     qp.timer_pending = true;
-    sim_.at<&Network::on_rto>(SimTime(qp.rto_deadline_ps), this, qp_id);
+    sim_.at<&Network::on_rto>(SimTime(qp.rto_deadline_ps), sender_lp(qp), this, qp_id);
     return;
   }
   if (qp.snd_una >= qp.snd_max) {
@@ -1169,16 +1175,16 @@ void Network::send_pfc_frame(uint32_t port_id) {
   port.in_tx_control = true;
   port.counters.pfc_tx += 1;
   const int64_t ser_ps = serialization_ps(kPfcFrameWireBytes, port.rate_bps);
-  sim_.after<&Network::on_tx_done>(SimTime(ser_ps), this, port_id);
+  sim_.after<&Network::on_tx_done>(SimTime(ser_ps), node_lp(port.node), this, port_id);
   // It takes effect at the peer after its response delay.
   sim_.after<&Network::on_arrival>(
-      SimTime(ser_ps + port.delay_ps + ports_[port.peer_port].response_ps), this,
-      reinterpret_cast<uint64_t>(p));
+      SimTime(ser_ps + port.delay_ps + ports_[port.peer_port].response_ps), node_lp(port.peer_node),
+      this, reinterpret_cast<uint64_t>(p));
   if (xoff != 0 && !port.refresh_timer) {
     // Sent again at half the pause time while XOFF lasts, so the peer never resumes early.
     port.refresh_timer = true;
-    sim_.after<&Network::on_xoff_refresh>(SimTime(pause_time_ps(quanta, port.rate_bps) / 2), this,
-                                          port_id);
+    sim_.after<&Network::on_xoff_refresh>(SimTime(pause_time_ps(quanta, port.rate_bps) / 2),
+                                          node_lp(port.node), this, port_id);
   }
 }
 
@@ -1220,7 +1226,7 @@ void Network::pause_queue(uint32_t port_id, int tc, int64_t until_ps) {
   }
   if (!port.pause_timer) {
     port.pause_timer = true;
-    sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), this, port_id);
+    sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), node_lp(port.node), this, port_id);
   }
   schedule_check();
 }
@@ -1286,7 +1292,7 @@ void Network::on_pause_expiry(uint64_t port_id) {
   }
   if (next >= 0 && !port.pause_timer) {
     port.pause_timer = true;
-    sim_.at<&Network::on_pause_expiry>(SimTime(next), this, port_id);
+    sim_.at<&Network::on_pause_expiry>(SimTime(next), node_lp(port.node), this, port_id);
   }
 }
 
@@ -1295,7 +1301,7 @@ void Network::return_credits(uint32_t in_pid, int tc, int64_t wire_bytes) {
   const uint64_t packed = static_cast<uint64_t>(in.peer_port) << 24 |
                           static_cast<uint64_t>(tc) << 21 |
                           static_cast<uint64_t>(credit_blocks(wire_bytes));
-  sim_.after<&Network::on_credit>(SimTime(in.delay_ps), this, packed);
+  sim_.after<&Network::on_credit>(SimTime(in.delay_ps), node_lp(in.peer_node), this, packed);
 }
 
 void Network::on_credit(uint64_t packed) {
@@ -1308,7 +1314,7 @@ void Network::on_credit(uint64_t packed) {
 void Network::schedule_check() {
   if (check_pending_ || (deadlock_.detected_at_ps >= 0 && !cfg_.pfc_watchdog)) return;
   check_pending_ = true;
-  sim_.after<&Network::on_lossless_check>(SimTime(cfg_.deadlock_check_ps), this, 0);
+  sim_.after<&Network::on_lossless_check>(SimTime(cfg_.deadlock_check_ps), control_lp(), this, 0);
 }
 
 void Network::watchdog_scan(int64_t now) {

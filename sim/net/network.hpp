@@ -37,6 +37,12 @@
 // never tail-drops (its losses are headroom overflow, the PFC watchdog and bit errors).
 // Hot path: packets come from a pool, events are (function pointer, object, argument) records,
 // two events per packet-hop (end of serialization, arrival); nothing is allocated per packet.
+// Logical processes (sim/core/simulator.hpp): node v of the fabric graph (a switch, or a host
+// with its NIC) is LP v, and every event works on one node's state: a port's end of
+// serialization, pause expiry and XOFF refresh on the port's node; an arrival on the node the
+// frame reaches; a NIC wake-up and a QP's retransmission timer on the sending host; returned
+// InfiniBand credits on the upstream node. One global LP, control_lp() = the node count, runs
+// the periodic lossless check (PFC watchdog and deadlock detector), which walks every port.
 #pragma once
 
 #include <array>
@@ -436,6 +442,10 @@ class Network {
   const OccupancyHistogram& port_histogram(uint32_t port_id) const { return port_hist_[port_id]; }
   const BufferMmu* mmu(VertexId v) const { return is_switch_[v] ? &mmus_[v] : nullptr; }
   const Fabric& fabric() const { return fabric_; }
+  /// The logical process of fabric node `v` (its vertex id).
+  static LpId node_lp(uint32_t v) { return LpId(v); }
+  /// The global LP of the lossless check timer: one past the node ids.
+  LpId control_lp() const { return LpId(static_cast<uint32_t>(is_switch_.size())); }
   NetTotals totals() const;
   /// Packets the pool holds (its high-water mark, in chunks: packets in flight at the busiest
   /// moment, rounded up) and the size of one.
@@ -593,6 +603,8 @@ class Network {
   void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc);
   void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
   void arm_timer(uint32_t qp_id);
+  /// The LP of a QP's sending side (its NIC's host): runs its timer.
+  LpId sender_lp(const Qp& qp) const { return node_lp(ports_[nics_[qp.nic].port].node); }
   void activate(uint32_t qp_id);
   /// The QP's pacing rate: the lower of its static limit and DCQCN's current rate; 0 = line rate.
   int64_t pacing_rate(const Qp& qp) const {

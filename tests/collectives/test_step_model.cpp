@@ -36,11 +36,11 @@ class IdealTransport final : public CollectiveTransport {
   explicit IdealTransport(Simulator& sim) : sim_(sim) {}
   void attach(DagReplayer* r) { replayer_ = r; }
   void send(int, int, int64_t bytes, uint32_t, uint64_t tag) override {
-    sim_.after<&IdealTransport::on_done>(SimTime(kAlpha + serialization_ps(bytes, kRate)), this,
-                                         tag);
+    sim_.after<&IdealTransport::on_done>(SimTime(kAlpha + serialization_ps(bytes, kRate)), LpId(0),
+                                         this, tag);
   }
-  void post_after(int64_t delay_ps, uint64_t tag) override {
-    sim_.after<&IdealTransport::on_post>(SimTime(delay_ps), this, tag);
+  void post_after(int64_t delay_ps, uint64_t tag, int /*src_rank*/) override {
+    sim_.after<&IdealTransport::on_post>(SimTime(delay_ps), LpId(0), this, tag);
   }
   SimTime now() const override { return sim_.now(); }
 

@@ -1,7 +1,8 @@
 // The discrete-event engine: EventQueue ordering, Simulator scheduling and run() stop reasons,
 // determinism under a randomized workload, RngStream, and SimTime's checked arithmetic.
-// Expected orders follow from the (time, insertion sequence) key; RNG reference values come from
-// the published test vectors of FNV-1a, SplitMix64 and xoshiro256** (see the comments).
+// Expected orders follow from the (time, source LP, source LP's push count) key; RNG reference
+// values come from the published test vectors of FNV-1a, SplitMix64 and xoshiro256** (see the
+// comments).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -25,6 +26,8 @@ using namespace fabricsim;
 
 namespace {
 
+constexpr LpId kLp{0};  // tests with one logical process: the key order is the push order
+
 using TimeId = std::pair<int64_t, uint64_t>;  // (time_ps, event id)
 
 /// Records (now, id) for every event it receives.
@@ -46,7 +49,7 @@ struct FanOut {
   void on_event(uint64_t id) {
     order.push_back(id);
     if (id == 0) {
-      for (uint64_t k = 1000; k < 1010; ++k) sim.at<&FanOut::on_event>(sim.now(), this, k);
+      for (uint64_t k = 1000; k < 1010; ++k) sim.at<&FanOut::on_event>(sim.now(), kLp, this, k);
     }
   }
   Simulator& sim;
@@ -70,7 +73,7 @@ struct Chain {
   explicit Chain(Simulator& s) : sim(s) {}
   void on_event(uint64_t n) {
     if (n == raise_at && flag != nullptr) flag->store(true);
-    if (n + 1 < length) sim.after<&Chain::on_event>(SimTime(1), this, n + 1);
+    if (n + 1 < length) sim.after<&Chain::on_event>(SimTime(1), kLp, this, n + 1);
   }
   Simulator& sim;
   uint64_t length = 0;
@@ -81,7 +84,7 @@ struct Chain {
 /// Schedules into the past from a handler.
 struct PastScheduler {
   explicit PastScheduler(Simulator& s) : sim(s) {}
-  void on_event(uint64_t) { sim.at<&PastScheduler::on_event>(sim.now() - SimTime(1), this); }
+  void on_event(uint64_t) { sim.at<&PastScheduler::on_event>(sim.now() - SimTime(1), kLp, this); }
   Simulator& sim;
 };
 
@@ -95,7 +98,7 @@ struct HoldWorkload {
     for (int i = 0; i < initial; ++i) schedule();
   }
   void schedule() {
-    sim.after<&HoldWorkload::on_event>(SimTime(static_cast<int64_t>(rng.next() % 1000)), this,
+    sim.after<&HoldWorkload::on_event>(SimTime(static_cast<int64_t>(rng.next() % 1000)), kLp, this,
                                        next_id++);
   }
   void on_event(uint64_t id) {
@@ -125,17 +128,17 @@ void noop(void*, uint64_t) {}
 // ---------------------------------------------------------------------------------------------
 // EventQueue
 
-TEST_CASE("EventQueue pops by (time, seq), whatever the push order", "[engine][queue]") {
+TEST_CASE("EventQueue pops by (time, key), whatever the push order", "[engine][queue]") {
   EventQueue q;
-  q.push(Event{20, 1, &noop, nullptr, 0});
-  q.push(Event{10, 5, &noop, nullptr, 0});
-  q.push(Event{10, 2, &noop, nullptr, 0});
-  q.push(Event{5, 9, &noop, nullptr, 0});
+  q.push(Event{20, 1, &noop, nullptr, 0, 0});
+  q.push(Event{10, 5, &noop, nullptr, 0, 0});
+  q.push(Event{10, 2, &noop, nullptr, 0, 0});
+  q.push(Event{5, 9, &noop, nullptr, 0, 0});
   REQUIRE(q.size() == 4);
   std::vector<std::pair<int64_t, uint64_t>> popped;
   while (!q.empty()) {
     const Event e = q.pop();
-    popped.emplace_back(e.time_ps, e.seq);
+    popped.emplace_back(e.time_ps, e.key);
   }
   CHECK(popped == std::vector<std::pair<int64_t, uint64_t>>{{5, 9}, {10, 2}, {10, 5}, {20, 1}});
 }
@@ -147,27 +150,32 @@ TEST_CASE("EventQueue matches a sort on random keys", "[engine][queue]") {
   for (uint64_t seq = 0; seq < 5'000; ++seq) {
     const auto t = static_cast<int64_t>(rng.next() % 300);  // many equal times
     keys.emplace_back(t, seq);
-    q.push(Event{t, seq, &noop, nullptr, 0});
+    q.push(Event{t, seq, &noop, nullptr, 0, 0});
   }
   std::sort(keys.begin(), keys.end());
   std::vector<std::pair<int64_t, uint64_t>> popped;
   while (!q.empty()) {
     const Event e = q.pop();
-    popped.emplace_back(e.time_ps, e.seq);
+    popped.emplace_back(e.time_ps, e.key);
   }
   CHECK(popped == keys);
 }
 
-TEST_CASE("EventQueue with delay classes pops in (time, seq) order, as a sorted set does",
+TEST_CASE("EventQueue with delay classes pops in (time, key) order, as a sorted set does",
           "[engine][queue]") {
   // The simulator's pattern: each pop advances now; pushes are now + a delay, most from a few
   // link delays (kept in FIFOs), some arbitrary (more delays than the class table has slots, so
   // some fall back to the general heap), some pushed without a delay (timers), zero delays too.
+  // Keys are the simulator's: (source LP << 40 | that LP's push count). With one LP they grow
+  // with every push; with many, pushes of equal time and delay come in any order of their keys
+  // (two LPs executing at the same picosecond), which a class FIFO must not take out of order.
+  const uint32_t lps = GENERATE(1u, 64u);
+  CAPTURE(lps);
   RngStream rng(11, "test.queue.classes");
   EventQueue q;
   std::set<std::pair<int64_t, uint64_t>> reference;
   const int64_t link_delays[] = {0, 82, 82, 330, 412, 1000, 1000, 4096};
-  uint64_t seq = 0;
+  std::vector<uint64_t> lp_seq(lps, 0);
   int64_t now = 0;
   auto push_some = [&](int n) {
     for (int i = 0; i < n; ++i) {
@@ -178,13 +186,15 @@ TEST_CASE("EventQueue with delay classes pops in (time, seq) order, as a sorted 
       } else {
         delay = static_cast<int64_t>((r >> 8) % 100'000);  // thousands of distinct delays
       }
-      const Event e{now + delay, seq++, &noop, nullptr, 0};
+      const uint32_t lp = static_cast<uint32_t>((r >> 40) % lps);
+      const uint64_t key = uint64_t{lp} << Simulator::kSeqBits | lp_seq[lp]++;
+      const Event e{now + delay, key, &noop, nullptr, 0, lp};
       if (r % 16 == 15) {
         q.push(e);
       } else {
         q.push(e, delay);
       }
-      reference.emplace(e.time_ps, e.seq);
+      reference.emplace(e.time_ps, e.key);
     }
   };
   push_some(500);
@@ -193,8 +203,9 @@ TEST_CASE("EventQueue with delay classes pops in (time, seq) order, as a sorted 
     REQUIRE(q.size() == reference.size());
     const Event top = q.top();
     const Event e = q.pop();
-    REQUIRE(top.seq == e.seq);
-    REQUIRE(std::make_pair(e.time_ps, e.seq) == *reference.begin());
+    REQUIRE(top.key == e.key);
+    REQUIRE(std::make_pair(e.time_ps, e.key) == *reference.begin());
+    REQUIRE(Simulator::key_lp(e.key) == e.lp);
     reference.erase(reference.begin());
     now = e.time_ps;
     if (++popped < 200'000) push_some(static_cast<int>(rng.next() % 3));
@@ -203,15 +214,47 @@ TEST_CASE("EventQueue with delay classes pops in (time, seq) order, as a sorted 
   CHECK(popped > 1'000);
 }
 
+TEST_CASE("EventQueue: equal times and delays pushed by many LPs in falling key order",
+          "[engine][queue]") {
+  // The worst case for the class FIFOs: every push has the same delay and, at each instant, the
+  // LPs push in descending LP order, so each push but the first of an instant has a smaller key
+  // than the FIFO's tail and must go to the general heap.
+  EventQueue q;
+  std::set<std::pair<int64_t, uint64_t>> reference;
+  constexpr uint32_t kLps = 200;
+  std::vector<uint64_t> lp_seq(kLps, 0);
+  for (int64_t now = 0; now < 50; ++now) {
+    // Drain what is due now, then push at now + 7 from every LP, highest LP first.
+    while (!q.empty() && q.top().time_ps == now) {
+      const Event e = q.pop();
+      REQUIRE(std::make_pair(e.time_ps, e.key) == *reference.begin());
+      reference.erase(reference.begin());
+    }
+    for (uint32_t lp = kLps; lp-- > 0;) {
+      for (int k = 0; k < 2; ++k) {
+        const uint64_t key = uint64_t{lp} << Simulator::kSeqBits | lp_seq[lp]++;
+        q.push(Event{now + 7, key, &noop, nullptr, 0, lp}, 7);
+        reference.emplace(now + 7, key);
+      }
+    }
+  }
+  while (!q.empty()) {
+    const Event e = q.pop();
+    REQUIRE(std::make_pair(e.time_ps, e.key) == *reference.begin());
+    reference.erase(reference.begin());
+  }
+  CHECK(reference.empty());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Simulator: ordering
 
-TEST_CASE("Events run in time order, ties in insertion order", "[engine]") {
+TEST_CASE("Events run in time order, ties of one LP in insertion order", "[engine]") {
   Simulator sim;
   Recorder rec(sim);
   const std::vector<TimeId> scheduled = {{50, 0}, {10, 1}, {40, 2}, {20, 3},
                                          {30, 4}, {10, 5}, {0, 6}};
-  for (const auto& [t, id] : scheduled) sim.at<&Recorder::on_event>(SimTime(t), &rec, id);
+  for (const auto& [t, id] : scheduled) sim.at<&Recorder::on_event>(SimTime(t), kLp, &rec, id);
   CHECK(sim.pending_events() == 7);
   CHECK(sim.run() == StopReason::kNoEvents);
   CHECK(rec.log ==
@@ -220,16 +263,16 @@ TEST_CASE("Events run in time order, ties in insertion order", "[engine]") {
   CHECK(sim.events_executed() == 7);
 }
 
-TEST_CASE("Many events at one time run in insertion order", "[engine]") {
+TEST_CASE("Many events of one LP at one time run in insertion order", "[engine]") {
   Simulator sim;
   Recorder rec(sim);
   // 1000 events at t = 100, interleaved with events before and after it.
   std::vector<uint64_t> expected_at_100;
   for (uint64_t id = 0; id < 1'000; ++id) {
-    sim.at<&Recorder::on_event>(SimTime(100), &rec, id);
+    sim.at<&Recorder::on_event>(SimTime(100), kLp, &rec, id);
     expected_at_100.push_back(id);
-    if (id % 7 == 0) sim.at<&Recorder::on_event>(SimTime(50), &rec, 100'000 + id);
-    if (id % 11 == 0) sim.at<&Recorder::on_event>(SimTime(150), &rec, 200'000 + id);
+    if (id % 7 == 0) sim.at<&Recorder::on_event>(SimTime(50), kLp, &rec, 100'000 + id);
+    if (id % 11 == 0) sim.at<&Recorder::on_event>(SimTime(150), kLp, &rec, 200'000 + id);
   }
   sim.run();
   std::vector<uint64_t> at_100;
@@ -245,8 +288,8 @@ TEST_CASE("Events scheduled at the current time from a handler run after those a
           "[engine]") {
   Simulator sim;
   FanOut fan(sim);
-  for (uint64_t id = 0; id < 100; ++id) sim.at<&FanOut::on_event>(SimTime(10), &fan, id);
-  sim.at<&FanOut::on_event>(SimTime(11), &fan, 2'000);
+  for (uint64_t id = 0; id < 100; ++id) sim.at<&FanOut::on_event>(SimTime(10), kLp, &fan, id);
+  sim.at<&FanOut::on_event>(SimTime(11), kLp, &fan, 2'000);
   CHECK(sim.run() == StopReason::kNoEvents);
   std::vector<uint64_t> expected;
   for (uint64_t id = 0; id < 100; ++id) expected.push_back(id);
@@ -255,24 +298,111 @@ TEST_CASE("Events scheduled at the current time from a handler run after those a
   CHECK(fan.order == expected);
 }
 
+namespace {
+
+/// LP-aware model: the handler of an event on LP `lp` logs (lp, arg) and checks it runs as
+/// that LP. A trigger (arg < 1000) on LP k pushes two events to the sink LP.
+struct LpModel {
+  static constexpr uint32_t kSink = 100;
+  explicit LpModel(Simulator& s) : sim(s) {}
+  void on_trigger(uint64_t k) {
+    ran_as.push_back(sim.current_lp().value);
+    order.push_back(k);
+    for (uint64_t j = 0; j < 2; ++j)
+      sim.at<&LpModel::on_sink>(SimTime(10), LpId(kSink), this, 1'000 * (k + 1) + j);
+  }
+  void on_sink(uint64_t tag) {
+    ran_as.push_back(sim.current_lp().value);
+    sink.push_back(tag);
+  }
+  /// LP 0 starts the sources 1..n at t = 5 in descending LP order.
+  void on_start(uint64_t n) {
+    for (uint64_t k = n; k >= 1; --k)
+      sim.at<&LpModel::on_trigger>(SimTime(5), LpId(static_cast<uint32_t>(k)), this, k);
+  }
+  Simulator& sim;
+  std::vector<uint32_t> ran_as;
+  std::vector<uint64_t> order, sink;
+};
+
+}  // namespace
+
+TEST_CASE("Equal-time events run by source LP, then the source's push order", "[engine][lp]") {
+  // Sources 49..1 run in that order (LP 0 pushed them so), each pushing two events to the sink
+  // at t = 10: the sink receives them by source LP (1, 2, ..., 49), each source's in its push
+  // order, not in the order they were pushed overall. That order is what a rank holding only
+  // the sink can reproduce.
+  Simulator sim;
+  LpModel m(sim);
+  CHECK_FALSE(sim.in_event());
+  sim.at<&LpModel::on_start>(SimTime(0), LpId(0), &m, 49);
+  CHECK(sim.run() == StopReason::kNoEvents);
+  CHECK_FALSE(sim.in_event());
+  std::vector<uint64_t> sources, expected_sink;
+  for (uint64_t k = 49; k >= 1; --k) sources.push_back(k);
+  for (uint64_t k = 1; k <= 49; ++k) {
+    expected_sink.push_back(1'000 * (k + 1));
+    expected_sink.push_back(1'000 * (k + 1) + 1);
+  }
+  CHECK(m.order == sources);
+  CHECK(m.sink == expected_sink);
+  // Every handler ran as its event's LP: 49 sources, then 98 sink events.
+  std::vector<uint32_t> expected_lps;
+  for (uint32_t k = 49; k >= 1; --k) expected_lps.push_back(k);
+  expected_lps.insert(expected_lps.end(), 98, LpModel::kSink);
+  CHECK(m.ran_as == expected_lps);
+}
+
+TEST_CASE("A push from outside any event counts as the destination LP's own", "[engine][lp]") {
+  // Set-up pushes at one time run by destination LP, whatever order they were made in; pushes
+  // to one LP run in the order made.
+  Simulator sim;
+  Recorder rec(sim);
+  sim.at<&Recorder::on_event>(SimTime(3), LpId(7), &rec, 70);
+  sim.at<&Recorder::on_event>(SimTime(3), LpId(2), &rec, 20);
+  sim.at<&Recorder::on_event>(SimTime(3), LpId(7), &rec, 71);
+  sim.at<&Recorder::on_event>(SimTime(3), LpId(5), &rec, 50);
+  sim.run();
+  CHECK(rec.ids() == std::vector<uint64_t>{20, 50, 70, 71});
+  // Between run() calls too (the LP of the last event is not the current one any more).
+  sim.at<&Recorder::on_event>(SimTime(4), LpId(9), &rec, 90);
+  sim.at<&Recorder::on_event>(SimTime(4), LpId(1), &rec, 10);
+  sim.run();
+  CHECK(rec.ids() == std::vector<uint64_t>{20, 50, 70, 71, 10, 90});
+}
+
+TEST_CASE("An LP id beyond the key's 24 bits throws std::overflow_error", "[engine][lp]") {
+  Simulator sim;
+  Recorder rec(sim);
+  CHECK_THROWS_AS(sim.at<&Recorder::on_event>(SimTime(1), LpId(Simulator::kMaxLps), &rec, 0),
+                  std::overflow_error);
+  CHECK_THROWS_AS(sim.at<&Recorder::on_event>(SimTime(1), LpId(UINT32_MAX - 1), &rec, 0),
+                  std::overflow_error);
+  CHECK(sim.pending_events() == 0);
+  static_assert(Simulator::kMaxLps == 16'777'216);  // > 20k nodes of a 16k-GPU fabric
+  static_assert(Simulator::key_lp(uint64_t{5} << 40 | 9) == 5);
+  static_assert(Simulator::key_seq(uint64_t{5} << 40 | 9) == 9);
+  static_assert(sizeof(Event) == 48);
+}
+
 TEST_CASE("Scheduling in the past throws std::logic_error", "[engine]") {
   Simulator sim;
   Recorder rec(sim);
-  sim.at<&Recorder::on_event>(SimTime(100), &rec, 0);
+  sim.at<&Recorder::on_event>(SimTime(100), kLp, &rec, 0);
   sim.run();
   REQUIRE(sim.now_ps() == 100);
-  CHECK_THROWS_AS(sim.at<&Recorder::on_event>(SimTime(99), &rec, 1), std::logic_error);
-  CHECK_THROWS_AS(sim.after<&Recorder::on_event>(SimTime(-1), &rec, 1), std::logic_error);
+  CHECK_THROWS_AS(sim.at<&Recorder::on_event>(SimTime(99), kLp, &rec, 1), std::logic_error);
+  CHECK_THROWS_AS(sim.after<&Recorder::on_event>(SimTime(-1), kLp, &rec, 1), std::logic_error);
   CHECK(sim.pending_events() == 0);
   // Now itself is not the past.
-  sim.at<&Recorder::on_event>(SimTime(100), &rec, 2);
-  sim.after<&Recorder::on_event>(SimTime(0), &rec, 3);
+  sim.at<&Recorder::on_event>(SimTime(100), kLp, &rec, 2);
+  sim.after<&Recorder::on_event>(SimTime(0), kLp, &rec, 3);
   CHECK(sim.pending_events() == 2);
 
   SECTION("from inside a handler, the error leaves run()") {
     Simulator sim2;
     PastScheduler past(sim2);
-    sim2.at<&PastScheduler::on_event>(SimTime(5), &past);
+    sim2.at<&PastScheduler::on_event>(SimTime(5), kLp, &past);
     CHECK_THROWS_AS(sim2.run(), std::logic_error);
   }
 }
@@ -284,7 +414,7 @@ TEST_CASE("run() stop time: later events stay pending and now() becomes the stop
           "[engine]") {
   Simulator sim;
   Recorder rec(sim);
-  for (int64_t t : {10, 20, 30}) sim.at<&Recorder::on_event>(SimTime(t), &rec, t);
+  for (int64_t t : {10, 20, 30}) sim.at<&Recorder::on_event>(SimTime(t), kLp, &rec, t);
   CHECK(sim.run(SimTime(25)) == StopReason::kStopTime);
   CHECK(rec.log == std::vector<TimeId>{{10, 10}, {20, 20}});
   CHECK(sim.now_ps() == 25);
@@ -299,12 +429,12 @@ TEST_CASE("run() stop time: later events stay pending and now() becomes the stop
 TEST_CASE("run() with a stop time earlier than now never moves the clock back", "[engine]") {
   Simulator sim;
   Recorder rec(sim);
-  sim.at<&Recorder::on_event>(SimTime(100), &rec, 0);
+  sim.at<&Recorder::on_event>(SimTime(100), kLp, &rec, 0);
   CHECK(sim.run(SimTime(50)) == StopReason::kStopTime);
   CHECK(sim.now_ps() == 50);
   CHECK(sim.run(SimTime(20)) == StopReason::kStopTime);
   CHECK(sim.now_ps() == 50);
-  CHECK_THROWS_AS(sim.at<&Recorder::on_event>(SimTime(30), &rec, 1), std::logic_error);
+  CHECK_THROWS_AS(sim.at<&Recorder::on_event>(SimTime(30), kLp, &rec, 1), std::logic_error);
 }
 
 TEST_CASE("run() with no events left", "[engine]") {
@@ -312,7 +442,7 @@ TEST_CASE("run() with no events left", "[engine]") {
   CHECK(sim.run() == StopReason::kNoEvents);
   CHECK(sim.now_ps() == 0);
   Recorder rec(sim);
-  sim.at<&Recorder::on_event>(SimTime(7), &rec, 0);
+  sim.at<&Recorder::on_event>(SimTime(7), kLp, &rec, 0);
   CHECK(sim.run(SimTime(1'000)) == StopReason::kNoEvents);
   CHECK(sim.now_ps() == 7);  // the clock stays at the last event, not the stop time
   CHECK(sim.pending_events() == 0);
@@ -323,7 +453,7 @@ TEST_CASE("run() returns kWorkloadDone after request_stop()", "[engine]") {
   Stopper stopper(sim);
   stopper.stop_id = 2;
   for (uint64_t id = 0; id < 5; ++id) {
-    sim.at<&Stopper::on_event>(SimTime(static_cast<int64_t>(id) + 1), &stopper, id);
+    sim.at<&Stopper::on_event>(SimTime(static_cast<int64_t>(id) + 1), kLp, &stopper, id);
   }
   CHECK(sim.run() == StopReason::kWorkloadDone);
   CHECK(stopper.seen == 3);
@@ -339,7 +469,7 @@ TEST_CASE("run() returns kEventLimit when its budget is used up", "[engine]") {
   Simulator sim;
   Recorder rec(sim);
   for (uint64_t id = 0; id < 10; ++id) {
-    sim.at<&Recorder::on_event>(SimTime(static_cast<int64_t>(id)), &rec, id);
+    sim.at<&Recorder::on_event>(SimTime(static_cast<int64_t>(id)), kLp, &rec, id);
   }
   CHECK(sim.run(SimTime::max(), 4) == StopReason::kEventLimit);
   CHECK(sim.events_executed() == 4);
@@ -355,7 +485,7 @@ TEST_CASE("The event cap holds over several run() calls and wins over their budg
   Simulator sim;
   Recorder rec(sim);
   for (uint64_t id = 0; id < 10; ++id) {
-    sim.at<&Recorder::on_event>(SimTime(static_cast<int64_t>(id)), &rec, id);
+    sim.at<&Recorder::on_event>(SimTime(static_cast<int64_t>(id)), kLp, &rec, id);
   }
   sim.set_event_cap(7);
   CHECK(sim.run(SimTime::max(), 4) == StopReason::kEventLimit);  // the budget, 4 < 7
@@ -379,7 +509,7 @@ TEST_CASE("run() returns kInterrupted when the interrupt flag is raised", "[engi
 
   SECTION("raised by a handler mid-run (as a signal handler would)") {
     chain.raise_at = 100;
-    sim.at<&Chain::on_event>(SimTime(0), &chain, 0);
+    sim.at<&Chain::on_event>(SimTime(0), kLp, &chain, 0);
     CHECK(sim.run() == StopReason::kInterrupted);
     // Polled every few thousand events: stopped soon after event 100, long before the end.
     CHECK(sim.events_executed() > 100);
@@ -391,7 +521,7 @@ TEST_CASE("run() returns kInterrupted when the interrupt flag is raised", "[engi
     CHECK(sim.events_executed() == kLength);
   }
   SECTION("a flag that stays down never interrupts") {
-    sim.at<&Chain::on_event>(SimTime(0), &chain, 0);
+    sim.at<&Chain::on_event>(SimTime(0), kLp, &chain, 0);
     CHECK(sim.run() == StopReason::kNoEvents);
     CHECK(sim.events_executed() == kLength);
   }
@@ -533,8 +663,9 @@ TEST_CASE("SimTime overflow throws std::overflow_error", "[time]") {
   // Through the simulator: a delay that would overflow the clock.
   Simulator sim;
   Recorder rec(sim);
-  sim.at<&Recorder::on_event>(SimTime(10), &rec, 0);
+  sim.at<&Recorder::on_event>(SimTime(10), kLp, &rec, 0);
   sim.run();
-  CHECK_THROWS_AS(sim.after<&Recorder::on_event>(SimTime::max(), &rec, 1), std::overflow_error);
+  CHECK_THROWS_AS(sim.after<&Recorder::on_event>(SimTime::max(), kLp, &rec, 1),
+                  std::overflow_error);
   CHECK(sim.pending_events() == 0);
 }
