@@ -153,7 +153,7 @@ void unite(std::vector<VertexId>& parent, VertexId a, VertexId b) {
   if (a != b) parent[std::max(a, b)] = std::min(a, b);
 }
 
-std::vector<int> metis_split(const Fabric& f, int parts) {
+std::vector<int> metis_split(const Fabric& f, int parts, std::string& scheme) {
   const FabricGraph& g = f.graph;
   const size_t n = boost::num_vertices(g);
   std::vector<VertexId> parent(n);
@@ -214,20 +214,54 @@ std::vector<int> metis_split(const Fabric& f, int parts) {
     }
     xadj.push_back(static_cast<idx_t>(adjncy.size()));
   }
-  idx_t options[METIS_NOPTIONS];
-  METIS_SetDefaultOptions(options);
-  options[METIS_OPTION_SEED] = 1;  // fixed: the same fabric always gives the same partition
-  options[METIS_OPTION_NUMBERING] = 0;
-  idx_t nvtxs = groups, ncon = 1, nparts = parts, edgecut = 0;
-  std::vector<idx_t> part(groups, 0);
-  const int status =
-      METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr,
-                          adjwgt.data(), &nparts, nullptr, nullptr, options, &edgecut, part.data());
-  if (status != METIS_OK) {
-    throw std::runtime_error("METIS_PartGraphKway failed with status " + std::to_string(status));
+  // The heaviest part's weight of a candidate, or -1 when a part is empty.
+  const auto heaviest = [&](const std::vector<idx_t>& part) {
+    std::vector<int64_t> w(parts, 0);
+    std::vector<int> count(parts, 0);
+    for (idx_t s = 0; s < groups; ++s) {
+      w[part[s]] += vwgt[s];
+      ++count[part[s]];
+    }
+    if (std::find(count.begin(), count.end(), 0) != count.end()) return int64_t{-1};
+    return *std::max_element(w.begin(), w.end());
+  };
+  // A split whose heaviest part exceeds the mean by at most the heaviest group always exists
+  // (fill the lightest part group by group): accept METIS's when it is no worse than that.
+  const int64_t total = std::accumulate(vwgt.begin(), vwgt.end(), int64_t{0});
+  const int64_t bound = (total + parts - 1) / parts + *std::max_element(vwgt.begin(), vwgt.end());
+  const auto acceptable = [&](int64_t w) { return w >= 0 && w <= bound; };
+  const auto run = [&](bool kway) {
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = 1;  // fixed: the same fabric always gives the same partition
+    options[METIS_OPTION_NUMBERING] = 0;
+    idx_t nvtxs = groups, ncon = 1, nparts = parts, edgecut = 0;
+    std::vector<idx_t> part(groups, 0);
+    const int status = (kway ? METIS_PartGraphKway : METIS_PartGraphRecursive)(
+        &nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(), &nparts,
+        nullptr, nullptr, options, &edgecut, part.data());
+    if (status != METIS_OK) {
+      throw std::runtime_error(
+          std::string(kway ? "METIS_PartGraphKway" : "METIS_PartGraphRecursive") +
+          " failed with status " + std::to_string(status));
+    }
+    return part;
+  };
+  // k-way first. On small graphs METIS 5.1 k-way may put every vertex in one part (known:
+  // KarypisLab/METIS issues 29 and 81); recursive bisection is then tried, and the candidate
+  // with the lighter heaviest part kept.
+  std::vector<idx_t> part = run(true);
+  scheme = "METIS k-way";
+  if (!acceptable(heaviest(part))) {
+    std::vector<idx_t> rb = run(false);
+    const int64_t w_kway = heaviest(part), w_rb = heaviest(rb);
+    if (w_rb >= 0 && (w_kway < 0 || w_rb < w_kway)) {
+      part = std::move(rb);
+      scheme = "METIS recursive bisection (k-way left the parts unbalanced)";
+    }
   }
-  // METIS may leave a part empty on small graphs: give it the last group of the part with the
-  // most groups, so every rank owns something.
+  // Still a part empty (more parts than METIS could fill): give it the last group of the part
+  // with the most groups, so every rank owns something.
   std::vector<int> count(parts, 0);
   for (idx_t p : part) ++count[p];
   for (int p = 0; p < parts; ++p) {
@@ -243,6 +277,7 @@ std::vector<int> metis_split(const Fabric& f, int parts) {
       }
     }
   }
+  scheme += ", ports as vertex weights, Gb/s as edge weights";
   std::vector<int> part_of(n);
   for (size_t v = 0; v < n; ++v) part_of[v] = static_cast<int>(part[group[v]]);
   return part_of;
@@ -360,8 +395,7 @@ Partition partition_fabric(const Fabric& fabric, int parts, PartitionMethod meth
     p.part_of = topology_split(fabric, units, parts);
   } else {
 #ifdef FABRICSIM_HAVE_METIS
-    p.scheme = "METIS k-way, ports as vertex weights, Gb/s as edge weights";
-    p.part_of = metis_split(fabric, parts);
+    p.part_of = metis_split(fabric, parts, p.scheme);
 #else
     throw std::invalid_argument(
         "this build has no METIS (install libmetis-dev and rebuild) for the graph partition");
