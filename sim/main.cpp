@@ -38,7 +38,10 @@ constexpr const char* kUsage =
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]... [--mode packet|flow]   check the scenario\n"
     "      without running it\n"
-    "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json]   describe the fabric\n"
+    "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json] [--partitions N]\n"
+    "        [--partition-method auto|topology|metis]\n"
+    "      describe the fabric; --partitions N splits it over N ranks of a parallel run and\n"
+    "      prints per part nodes, hosts and ports, the cut links, the lookahead and imbalance\n"
     "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
     "        [--out DIR] [--jobs N] [--max-wall TIME] [--max-events N]\n"
     "      run the scenario once per point of the --vary lists' cartesian product (the first\n"
@@ -120,7 +123,7 @@ int dispatch(int argc, char** argv) {
 
   RunOptions opts;
   std::string dot_path;
-  std::string seed_text, trace_text, jobs_text;
+  std::string seed_text, trace_text, jobs_text, partitions_text, method_text;
   std::vector<std::string> varies;
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
@@ -162,7 +165,11 @@ int dispatch(int argc, char** argv) {
   }
   if (cmd == "topo") {
     desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
-        "json", "print the fabric as JSON");
+        "json", "print the fabric as JSON")(
+        "partitions", po::value<std::string>(&partitions_text),
+        "split the fabric over N ranks of a parallel run and summarize the split")(
+        "partition-method", po::value<std::string>(&method_text),
+        "auto (default: the family's own split when N fits it, else METIS), topology or metis");
   }
   po::positional_options_description pos;
   pos.add("scenario", 1);
@@ -239,6 +246,30 @@ int dispatch(int argc, char** argv) {
       return kExitBadInput;
     }
   }
+  TopoPartitionOptions partition;  // topo --partitions N [--partition-method M]
+  if (vm.count("partitions")) {
+    const auto [end, ec] = std::from_chars(
+        partitions_text.data(), partitions_text.data() + partitions_text.size(), partition.parts);
+    if (partitions_text.empty() || ec != std::errc() ||
+        end != partitions_text.data() + partitions_text.size() || partition.parts < 1) {
+      std::cerr << "fabricsim: --partitions " << partitions_text
+                << ": expected a positive integer, the number of ranks to split the fabric over\n";
+      return kExitBadInput;
+    }
+  }
+  if (vm.count("partition-method")) {
+    const auto m = parse_partition_method(method_text);
+    if (!m) {
+      std::cerr << "fabricsim: --partition-method " << method_text
+                << ": expected auto, topology or metis\n";
+      return kExitBadInput;
+    }
+    if (!vm.count("partitions")) {
+      std::cerr << "fabricsim: --partition-method needs --partitions N\n";
+      return kExitBadInput;
+    }
+    partition.method = *m;
+  }
   if (vm.count("mode")) opts.sets.push_back("mode=" + mode_text);  // checked as the key is
   opts.out_given = vm.count("out") > 0;
   opts.progress = true;
@@ -250,7 +281,7 @@ int dispatch(int argc, char** argv) {
                         : cmd_sweep(opts, varies, &g_interrupted, jobs);
   }
   if (cmd == "validate") return cmd_validate(opts);
-  return cmd_topo(opts, dot_path, vm.count("json") > 0);
+  return cmd_topo(opts, dot_path, vm.count("json") > 0, partition);
 }
 
 }  // namespace

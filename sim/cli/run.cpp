@@ -1514,9 +1514,47 @@ int cmd_validate(const RunOptions& opts) {
   return kExitOk;
 }
 
-int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
+namespace {
+
+/// topo --partitions: the split, one line per part, then what it costs a parallel run.
+void print_partition(const Partition& p) {
+  char buf[64];
+  std::cout << "partition           : " << p.parts << " part" << (p.parts == 1 ? "" : "s")
+            << ", method " << to_string(p.method) << ": " << p.scheme << "\n";
+  for (int i = 0; i < p.parts; ++i) {
+    const PartLoad& l = p.loads[i];
+    std::snprintf(buf, sizeof buf, "  part %-12d : ", i);
+    std::cout << buf << l.nodes << " nodes, " << l.hosts << " hosts, " << l.ports << " ports\n";
+  }
+  std::cout << "cut links           : " << p.cut_links << "\n";
+  if (p.lookahead_ps) {
+    std::ostringstream ns;
+    ns << static_cast<double>(*p.lookahead_ps) / 1000.0;
+    std::cout << "lookahead           : " << ns.str()
+              << " ns (smallest propagation delay of a cut link)\n";
+  } else {
+    std::cout << "lookahead           : none (no link crosses parts)\n";
+  }
+  std::snprintf(buf, sizeof buf, "%.3f", p.imbalance);
+  std::cout << "imbalance           : " << buf << " (largest part's ports / mean)\n";
+}
+
+}  // namespace
+
+int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
+             const TopoPartitionOptions& partition_opts) {
   const Scenario sc = load(opts);
   const Fabric fabric = build_fabric(sc);
+  std::optional<Partition> partition;
+  if (partition_opts.parts > 0) {
+    try {
+      partition = partition_fabric(fabric, partition_opts.parts, partition_opts.method);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "fabricsim topo: --partitions " << partition_opts.parts << ": " << e.what()
+                << "\n";
+      return kExitBadInput;
+    }
+  }
   const RoutingTable routes = build_routes(sc, fabric);
   print_warnings(sc);
   const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
@@ -1557,6 +1595,21 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
       j["cost_usd"] = fabric_cost_json(*cost);
     } else {
       j["cost_usd"] = nullptr;
+    }
+    if (partition) {
+      nlohmann::ordered_json loads = nlohmann::ordered_json::array();
+      for (const PartLoad& l : partition->loads) {
+        loads.push_back({{"nodes", l.nodes}, {"hosts", l.hosts}, {"ports", l.ports}});
+      }
+      j["partition"] = {{"parts", partition->parts},
+                        {"method", to_string(partition->method)},
+                        {"scheme", partition->scheme},
+                        {"cut_links", partition->cut_links},
+                        {"lookahead_ps", partition->lookahead_ps
+                                             ? nlohmann::ordered_json(*partition->lookahead_ps)
+                                             : nlohmann::ordered_json(nullptr)},
+                        {"imbalance", partition->imbalance},
+                        {"per_part", loads}};
     }
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -1602,6 +1655,7 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json) {
   } else {
     std::cout << "cost proxy          : none (add cost_model: ../configs/cost_example.yaml)\n";
   }
+  if (partition) print_partition(*partition);
   return kExitOk;
 }
 

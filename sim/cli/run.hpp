@@ -12,6 +12,7 @@
 #include "collectives/nccl_plan.hpp"
 #include "collectives/step_model.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/parallel/partition.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
 #include "topologies/fabric_graph.hpp"
@@ -99,6 +100,14 @@ void write_run_outputs(const std::string& dir, const RunReport& report);
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
 int cmd_validate(const RunOptions& opts);
-int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json);
+/// `topo --partitions N [--partition-method M]`: parts = 0 when not asked for.
+struct TopoPartitionOptions {
+  int parts = 0;
+  PartitionMethod method = PartitionMethod::kAuto;
+};
+/// Exit 2 (bad input) when the fabric cannot be split as asked (partition_fabric's
+/// std::invalid_argument: too many parts, a zero-delay cut link, no METIS).
+int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
+             const TopoPartitionOptions& partition = {});
 
 }  // namespace fabricsim
