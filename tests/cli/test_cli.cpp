@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 #include "cli_support.hpp"
 
 namespace fs = std::filesystem;
@@ -2056,4 +2058,42 @@ TEST_CASE(
   CHECK(k["run"]["stop_reason"] == "stopped at --max-wall 1 s during size 67108864 B");
   CHECK(k["run"]["events"].get<int64_t>() > 0);
   CHECK(fs::exists(walled / "perf.json"));
+}
+
+TEST_CASE("topo --partitions prints the split and a bad N exits 2") {
+  // k = 8 fat-tree in 2 parts: pods 0-3 and 4-7, cores 0-7 and 8-15. Agg a (local 0..3) of
+  // every pod links to cores 4a..4a+3, so aggs 0,1 reach part 0's cores and aggs 2,3 part 1's:
+  // in each of the 8 pods 2 aggs x 4 links cross, 64 in all.
+  const Result r = fabricsim("topo scenarios/fat_tree_k8.yaml --partitions 2");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("partition           : 2 parts, method topology: by pod (8 pods") !=
+        std::string::npos);
+  CHECK(r.out.find("  part 0            : 104 nodes, 64 hosts, 384 ports\n") != std::string::npos);
+  CHECK(r.out.find("cut links           : 64\n") != std::string::npos);
+  CHECK(r.out.find("lookahead           : 250 ns") != std::string::npos);
+  CHECK(r.out.find("imbalance           : 1.000") != std::string::npos);
+
+  const Result j = fabricsim("topo scenarios/fat_tree_k8.yaml --json --partitions 2");
+  REQUIRE(j.exit_code == 0);
+  const auto part = nlohmann::json::parse(j.out)["partition"];
+  CHECK(part["parts"] == 2);
+  CHECK(part["method"] == "topology");
+  CHECK(part["cut_links"] == 64);
+  CHECK(part["lookahead_ps"] == 250'000);
+  REQUIRE(part["per_part"].size() == 2);
+  CHECK(part["per_part"][1]["hosts"] == 64);
+
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--partitions 0", "--partitions 0: expected a positive integer"},
+           {"--partitions two", "--partitions two: expected a positive integer"},
+           {"--partitions 100000",
+            "--partitions 100000: 100000 parts: expected 1 to the "
+            "fabric's 208 nodes"},
+           {"--partitions 2 --partition-method best", "expected auto, topology or metis"},
+           {"--partition-method metis", "--partition-method needs --partitions N"}}) {
+    INFO(args);
+    const Result bad = fabricsim("topo scenarios/fat_tree_k8.yaml " + args);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find(message) != std::string::npos);
+  }
 }
