@@ -75,7 +75,10 @@ struct Partition {
 /// METIS (kMetis): vertices joined by zero-delay links (NVLinks) are contracted into one
 /// vertex, and so is a host (or a whole server) with the single switch its NICs attach to (its
 /// first hop); then METIS_PartGraphKway with vertex weight = ports and edge weight = link rate
-/// in Gb/s (at least 1), parallel links summed, failed links left out.
+/// in Gb/s (at least 1), parallel links summed, failed links left out. On small graphs METIS 5.1
+/// k-way can leave all but one part empty; when its heaviest part exceeds the mean by more than
+/// the heaviest group (a bound greedy filling always meets), METIS_PartGraphRecursive is tried
+/// and the lighter result kept; a part still empty gets one group from the fullest part.
 ///
 /// kAuto: kTopology when the family's split fits `parts` (above), else kMetis when built in,
 /// else kTopology if there are at least `parts` units (uneven), else an error.

@@ -243,7 +243,8 @@ TEST_CASE("partition: one part, determinism and bad input") {
     CHECK(p.imbalance == 1.0);
   }
   SECTION("the same fabric and parts give the same partition") {
-    for (int parts : {2, 3, 4, 7}) {
+    for (int parts : {2, 3, 4, 7}) {  // 3 and 7 (> 4 pods) go to METIS when built in
+      if (!fabricsim::metis_available() && parts > 4) continue;
       CHECK(partition_fabric(f, parts).part_of == partition_fabric(fat_tree(4), parts).part_of);
     }
   }
