@@ -54,7 +54,7 @@ Units topology_units(const Fabric& f) {
       if (f.dims[d] >= f.dims[u.torus_dim]) u.torus_dim = d;
     }
     u.count = f.dims[u.torus_dim];
-    u.name = "slabs";
+    u.name = "layers along dim " + std::to_string(u.torus_dim);
   }
   return u;
 }
