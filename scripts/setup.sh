@@ -9,7 +9,7 @@ packages=(
   libboost-graph-dev libboost-program-options-dev
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev catch2
   gnuplot-nox
-  libmetis-dev
+  libmetis-dev libopenmpi-dev openmpi-bin
 )
 
 missing=()

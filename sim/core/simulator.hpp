@@ -94,6 +94,21 @@ class Simulator {
     at<Method>(now() + delay, lp, obj, arg);
   }
 
+  /// For an event another rank will execute (sim/parallel): the key a push to `dst` by the
+  /// current LP gets here, exactly as at() would take it (the sequence number is used up).
+  uint64_t take_key(LpId dst) { return next_key(dst); }
+  /// Pushes obj->Method(arg) at `t` on `lp` with a key taken by take_key() on another rank, so
+  /// the event sorts as it would have had it been pushed here. Throws std::logic_error if
+  /// t < now().
+  template <auto Method, class Cls>
+  void at_keyed(SimTime t, uint64_t key, LpId lp, Cls* obj, uint64_t arg = 0) {
+    if (t.ps() < now_ps_) throw std::logic_error("Simulator::at_keyed: event in the past");
+    if (lp.value >= lp_seq_.size()) add_lps(lp.value);
+    queue_.push(Event{t.ps(), key, &trampoline<Method, Cls>, obj, arg, lp.value});
+  }
+  /// The time of the earliest pending event, picoseconds; INT64_MAX when none is pending.
+  int64_t next_event_ps() const { return queue_.empty() ? INT64_MAX : queue_.top().time_ps; }
+
   /// The LP whose event is executing; false outside run()'s handlers.
   bool in_event() const { return current_lp_ != kNoLp; }
   /// The LP whose event is executing. Precondition: in_event().

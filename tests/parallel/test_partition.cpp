@@ -91,6 +91,17 @@ void check_consistent(const Fabric& f, const Partition& p) {
   }
 }
 
+/// A rail-optimized fabric of 8-GPU servers (NVLink 3.6 Tb/s, 250 ns cables).
+Fabric rail_optimized(int servers_per_su, int scalable_units, int spines) {
+  Scenario sc = base("rail-optimized", 250'000);
+  sc.topology.gpus_per_server = 8;
+  sc.topology.servers_per_su = servers_per_su;
+  sc.topology.scalable_units = scalable_units;
+  sc.topology.spines = spines;
+  sc.link.nvlink_rate_bps = 3600 * kGbps;
+  return fabricsim::build_rail_optimized(sc);
+}
+
 }  // namespace
 
 TEST_CASE("fat-tree k=4 by pod: 2 and 4 parts, cut links counted from the wiring") {
@@ -167,13 +178,7 @@ TEST_CASE("spine-leaf by leaf: a leaf with its hosts, spines spread") {
 TEST_CASE("rail-optimized by server: every NVLink inside one part") {
   // 8 GPUs per server, 4 servers per SU, 2 SUs, 8 rails, 2 spines, 1:1: each rail leaf has 4
   // host links and 4 uplinks, 2 to each spine.
-  Scenario sc = base("rail-optimized", 250'000);
-  sc.topology.gpus_per_server = 8;
-  sc.topology.servers_per_su = 4;
-  sc.topology.scalable_units = 2;
-  sc.topology.spines = 2;
-  sc.link.nvlink_rate_bps = 3600 * kGbps;
-  const Fabric f = fabricsim::build_rail_optimized(sc);
+  const Fabric f = rail_optimized(4, 2, 2);
   for (int parts : {2, 4, 8}) {
     INFO(parts << " parts");
     const Partition p = partition_fabric(f, parts);
@@ -312,13 +317,7 @@ TEST_CASE("METIS on fabrics whose structure the parts do not fit") {
     // a leaf 20 + 20 = 40, a spine 8 x 5 = 40; 960 ports, mean 120. METIS 5.1 k-way puts it
     // all in one part here; the recursive-bisection fallback must not, and no split of groups
     // this coarse is guaranteed better than mean + the heaviest group: 1 + 40/120.
-    Scenario sc = base("rail-optimized", 250'000);
-    sc.topology.gpus_per_server = 8;
-    sc.topology.servers_per_su = 20;
-    sc.topology.scalable_units = 1;
-    sc.topology.spines = 4;
-    sc.link.nvlink_rate_bps = 3600 * kGbps;
-    const Fabric f = fabricsim::build_rail_optimized(sc);
+    const Fabric f = rail_optimized(20, 1, 4);
     const Partition p = partition_fabric(f, 8);  // 8 does not divide the 20 servers
     check_consistent(f, p);
     CHECK(p.method == PartitionMethod::kMetis);
