@@ -436,11 +436,12 @@ void fill_counters(const Network& net, RunReport& rep) {
     row.rate_bps = p.rate_bps;
     row.tx_packets = p.counters.tx_packets;
     row.tx_bytes = p.counters.tx_bytes;
-    row.rx_packets = p.counters.rx_packets;
-    row.rx_bytes = p.counters.rx_bytes;
+    const ArrivalCounters& arrived = net.arrived_from(pid);
+    row.rx_packets = arrived.rx_packets;
+    row.rx_bytes = arrived.rx_bytes;
     row.drops = p.counters.drops;
     row.drop_bytes = p.counters.drop_bytes;
-    row.corrupt_drops = p.counters.corrupt_drops;
+    row.corrupt_drops = arrived.corrupt_drops;
     row.pfc_tx = p.counters.pfc_tx;
     row.pfc_rx = p.counters.pfc_rx;
     row.headroom_drops = p.counters.headroom_drops;

@@ -226,6 +226,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   }
   queues_.resize(ports_.size() * kTrafficClasses);
   port_occ_.resize(ports_.size());
+  arrivals_.resize(ports_.size());
   port_hist_.resize(ports_.size());
   ber_rng_.assign(ports_.size(), RngStream(cfg.seed, "ber"));
   for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
@@ -536,7 +537,7 @@ void Network::drop(Packet* p, uint32_t port_id, DropCause cause) {
   QueueCounters& q = queues_[static_cast<size_t>(port_id) * kTrafficClasses + p->tc];
   switch (cause) {
     case DropCause::kCorrupt:
-      if (!(p->flags & Packet::kStomped)) port.counters.corrupt_drops += 1;
+      if (!(p->flags & Packet::kStomped)) arrivals_[port.peer_port].corrupt_drops += 1;
       break;
     case DropCause::kTail:
       port.counters.drops += 1;
@@ -872,12 +873,12 @@ void Network::on_arrival(uint64_t packet_addr) {
   if ((p->flags & Packet::kCorrupt) && !(p->flags & Packet::kStomped)) {
     // A cut-through switch sees the bad FCS only as the frame ends, after forwarding began:
     // it counts the error on this link and the frame is dropped further on.
-    ports_[from_pid].counters.corrupt_drops += 1;
+    arrivals_[in_pid].corrupt_drops += 1;
     p->flags |= Packet::kStomped;
   }
   if (!(p->flags & (Packet::kStored | Packet::kCorrupt))) {  // intact frames, counted once
-    ports_[from_pid].counters.rx_packets += 1;
-    ports_[from_pid].counters.rx_bytes += p->wire_bytes;
+    arrivals_[in_pid].rx_packets += 1;
+    arrivals_[in_pid].rx_bytes += p->wire_bytes;
   }
   if (at_switch || host_of_node_[p->node] != p->dst_host) {
     forward(p);  // a switch, or a host relaying (rail-only PXN)
@@ -1515,9 +1516,9 @@ NetTotals Network::totals() const {
   NetTotals t;
   for (const Port& p : ports_) {
     t.tail_drops += p.counters.drops;
-    t.corrupt_drops += p.counters.corrupt_drops;
     t.packet_hops += p.counters.tx_packets;
   }
+  for (const ArrivalCounters& a : arrivals_) t.corrupt_drops += a.corrupt_drops;
   for (size_t i = 0; i < queues_.size(); ++i) {
     if (is_switch_[ports_[i / kTrafficClasses].node])
       t.max_queue_bytes = std::max(t.max_queue_bytes, queues_[i].occupancy.max_bytes);

@@ -176,17 +176,23 @@ struct QueueCounters {
   Occupancy occupancy;
 };
 
-/// Per-port counters, cumulative over the run. A frame counts as sent once it is fully
-/// serialized (as its queue counts it); under cut-through the peer counts it received when its
-/// head arrives, so mid-run rx can run one frame ahead of tx. tx and queue figures at this egress;
-/// rx at the peer's ingress (frames that arrived over this direction).
+/// Per-port counters, cumulative over the run, kept by the port's own node. A frame counts as
+/// sent once it is fully serialized (as its queue counts it). tx and queue figures at this
+/// egress; what arrived over this direction is counted by the peer (ArrivalCounters).
+/// What arrived over one direction of a link, counted by the receiving port's node (each node
+/// writes only its own state, as a partitioned run needs; sim/parallel/README.md). Under
+/// cut-through a frame counts as received when its head arrives, so mid-run rx can run one
+/// frame ahead of the sender's tx.
+struct ArrivalCounters {
+  int64_t rx_packets = 0, rx_bytes = 0;  ///< intact frames, wire bytes
+  int64_t corrupt_drops = 0;             ///< frames with a bit error on this link
+};
+
 struct PortCounters {
   int64_t tx_packets = 0;
   int64_t tx_bytes = 0;  ///< wire bytes serialized
-  int64_t rx_packets = 0, rx_bytes = 0;
-  int64_t drops = 0;  ///< packets refused by admission (tail drop)
+  int64_t drops = 0;     ///< packets refused by admission (tail drop)
   int64_t drop_bytes = 0;
-  int64_t corrupt_drops = 0;    ///< frames dropped by the peer for a bit error on this link
   int64_t max_queue_bytes = 0;  ///< peak occupancy, including the packet being serialized
   int64_t pfc_tx = 0;           ///< PFC frames sent by this port (to its peer)
   int64_t pfc_rx = 0;           ///< PFC frames received on this port (pausing its egress)
@@ -433,6 +439,10 @@ class Network {
   void set_drop_every(uint32_t port_id, uint32_t n);
 
   const std::vector<Port>& ports() const { return ports_; }
+  /// Frames that port `port_id` sent and its peer received (counted at the peer's ingress).
+  const ArrivalCounters& arrived_from(uint32_t port_id) const {
+    return arrivals_[ports_[port_id].peer_port];
+  }
   /// Global id of node `v`'s port `index`.
   uint32_t port_id(VertexId v, uint16_t index) const { return first_port_[v] + index; }
   const QueueCounters& queue(uint32_t port_id, int tc) const {
@@ -648,7 +658,8 @@ class Network {
   std::array<int64_t, kTrafficClasses> quantum_{};
   PacketPool pool_;
   std::vector<Port> ports_;
-  std::vector<QueueCounters> queues_;  ///< port x traffic class
+  std::vector<ArrivalCounters> arrivals_;  ///< per receiving port
+  std::vector<QueueCounters> queues_;      ///< port x traffic class
   std::vector<Occupancy> port_occ_;
   std::vector<OccupancyHistogram> port_hist_;
   std::vector<RngStream> ber_rng_;     ///< per port (seeded only where BER > 0)
