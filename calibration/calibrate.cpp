@@ -171,7 +171,12 @@ NcclFit fit_nccl(const NcclLog& log, int64_t heldout_from_bytes) {
     fitted.push_back(&r);
   }
   if (s.size() < 3) {  // a line through 2 points has no interval, and no check of its shape
-    throw std::invalid_argument(log.path + ": fewer than 3 sizes with a time to fit");
+    std::string msg = log.path + ": fewer than 3 sizes with a time to fit";
+    if (!held.empty()) {
+      msg += " (" + std::to_string(s.size()) + " left after --holdout held out " +
+             std::to_string(held.size()) + "; hold out fewer)";
+    }
+    throw std::invalid_argument(msg);
   }
   // Regimes of at least 3 sizes (a line through 2 has no interval); fewer regimes while one of
   // them is unphysical (a latency below zero beyond its interval, or a bandwidth <= 0).

@@ -905,12 +905,14 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     }
   }
   report["fragment"] = fragment;
-  if (fragment.empty() && !not_fitted.empty()) {
-    // Exit 0 with an empty fragment read as a calibration that worked.
+  if (fragment.empty() && !not_fitted.empty() &&
+      not_fitted.size() == opts.perftest.size() + opts.nccl_tests.size()) {
+    // No log fitted: exit 0 with an empty fragment would read as a calibration that worked.
+    // (When some log fitted, its fits are in the report and the others' reasons beside them.)
     std::string why;
     for (const std::string& w : not_fitted) why += (why.empty() ? "" : "; ") + w;
     throw ConfigError(where, 0, 0, "",
-                      "nothing calibrated, nothing written: " + why +
+                      "no log could be fitted, nothing written: " + why +
                           "; a fit needs a perftest bandwidth sweep (ib_write_bw -a) or an "
                           "nccl-tests log with at least 3 sizes with a time (and --scenario to "
                           "fit the simulator's parameters)");

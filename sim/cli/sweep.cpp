@@ -1586,7 +1586,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
               << " points tabulated\n";
     return kExitInterrupted;
   }
-  if (limited) {
+  if (limited) {  // said even when a failure or a deadlock decides the exit code
     int64_t stopped = 0;
     for (const PointResult& p : table.rows) stopped += p.outcome == Outcome::kLimited ? 1 : 0;
     std::cerr << "fabricsim sweep: stopped at ";
@@ -1595,9 +1595,9 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     if (opts.max_events > 0) std::cerr << "--max-events " << opts.max_events << " per point";
     std::cerr << "; " << table.rows.size() << " of " << points << " points tabulated, " << stopped
               << " of them stopped before the end (status limited)\n";
-    return kExitLimit;
   }
-  return failed ? kExitInternal : deadlocked ? kExitDeadlock : kExitOk;
+  // A failure (1) or a deadlock (3) is a finding; a limit (124) only cut the sweep short.
+  return failed ? kExitInternal : deadlocked ? kExitDeadlock : limited ? kExitLimit : kExitOk;
 }
 
 }  // namespace fabricsim

@@ -737,7 +737,7 @@ const Field kFields[] = {
    [](const Value& v, Scenario& s) {
      s.topology.dim_rates_bps.clear();
      for (const Value& r : v.items("a list of rates, one per dimension, e.g. [400Gbps, 400Gbps]", 1, 3)) {
-       s.topology.dim_rates_bps.push_back(r.quantity(kPositiveRate));
+       s.topology.dim_rates_bps.push_back(r.quantity(kNetworkRate));
      }
    }, "torus"},
   {"topology", "failed_links", false,
@@ -1671,16 +1671,38 @@ void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s) {
 /// key that sets it: the whole shared buffer, or (static) the port's buffer for lossy data; 0
 /// when it has no such bound (lossless data in static buffers is bounded at the ingress ports,
 /// by PFC thresholds or InfiniBand credits, not by the egress buffer).
-std::pair<int64_t, const char*> queue_bound(const Scenario& s, const PfcConfig& pfc) {
-  if (s.sw.buffer_model == "shared") return {s.sw.shared_buffer_bytes, "switch.shared_buffer"};
+struct QueueBound {
+  int64_t bytes = 0;          ///< 0: no bound to check against
+  const char* key = nullptr;  ///< the buffer key that sets it
+  std::string why;            ///< how, for the message
+};
+QueueBound queue_bound(const Scenario& s, const PfcConfig& pfc) {
   const int tc = s.nic.traffic_class;
   const bool listed =
       pfc.priorities.empty() ||
       std::find(pfc.priorities.begin(), pfc.priorities.end(), tc) != pfc.priorities.end();
-  if (s.transport == "infiniband" || (s.transport == "roce" && pfc.enabled && listed)) {
-    return {0, nullptr};
+  const bool lossless =
+      s.transport == "infiniband" || (s.transport == "roce" && pfc.enabled && listed);
+  if (s.sw.buffer_model == "shared") {
+    const int64_t b = s.sw.shared_buffer_bytes;
+    if (lossless) {  // lossless frames skip the egress admission: the whole pool
+      return {b, "switch.shared_buffer",
+              "switch.shared_buffer " + std::to_string(b) + " B for the whole switch"};
+    }
+    // The dynamic threshold admits a queue while its shared bytes are below alpha x the free
+    // pool: alone, q <= alpha (B - q), so q <= alpha / (1 + alpha) x B, plus its reservation
+    // (Choudhury & Hahne 1998; an upper bound, the pool being B minus all reservations).
+    const auto q = static_cast<int64_t>(s.sw.alpha / (1 + s.sw.alpha) * static_cast<double>(b)) +
+                   s.sw.reserved_per_queue_bytes;
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%g", s.sw.alpha);
+    return {q, "switch.shared_buffer",
+            std::to_string(q) + " B per queue: alpha/(1+alpha) of switch.shared_buffer " +
+                std::to_string(b) + " B at switch.alpha " + alpha + ", plus the reservation"};
   }
-  return {s.sw.buffer_per_port_bytes, "switch.buffer_per_port"};
+  if (lossless) return {};
+  return {s.sw.buffer_per_port_bytes, "switch.buffer_per_port",
+          "switch.buffer_per_port " + std::to_string(s.sw.buffer_per_port_bytes) + " B per port"};
 }
 
 /// A value of `key` that applies to one switch (`own`, its values) or to the scenario (`top`,
@@ -1701,15 +1723,14 @@ void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& p
                      const std::map<std::string, Value>* top,
                      const std::map<std::string, Value>& all, std::vector<std::string>& warnings) {
   if (!ecn.enabled) return;
-  const auto [bound, key] = queue_bound(s, pfc);
+  const QueueBound qb = queue_bound(s, pfc);
+  const int64_t bound = qb.bytes;
+  const char* key = qb.key;
   if (bound <= 0) return;
   const Value* kmin = given("ecn.kmin", own, top);
   const Value* kmax = given("ecn.kmax", own, top);
   const auto buffer = all.find(key);
-  const std::string queue = std::string(key) + " " + std::to_string(bound) + " B" +
-                            (bound == s.sw.buffer_per_port_bytes && s.sw.buffer_model == "static"
-                                 ? " per port"
-                                 : " for the whole switch");
+  const std::string& queue = qb.why;
   if (ecn.kmin_bytes >= bound) {
     const std::string kmin_text = kmin ? "(" + kmin->node().Scalar() + ")"
                                        : std::to_string(ecn.kmin_bytes) + " B (the default)";

@@ -1617,7 +1617,7 @@ TEST_CASE("calibrate: a simulated log's rate, launch and step latency are recove
     INFO(n.out << n.err);
     CHECK(n.exit_code == 2);
     CHECK(n.out.find("skipped (the log names no collective") != std::string::npos);
-    CHECK(n.err.find("nothing calibrated, nothing written") != std::string::npos);
+    CHECK(n.err.find("no log could be fitted, nothing written") != std::string::npos);
   }
 }
 
@@ -1822,7 +1822,7 @@ TEST_CASE("calibrate: a second fresh tester's findings") {
     INFO(r.out << r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.out.find("fewer than 3 sizes with a time to fit") != std::string::npos);
-    CHECK(r.err.find("nothing calibrated, nothing written") != std::string::npos);
+    CHECK(r.err.find("no log could be fitted, nothing written") != std::string::npos);
   }
 }
 

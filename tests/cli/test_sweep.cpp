@@ -346,6 +346,22 @@ TEST_CASE("sweep --max-wall bounds the whole sweep, --max-events each point: sta
     CHECK(j["run"]["stop_reason"].get<std::string>().rfind("stopped at --max-events 1000 during",
                                                            0) == 0);
   }
+
+  // A point that failed decides the exit code over one that was limited (a tester's find: the
+  // sweep exited 124 and a script checking it missed the failure). A bit error rate of 1e-3
+  // loses nearly every frame: the QP's retry counter runs out.
+  const fs::path f = scratch("limits_failed");
+  const Result both = fabricsim(
+      "sweep scenarios/quickstart.yaml --vary link.bit_error_rate=0,1e-3 --max-events 2000000"
+      " --jobs 1 --out " +
+      f.string());
+  INFO(both.err);
+  CHECK(both.exit_code == 1);
+  const auto v = csv_table(f / "sweep.csv");
+  REQUIRE(v.size() == 3);
+  CHECK(cell(v, 1, "status") == "limited");
+  CHECK(cell(v, 2, "status").rfind("incomplete: ", 0) == 0);
+  CHECK(both.err.find("(status limited)") != std::string::npos);
 }
 
 TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason, others run") {
