@@ -9,7 +9,7 @@ uint32_t TransferDag::add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uin
   if (src_rank == dst_rank) throw std::invalid_argument("TransferDag::add: src == dst");
   transfers_.push_back(Transfer{src_rank, dst_rank, bytes, flow, 0});
   dep_count_.push_back(0);
-  dependents_.emplace_back();
+  index_stale_ = true;
   return static_cast<uint32_t>(transfers_.size() - 1);
 }
 
@@ -18,7 +18,7 @@ uint32_t TransferDag::add_compute(int32_t rank, int64_t duration_ps) {
   if (duration_ps < 0) throw std::invalid_argument("TransferDag::add_compute: negative duration");
   transfers_.push_back(Transfer{rank, rank, 0, 0, duration_ps});
   dep_count_.push_back(0);
-  dependents_.emplace_back();
+  index_stale_ = true;
   return static_cast<uint32_t>(transfers_.size() - 1);
 }
 
@@ -27,8 +27,9 @@ void TransferDag::depends(uint32_t after, uint32_t before) {
     throw std::invalid_argument(
         "TransferDag::depends: dependency must point to an earlier transfer");
   }
-  dependents_[before].push_back(after);
+  edges_.emplace_back(before, after);
   ++dep_count_[after];
+  index_stale_ = true;
 }
 
 void TransferDag::set_delay(uint32_t id, int64_t delay_ps) {
@@ -36,6 +37,16 @@ void TransferDag::set_delay(uint32_t id, int64_t delay_ps) {
     throw std::invalid_argument("TransferDag::set_delay: bad transfer id or negative delay");
   }
   transfers_[id].delay_ps = delay_ps;
+}
+
+void TransferDag::build_index() const {
+  first_.assign(transfers_.size() + 1, 0);
+  for (const auto& [before, after] : edges_) ++first_[before + 1];
+  for (size_t i = 1; i < first_.size(); ++i) first_[i] += first_[i - 1];
+  index_.resize(edges_.size());
+  std::vector<uint32_t> next(first_.begin(), first_.end() - 1);
+  for (const auto& [before, after] : edges_) index_[next[before]++] = after;
+  index_stale_ = false;
 }
 
 int64_t TransferDag::total_bytes() const {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace fabricsim {
@@ -52,15 +53,29 @@ class TransferDag {
   const Transfer& transfer(uint32_t id) const { return transfers_[id]; }
   /// Number of transfers `id` waits for.
   uint32_t dependency_count(uint32_t id) const { return dep_count_[id]; }
-  /// Transfers that wait for `id`.
-  std::span<const uint32_t> dependents(uint32_t id) const { return dependents_[id]; }
+  /// Transfers that wait for `id`, in the order depends() added them. The first call after a
+  /// change builds a flat index of all edges (O(transfers + edges)); the span stays valid until
+  /// the next add/depends.
+  std::span<const uint32_t> dependents(uint32_t id) const {
+    if (index_stale_) build_index();
+    return {index_.data() + first_[id], first_[id + 1] - first_[id]};
+  }
   /// Total bytes over all transfers (compute tasks move none).
   int64_t total_bytes() const;
 
  private:
+  /// Groups edges_ by their `before` (a stable counting sort) into first_ / index_.
+  void build_index() const;
+
   std::vector<Transfer> transfers_;
   std::vector<uint32_t> dep_count_;
-  std::vector<std::vector<uint32_t>> dependents_;
+  /// Every dependency as (before, after), in the order added: one flat array instead of a
+  /// vector per transfer (a training step's DAG has millions of edges, and building it was
+  /// malloc-bound).
+  std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  mutable std::vector<uint32_t> first_;  ///< dependents of i: index_[first_[i] .. first_[i+1])
+  mutable std::vector<uint32_t> index_;
+  mutable bool index_stale_ = true;
 };
 
 /// Ring AllReduce (Patarasuk & Yuan 2009; NCCL's ring): the buffer of `count` elements of
