@@ -93,6 +93,32 @@ int mod(int a, int n) {
 
 }  // namespace
 
+TEST_CASE("TransferDag: dependents keep the order depends() added them, across later additions") {
+  // The replayer posts a completed transfer's dependents in this order, so it decides the order
+  // of equal-time events: it must be the insertion order, whatever the edge storage.
+  TransferDag dag;
+  for (int i = 0; i < 5; ++i) dag.add(0, 1, 100);
+  dag.depends(4, 0);
+  dag.depends(2, 1);
+  dag.depends(3, 0);
+  dag.depends(2, 0);
+  CHECK(std::vector<uint32_t>(dag.dependents(0).begin(), dag.dependents(0).end()) ==
+        std::vector<uint32_t>{4, 3, 2});
+  CHECK(std::vector<uint32_t>(dag.dependents(1).begin(), dag.dependents(1).end()) ==
+        std::vector<uint32_t>{2});
+  CHECK(dag.dependents(4).empty());
+  // Read, then add more: the next read sees them.
+  const uint32_t t5 = dag.add_compute(1, 10);
+  dag.depends(t5, 0);
+  dag.depends(t5, 4);
+  CHECK(std::vector<uint32_t>(dag.dependents(0).begin(), dag.dependents(0).end()) ==
+        std::vector<uint32_t>{4, 3, 2, t5});
+  CHECK(std::vector<uint32_t>(dag.dependents(4).begin(), dag.dependents(4).end()) ==
+        std::vector<uint32_t>{t5});
+  CHECK(dag.dependency_count(2) == 2);
+  CHECK(dag.dependency_count(t5) == 2);
+}
+
 TEST_CASE("ring_allgather: N(N-1) transfers, (N-1)/N of the output per rank, N-1 steps") {
   for (int n : {2, 3, 5, 8}) {
     const int64_t count = 8 * 9 * 5 * 7;  // divisible by every n above
