@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -455,9 +456,12 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
           // is a corrupted row, not a measurement.
           constexpr double kMaxBps = 3.2e12 / 8;
           if ((col == Col::kBwPeak || col == Col::kBwAvg) && v * scale > kMaxBps) {
+            // %g, not an int64 cast: the value can be any finite double (1e63 was undefined
+            // behaviour, a fuzzer's find).
+            char gbps[32];
+            std::snprintf(gbps, sizeof gbps, "%.4g", v * scale * 8 / 1e9);
             throw ParseError(path, n,
-                             "field " + std::to_string(c + 1) + " '" + field + "' is " +
-                                 std::to_string(static_cast<int64_t>(v * scale * 8 / 1e9)) +
+                             "field " + std::to_string(c + 1) + " '" + field + "' is " + gbps +
                                  " Gb/s, beyond any NIC (the fastest ports are 800 Gb/s); "
                                  "expected a measured bandwidth");
           }
