@@ -15,6 +15,14 @@ DagReplayer::DagReplayer(const TransferDag& dag, CollectiveTransport& transport)
       posted_at_(dag.size(), SimTime(-1)),
       completed_at_(dag.size(), SimTime(-1)) {
   for (uint32_t i = 0; i < dag.size(); ++i) waiting_[i] = dag.dependency_count(i);
+  cross_.assign(dag.size(), 0);
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag.transfer(i);
+    const uint32_t done_lp = transport.owner_lp(t.is_compute() ? t.src_rank : t.dst_rank);
+    for (uint32_t next : dag.dependents(i)) {
+      if (transport.owner_lp(dag.transfer(next).src_rank) != done_lp) cross_[next] = 1;
+    }
+  }
 }
 
 void DagReplayer::start() {
@@ -22,7 +30,9 @@ void DagReplayer::start() {
   // The roots by their dependency count, not waiting_: a 0-duration root may complete while
   // this runs and bring a later task's waiting_ to 0, which then is queued by complete().
   for (uint32_t i = 0; i < dag_.size(); ++i) {
-    if (dag_.dependency_count(i) == 0) ready_queue_.push_back(i);
+    if (dag_.dependency_count(i) == 0 && transport_.is_local(dag_.transfer(i).src_rank)) {
+      ready_queue_.push_back(i);
+    }
   }
   drain();
 }
@@ -70,9 +80,24 @@ void DagReplayer::complete(uint64_t id) {
   ++completed_;
   finish_ = completed_at_[id] = transport_.now();
   for (uint32_t next : dag_.dependents(static_cast<uint32_t>(id))) {
-    if (--waiting_[next] == 0) ready_queue_.push_back(next);
+    if (cross_[next]) {
+      const Transfer& t = dag_.transfer(next);
+      transport_.dependency_after(t.delay_ps, next, t.src_rank);
+    } else if (--waiting_[next] == 0) {
+      ready_queue_.push_back(next);
+    }
   }
   drain();
+}
+
+void DagReplayer::dependency_met(uint64_t id) {
+  if (id >= dag_.size() || waiting_[id] == 0 || !cross_[id]) {
+    throw std::logic_error("DagReplayer: a dependency met for a task not waiting on one");
+  }
+  if (--waiting_[id] > 0) return;
+  const Transfer& t = dag_.transfer(static_cast<uint32_t>(id));
+  ready_at_[id] = transport_.now() - SimTime(t.delay_ps);  // its delay has already passed
+  post(id);  // a compute task completes here, releasing its own dependents
 }
 
 PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_(net) {
@@ -89,22 +114,43 @@ void PacketTransport::post_after(int64_t delay_ps, uint64_t tag, int src_rank) {
   sim_.at<&PacketTransport::on_post_timer>(sim_.now() + SimTime(delay_ps), lp, this, tag);
 }
 
+uint32_t PacketTransport::owner_lp(int rank) const {
+  return Network::node_lp(
+             static_cast<uint32_t>(net_.fabric().hosts.at(static_cast<size_t>(host(rank)))))
+      .value;
+}
+
+void PacketTransport::dependency_after(int64_t delay_ps, uint64_t tag, int src_rank) {
+  sim_.at<&PacketTransport::on_dependency>(sim_.now() + SimTime(delay_ps), LpId(owner_lp(src_rank)),
+                                           this, tag);
+}
+
+std::vector<EventFn> PacketTransport::cross_lp_handlers() {
+  return {Simulator::handler<&PacketTransport::on_dependency, PacketTransport>()};
+}
+
 void PacketTransport::on_post_timer(uint64_t tag) {
   if (replayer_ == nullptr) return;
   replayer_->post(tag);  // a compute task completes here, and may have been the last one
-  if (replayer_->done()) sim_.request_stop();
+  if (stop_when_done_ && replayer_->done()) sim_.request_stop();
+}
+
+void PacketTransport::on_dependency(uint64_t tag) {
+  if (replayer_ == nullptr) return;
+  replayer_->dependency_met(tag);
+  if (stop_when_done_ && replayer_->done()) sim_.request_stop();
 }
 
 void PacketTransport::on_message_complete(uint64_t tag) {
   if (tag & TrafficPlayer::kTagBit) {
     if (traffic_ == nullptr) return;
     traffic_->complete(tag & ~TrafficPlayer::kTagBit);
-    if (traffic_->done() && replayer_ == nullptr) sim_.request_stop();
+    if (stop_when_done_ && traffic_->done() && replayer_ == nullptr) sim_.request_stop();
     return;
   }
   if (replayer_ == nullptr) return;
   replayer_->complete(tag);
-  if (replayer_->done()) sim_.request_stop();
+  if (stop_when_done_ && replayer_->done()) sim_.request_stop();
 }
 
 TrafficPlayer::TrafficPlayer(Simulator& sim, Network& net, std::vector<Flow> flows)
@@ -132,6 +178,7 @@ void TrafficPlayer::complete(uint64_t index) {
   }
   finished_[index] = 1;
   ++completed_;
+  finish_ps_ = sim_.now().ps();
 }
 
 }  // namespace fabricsim

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "collectives/transfer_dag.hpp"
@@ -25,6 +26,17 @@ class CollectiveTransport {
   /// GPU computing).
   virtual void post_after(int64_t delay_ps, uint64_t tag, int src_rank) = 0;
   virtual SimTime now() const = 0;
+  /// The logical process rank `rank`'s tasks run on (its host; sim/core/simulator.hpp). A
+  /// dependency met on another LP reaches its task through dependency_after(). Default: one
+  /// LP for every rank.
+  virtual uint32_t owner_lp(int /*rank*/) const { return 0; }
+  /// Calls DagReplayer::dependency_met(tag) `delay_ps` (>= 0) from now as an event of rank
+  /// `src_rank`'s LP. Only for transports with more than one LP (owner_lp).
+  virtual void dependency_after(int64_t /*delay_ps*/, uint64_t /*tag*/, int /*src_rank*/) {
+    throw std::logic_error("CollectiveTransport: a dependency across logical processes");
+  }
+  /// Whether this process runs rank `rank`'s tasks (a partitioned MPI run runs only its own).
+  virtual bool is_local(int /*rank*/) const { return true; }
 };
 
 /// Runs one DAG: issues every transfer whose dependencies are met, as they complete.
@@ -36,6 +48,16 @@ class CollectiveTransport {
 /// Tasks made ready by one completion are released in the order the DAG lists them, from a
 /// work list rather than by recursion, so chains of 0-duration tasks neither re-release a task
 /// nor grow the stack.
+///
+/// Ownership (for partitioned runs, sim/parallel/README.md item 11): a task belongs to the LP
+/// of its src_rank (transport.owner_lp); a transfer completes on its receiver's LP, a compute
+/// task on its own. A task with a dependency completing on another LP ("cross") counts all its
+/// dependencies through events to its own LP, each delay_ps after the completion
+/// (dependency_met), and is posted the moment the last one arrives: the same time,
+/// max(completion) + delay_ps, as counting them where they complete, but written only by the
+/// owner. Other tasks count their dependencies where they complete, as before.
+/// With a transport that is not local for every rank, start() releases only the local roots,
+/// and done() / completed() / finish_time() count only this process's completions.
 class DagReplayer {
  public:
   DagReplayer(const TransferDag& dag, CollectiveTransport& transport);
@@ -46,6 +68,10 @@ class DagReplayer {
   /// Transfer `id`'s delay has passed: hands it to the network (a compute task completes).
   /// Throws std::logic_error for an id outside the DAG.
   void post(uint64_t id);
+  /// One dependency of the cross task `id` has completed, delay_ps ago (see the class
+  /// comment); posts it when it was the last. Throws std::logic_error for an id outside the DAG
+  /// or one not waiting.
+  void dependency_met(uint64_t id);
   bool done() const { return completed_ == dag_.size(); }
   size_t completed() const { return completed_; }
   SimTime start_time() const { return start_; }
@@ -63,6 +89,7 @@ class DagReplayer {
   void release(uint32_t id);       ///< every dependency of `id` is met: post now or after its delay
   void drain();                    ///< releases the queued ready tasks, unless already doing so
   std::vector<uint32_t> waiting_;  ///< remaining dependencies per transfer
+  std::vector<uint8_t> cross_;     ///< per task: counts its dependencies on its own LP
   std::vector<uint8_t> finished_;
   std::vector<SimTime> ready_at_, posted_at_, completed_at_;
   std::vector<uint32_t> ready_queue_;  ///< ready tasks not yet released, FIFO from ready_head_
@@ -95,6 +122,8 @@ class TrafficPlayer {
   bool done() const { return completed_ == flows_.size(); }
   size_t completed() const { return completed_; }
   size_t size() const { return flows_.size(); }
+  /// When the latest flow completed, picoseconds (-1: none yet).
+  int64_t finish_time_ps() const { return finish_ps_; }
 
  private:
   void on_post(uint64_t index);
@@ -103,6 +132,7 @@ class TrafficPlayer {
   std::vector<Flow> flows_;
   std::vector<uint8_t> finished_;
   size_t completed_ = 0;
+  int64_t finish_ps_ = -1;
 };
 
 /// CollectiveTransport over the packet-level Network; forwards completions to a DagReplayer
@@ -118,10 +148,19 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
   void post_after(int64_t delay_ps, uint64_t tag, int src_rank) override;
   SimTime now() const override { return sim_.now(); }
+  uint32_t owner_lp(int rank) const override;
+  void dependency_after(int64_t delay_ps, uint64_t tag, int src_rank) override;
+  bool is_local(int rank) const override { return sim_.is_local(LpId(owner_lp(rank))); }
   void on_message_complete(uint64_t tag) override;
+  /// Whether the transport stops the simulator when the replayer (or the traffic) is done
+  /// (default). A partitioned run counts completions over all ranks instead.
+  void set_stop_when_done(bool stop) { stop_when_done_ = stop; }
+  /// The handlers of this transport's events that may cross ranks (dependency_after).
+  static std::vector<EventFn> cross_lp_handlers();
 
  private:
   void on_post_timer(uint64_t tag);
+  void on_dependency(uint64_t tag);
   int host(int rank) const {
     return rank_hosts_.empty() ? rank : rank_hosts_[static_cast<size_t>(rank)];
   }
@@ -130,6 +169,7 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   DagReplayer* replayer_ = nullptr;
   TrafficPlayer* traffic_ = nullptr;
   std::vector<int> rank_hosts_;
+  bool stop_when_done_ = true;
 };
 
 }  // namespace fabricsim

@@ -1,7 +1,9 @@
 // fabricsim: command-line entry point (DESIGN.md §4). Parses arguments with
 // Boost.Program_options and maps errors to exit codes: 2 bad input, 1 internal error.
+#include <algorithm>
 #include <charconv>
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -15,12 +17,24 @@
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 
+#ifdef FABRICSIM_HAVE_MPI
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/cli/run_mpi.hpp"
+#endif
+
 namespace po = boost::program_options;
 using namespace fabricsim;
 
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+int g_mpi_ranks = 1;  ///< ranks of the MPI job this process is one of (1: none)
+int g_mpi_rank = 0;
+bool g_internal_error = false;  ///< main_guarded caught an unexpected exception
 extern "C" void on_signal(int) {
   g_interrupted.store(true);
 }
@@ -274,6 +288,16 @@ int dispatch(int argc, char** argv) {
   opts.out_given = vm.count("out") > 0;
   opts.progress = true;
 
+  if (g_mpi_ranks > 1) {
+    if (cmd != "run") {
+      std::cerr << "fabricsim: " << cmd
+                << " does not run over MPI ranks; only `run` does (start it without mpirun)\n";
+      return kExitBadInput;
+    }
+    opts.mpi_ranks = g_mpi_ranks;
+    opts.reports = g_mpi_rank == 0;
+    opts.trace_max_events = 0;  // trace.json is sequential only (README "Running over MPI")
+  }
   if (cmd == "run" || cmd == "sweep") {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -284,9 +308,48 @@ int dispatch(int argc, char** argv) {
   return cmd_topo(opts, dot_path, vm.count("json") > 0, partition);
 }
 
+/// The size of the MPI job this process was started in by mpirun (Open MPI sets
+/// OMPI_COMM_WORLD_SIZE, MPICH's Hydra PMI_SIZE); 1 outside one.
+int mpi_world_size_from_env() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* v = std::getenv(name)) return std::max(1, std::atoi(v));
+  }
+  return 1;
+}
+
+int main_guarded(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const int world = mpi_world_size_from_env();
+  if (world <= 1) return main_guarded(argc, argv);
+#ifdef FABRICSIM_HAVE_MPI
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_mpi_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_mpi_ranks);
+  if (g_mpi_rank != 0) {  // every rank runs the same; rank 0 alone speaks and writes
+    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) {
+      MPI_Abort(MPI_COMM_WORLD, kExitInternal);
+    }
+  }
+  install_mpi_engine();
+  const int code = main_guarded(argc, argv);
+  // Bad input is found alike on every rank before the ranks talk, and a run's outcome is the
+  // same on every rank; an internal error may leave the other ranks waiting in a collective.
+  if (g_internal_error) MPI_Abort(MPI_COMM_WORLD, code);
+  MPI_Finalize();
+  return code;
+#else
+  std::cerr << "fabricsim: started by mpirun with " << world
+            << " ranks, but built without MPI (install libopenmpi-dev openmpi-bin and rebuild)\n";
+  return kExitBadInput;
+#endif
+}
+
+namespace {
+
+int main_guarded(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
   } catch (const ConfigError& e) {
@@ -303,6 +366,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    g_internal_error = true;
     return kExitInternal;
   }
 }
+
+}  // namespace

@@ -1139,6 +1139,45 @@ MeasuredComparison compare_measured(const NcclLog& log, const std::vector<Collec
   return m;
 }
 
+namespace {
+
+/// The sequential engine: Simulator::run, the transport stopping it when a phase is done.
+class SequentialEngine final : public PacketEngine {
+ public:
+  void attach(Simulator& sim, Network&, PacketTransport&) override { sim_ = &sim; }
+  void begin_phase(std::function<std::pair<size_t, int64_t>()>, size_t) override {}
+  StopReason step(int64_t limit_ps, int64_t* finished_at_ps) override {
+    const StopReason why = sim_->run(SimTime(limit_ps), 2'000'000);
+    if (why == StopReason::kWorkloadDone) *finished_at_ps = sim_->now().ps();
+    return why;
+  }
+  int64_t sum(int64_t v) override { return v; }
+  int64_t max(int64_t v) override { return v; }
+  uint64_t events() override { return sim_->events_executed(); }
+  void finish() override {}
+
+ private:
+  Simulator* sim_ = nullptr;
+};
+
+std::unique_ptr<PacketEngine> (*g_engine_factory)(const Prepared&) = nullptr;
+
+}  // namespace
+
+void set_packet_engine_factory(std::unique_ptr<PacketEngine> (*factory)(const Prepared&)) {
+  g_engine_factory = factory;
+}
+
+/// The time a phase runs on after its workload finished (see simulate_packets): the smallest
+/// non-zero propagation delay of any link, picoseconds (0 if every link has none).
+static int64_t settle_gap_ps(const Network& net) {
+  int64_t gap = 0;
+  for (const Port& p : net.ports()) {
+    if (p.delay_ps > 0 && (gap == 0 || p.delay_ps < gap)) gap = p.delay_ps;
+  }
+  return gap;
+}
+
 /// The packet model's simulate().
 static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
                                   const std::atomic<bool>* interrupt, bool progress,
@@ -1146,12 +1185,16 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
   const RoutingTable& routes = *prepared.routes;
+  std::unique_ptr<PacketEngine> engine =
+      g_engine_factory != nullptr ? g_engine_factory(prepared) : nullptr;
+  if (engine == nullptr) engine = std::make_unique<SequentialEngine>();
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
   sim.set_event_cap(max_events);
   Network net(sim, fabric, routes, net_config_for(sc));
   PacketTransport transport(sim, net);
   transport.set_rank_hosts(prepared.nccl.rank_hosts);
+  engine->attach(sim, net, transport);
   std::optional<TraceObserver> observer;
   if (trace != nullptr) {
     observer.emplace(*trace, net);
@@ -1175,14 +1218,22 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   transport.attach_traffic(&traffic);
   traffic.start();
 
-  // Runs until the transport stops the simulator (what `what` waits for is done); false, with
-  // rep.stop_reason set, if the run ended otherwise. `stalled` describes what is missing.
+  // A phase (a size, the step, the traffic) ends `gap` after its workload finished: the
+  // network runs on until then (ACKs, other traffic), and the next phase starts at that time.
+  // A partitioned run learns that the workload finished only at the end of a window of at
+  // most `gap` (the smallest cable delay, <= any cut link's): both agree on this time.
+  const int64_t gap = settle_gap_ps(net);
+  // Runs until the phase's workload is done (the transport stops the simulator) and `gap`
+  // more; false, with rep.stop_reason set, if the run ended otherwise. `stalled` describes
+  // what is missing.
   const auto run_phase = [&](const std::string& what, const std::string& label,
                              const std::function<std::string()>& stalled) {
+    int64_t settle_until = -1;  // the workload finished (or a QP failed): run up to here
     for (;;) {
       StopReason why;
+      int64_t finished_at = -1;
       try {
-        why = sim.run(SimTime::max(), 2'000'000);
+        why = engine->step(settle_until < 0 ? INT64_MAX : settle_until - 1, &finished_at);
       } catch (const std::overflow_error&) {
         rep.complete = false;
         rep.stop_reason = "simulated time overflow during " + what +
@@ -1202,7 +1253,16 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
       }
       // With the PFC watchdog on, a deadlock found is reported but does not stop the run.
       const bool deadlocked = net.deadlock().detected_at_ps >= 0 && !net.config().pfc_watchdog;
-      if (why == StopReason::kWorkloadDone && net.failure().empty() && !deadlocked) return true;
+      if (why == StopReason::kWorkloadDone && !deadlocked) {
+        if (settle_until < 0) settle_until = finished_at + gap;
+        continue;  // a later request (another QP failing) changes nothing
+      }
+      if (settle_until >= 0 && !deadlocked &&
+          (why == StopReason::kStopTime || why == StopReason::kNoEvents)) {
+        sim.advance_to(SimTime(settle_until));
+        if (net.failure().empty()) return true;
+        why = StopReason::kWorkloadDone;
+      }
       rep.complete = false;
       if (deadlocked && why != StopReason::kInterrupted && why != StopReason::kEventCap) {
         rep.deadlocked = true;
@@ -1240,17 +1300,20 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     const TransferDag dag = build_collective(setup.layout, plan.spec, plan.buffer_count, elem);
     DagReplayer replayer(dag, transport);
     transport.attach(&replayer);
+    engine->begin_phase(
+        [&] { return std::make_pair(replayer.completed(), replayer.finish_time().ps()); },
+        dag.size());
     replayer.start();
     char label[96];
     std::snprintf(label, sizeof label, "size %zu/%zu (%s)", i + 1, sizes.size(),
                   format_size(sizes[i]).c_str());
     const bool ok = run_phase("size " + std::to_string(sizes[i]) + " B", label, [&] {
-      return std::to_string(replayer.completed()) + " of " + std::to_string(dag.size()) +
-             " transfers completed";
+      return std::to_string(engine->sum(static_cast<int64_t>(replayer.completed()))) + " of " +
+             std::to_string(dag.size()) + " transfers completed";
     });
     transport.attach(nullptr);
     if (!ok) break;
-    row.time_ps = (replayer.finish_time() - replayer.start_time()).ps();
+    row.time_ps = engine->max(replayer.finish_time().ps()) - replayer.start_time().ps();
     row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
@@ -1260,6 +1323,9 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     transport.set_rank_hosts({});  // step rank r runs on GPU r
     DagReplayer replayer(plan.dag, transport);
     transport.attach(&replayer);
+    engine->begin_phase(
+        [&] { return std::make_pair(replayer.completed(), replayer.finish_time().ps()); },
+        plan.dag.size());
     replayer.start();
     const bool ok = !replayer.done() ? run_phase("the training step", "training step",
                                                  [&] {
@@ -1271,17 +1337,22 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     transport.attach(nullptr);
     if (ok) rep.training = training_summary(sc, fabric, plan, replayer, net);
   }
-  if (rep.complete && !traffic.done()) {
+  if (rep.complete && engine->sum(static_cast<int64_t>(traffic.completed())) <
+                          static_cast<int64_t>(traffic.size())) {
+    engine->begin_phase(
+        [&] { return std::make_pair(traffic.completed(), traffic.finish_time_ps()); },
+        traffic.size());
     run_phase("the traffic flows", "traffic", [&] {
-      return std::to_string(traffic.completed()) + " of " + std::to_string(traffic.size()) +
-             " traffic flows completed";
+      return std::to_string(engine->sum(static_cast<int64_t>(traffic.completed()))) + " of " +
+             std::to_string(traffic.size()) + " traffic flows completed";
     });
   }
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
 
+  engine->finish();
   net.settle_statistics();
-  net.check_invariants();  // every run: byte conservation, no lossless tail drop
-  rep.events = static_cast<int64_t>(sim.events_executed());
+  if (engine->reports()) net.check_invariants();  // every run: conservation, no lossless drop
+  rep.events = static_cast<int64_t>(engine->events());
   rep.simulated_ps = sim.now().ps();
   fill_counters(net, rep);
   rep.packet_pool_packets = static_cast<int64_t>(net.packet_pool_capacity());
@@ -1414,9 +1485,30 @@ void print_warnings(const Scenario& sc) {
   for (const std::string& w : sc.warnings) std::cerr << w << "\n";
 }
 
+/// What a partitioned run (`mpirun -np N fabricsim run`, sim/cli/run_mpi.cpp) cannot do yet,
+/// refused as bad input (exit 2) on every rank alike.
+static void check_partitioned(const Scenario& sc, const RunOptions& opts) {
+  if (sc.mode == "flow") {
+    throw key_error(sc, "mode",
+                    "the flow mode is one logical process and runs on one rank; run it without "
+                    "mpirun (or with -np 1)");
+  }
+  if (sc.training.enabled) {
+    throw key_error(sc, "training",
+                    "a training step is not yet run partitioned over MPI ranks (its step "
+                    "analysis reads every task); run it without mpirun");
+  }
+  if (opts.max_events > 0) {
+    throw ConfigError("--max-events", 0, 0, "",
+                      "not available with mpirun (each rank runs its own events); use "
+                      "--max-wall");
+  }
+}
+
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
+  if (opts.mpi_ranks > 1) check_partitioned(sc, opts);
   const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
   print_warnings(sc);
   // What runs: the workload's collective, traffic flows, a training step (one or more).
@@ -1454,9 +1546,9 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   const bool progress = opts.progress && isatty(STDERR_FILENO);
   std::optional<ChromeTrace> trace;
   const std::filesystem::path dir(opts.out_dir);
-  if (opts.out_given && opts.trace_max_events > 0) {
+  if (opts.out_given && opts.trace_max_events > 0 && opts.reports) {
     trace.emplace((dir / "trace.json").string(), opts.trace_max_events);
-  } else if (opts.out_given) {
+  } else if (opts.out_given && opts.reports) {
     std::error_code ec;  // no trace asked: leave no trace.json of an earlier run beside these
     std::filesystem::remove(dir / "trace.json", ec);
   }
@@ -1476,7 +1568,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   if (rep.measured) print_measured(std::cout, *rep.measured);
   if (rep.training) print_training(std::cout, *rep.training);
   print_summary(std::cout, rep);
-  if (opts.out_given) {
+  if (opts.out_given && opts.reports) {
     write_run_outputs(dir.string(), rep);
     std::cout << "# wrote      : " << (dir / "results.json").string()
               << ", perf.json, ports.csv, queues.csv, flows.csv";

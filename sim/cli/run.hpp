@@ -4,6 +4,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "collectives/nccl_plan.hpp"
 #include "collectives/step_model.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/core/simulator.hpp"
 #include "sim/parallel/partition.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
@@ -44,6 +47,11 @@ struct RunOptions {
   int64_t max_wall_ps = 0;
   /// --max-events N: stop cleanly after N simulated events (0 = no limit).
   uint64_t max_events = 0;
+  /// Ranks of the MPI job running this scenario partitioned (`mpirun -np N fabricsim run`);
+  /// 1 = a sequential run.
+  int mpi_ranks = 1;
+  /// Whether this process prints and writes the results (false on MPI ranks other than 0).
+  bool reports = true;
 };
 
 /// A scenario's fabric and routes, checked runnable: what `validate` checks and `run` simulates.
@@ -93,6 +101,44 @@ struct WallLimit {
 RunReport simulate_limited(const Scenario& scenario, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
                            uint64_t max_events, const std::optional<WallLimit>& wall);
+
+class Network;
+class PacketTransport;
+
+/// How the packet model advances its simulator. The default runs it sequentially; a
+/// partitioned MPI run (sim/cli/run_mpi.cpp, sim/parallel/README.md) advances in windows over
+/// the ranks and gathers the results on rank 0. simulate() uses the engine that
+/// set_packet_engine_factory() installed, for the packet mode only.
+class PacketEngine {
+ public:
+  virtual ~PacketEngine() = default;
+  /// The run's simulator, network and transport exist; no traffic has been set up yet.
+  virtual void attach(Simulator& sim, Network& net, PacketTransport& transport) = 0;
+  /// A phase (a size, the step, the traffic) begins. Its workload is done when the completions
+  /// `local_progress` counts (on this rank) reach `total` over all ranks; it also gives this
+  /// rank's latest completion time, picoseconds.
+  virtual void begin_phase(std::function<std::pair<size_t, int64_t>()> local_progress,
+                           size_t total) = 0;
+  /// Runs events up to `limit_ps`. Returns kWorkloadDone when the phase's workload finished or
+  /// a queue pair failed (*finished_at_ps = when, the same on every rank) or a deadlock stopped
+  /// the run; kStopTime / kNoEvents when no event at or before limit_ps is left; kEventLimit
+  /// after a slice of work (for progress lines); kInterrupted, kEventCap as Simulator::run.
+  virtual StopReason step(int64_t limit_ps, int64_t* finished_at_ps) = 0;
+  /// The sum / maximum of `v` over all ranks (v itself when sequential).
+  virtual int64_t sum(int64_t v) = 0;
+  virtual int64_t max(int64_t v) = 0;
+  /// Events executed, over all ranks.
+  virtual uint64_t events() = 0;
+  /// The run is over: merges every rank's share of the network's state and counters into this
+  /// rank's Network (rank 0) so the report reads it as a sequential run's.
+  virtual void finish() = 0;
+  /// Whether this process holds the whole run after finish() (false on MPI ranks other than
+  /// 0, whose state is their share only: they neither check invariants nor write files).
+  virtual bool reports() const { return true; }
+};
+
+/// Installs the engine simulate() uses for packet-mode runs (nullptr: sequential).
+void set_packet_engine_factory(std::unique_ptr<PacketEngine> (*factory)(const Prepared&));
 
 /// Writes results.json, perf.json, ports.csv, queues.csv and flows.csv of `report` into
 /// `dir` (which must exist). Throws std::runtime_error when a file cannot be written.

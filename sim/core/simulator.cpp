@@ -40,6 +40,24 @@ void Simulator::sequence_overflow(uint32_t lp) {
                             " events, the most its sequence field in the event key holds");
 }
 
+void Simulator::push_remote(int64_t t_ps, LpId lp, EventFn fn, void* obj, uint64_t arg) {
+  if (current_lp_ == kNoLp) return;  // set-up: the owning rank pushes it itself
+  if (remote_hook_ == nullptr) {
+    throw std::logic_error("Simulator: an event for LP " + std::to_string(lp.value) +
+                           ", which another rank owns, and no remote hook");
+  }
+  remote_hook_(remote_ctx_, RemotePush{t_ps, next_key(lp), lp, fn, obj, arg});
+}
+
+void Simulator::advance_to(SimTime t) {
+  if (t.ps() < now_ps_) throw std::logic_error("Simulator::advance_to: time in the past");
+  if (!queue_.empty() && queue_.top().time_ps < t.ps()) {
+    throw std::logic_error("Simulator::advance_to: an event is pending before " +
+                           std::to_string(t.ps()) + " ps");
+  }
+  now_ps_ = t.ps();
+}
+
 StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
   stop_requested_ = false;
   uint64_t budget = max_events;

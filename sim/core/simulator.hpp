@@ -85,6 +85,10 @@ class Simulator {
   template <auto Method, class Cls>
   void at(SimTime t, LpId lp, Cls* obj, uint64_t arg = 0) {
     if (t.ps() < now_ps_) throw std::logic_error("Simulator::at: event scheduled in the past");
+    if (local_ != nullptr && (lp.value >= local_->size() || !(*local_)[lp.value])) [[unlikely]] {
+      push_remote(t.ps(), lp, &trampoline<Method, Cls>, obj, arg);
+      return;
+    }
     queue_.push(Event{t.ps(), next_key(lp), &trampoline<Method, Cls>, obj, arg, lp.value},
                 t.ps() - now_ps_);
   }
@@ -106,6 +110,47 @@ class Simulator {
     if (lp.value >= lp_seq_.size()) add_lps(lp.value);
     queue_.push(Event{t.ps(), key, &trampoline<Method, Cls>, obj, arg, lp.value});
   }
+  /// The function an event of obj->Method(arg) runs (what a RemotePush carries): lets a
+  /// parallel run recognise the handlers whose events cross ranks.
+  template <auto Method, class Cls>
+  static EventFn handler() {
+    return &trampoline<Method, Cls>;
+  }
+  /// Pushes a raw event (a handler from handler<>(), its object and argument) with a key taken
+  /// on another rank; as at_keyed(). Throws std::logic_error if t < now().
+  void at_keyed_raw(SimTime t, uint64_t key, LpId lp, EventFn fn, void* obj, uint64_t arg) {
+    if (t.ps() < now_ps_) throw std::logic_error("Simulator::at_keyed: event in the past");
+    if (lp.value >= lp_seq_.size()) add_lps(lp.value);
+    queue_.push(Event{t.ps(), key, fn, obj, arg, lp.value});
+  }
+  /// A push for an LP another rank owns (see set_partition): what the remote hook receives.
+  struct RemotePush {
+    int64_t time_ps;
+    uint64_t key;  ///< taken here, exactly as a local push would have taken it
+    LpId lp;
+    EventFn fn;
+    void* obj;
+    uint64_t arg;
+  };
+  using RemoteHook = void (*)(void* ctx, const RemotePush& push);
+  /// Partitioned run (sim/parallel): `local[lp]` != 0 for the LPs this rank owns (ids past the
+  /// table are remote). A push from a handler to a remote LP goes to `hook` instead of the
+  /// queue, with its key; a push outside any handler (set-up, which every rank repeats) to a
+  /// remote LP is dropped, since the owner makes it itself. `local` must outlive the Simulator
+  /// (or the next call); nullptr turns partitioning off.
+  void set_partition(const std::vector<uint8_t>* local, RemoteHook hook, void* ctx) {
+    local_ = local;
+    remote_hook_ = hook;
+    remote_ctx_ = ctx;
+  }
+  /// Whether this rank executes `lp`'s events (always true without a partition).
+  bool is_local(LpId lp) const {
+    return local_ == nullptr || (lp.value < local_->size() && (*local_)[lp.value]);
+  }
+  /// Moves the clock forward to `t` when no pending event lies before it (a phase boundary
+  /// every rank agrees on). Throws std::logic_error if t < now() or an event is pending
+  /// before t.
+  void advance_to(SimTime t);
   /// The time of the earliest pending event, picoseconds; INT64_MAX when none is pending.
   int64_t next_event_ps() const { return queue_.empty() ? INT64_MAX : queue_.top().time_ps; }
 
@@ -152,6 +197,7 @@ class Simulator {
   /// Makes room for LP ids up to `lp`; throws std::overflow_error if lp >= kMaxLps.
   [[gnu::cold]] void add_lps(uint32_t lp);
   [[noreturn]] [[gnu::cold]] static void sequence_overflow(uint32_t lp);
+  [[gnu::cold]] void push_remote(int64_t t_ps, LpId lp, EventFn fn, void* obj, uint64_t arg);
 
   EventQueue queue_;
   int64_t now_ps_ = 0;
@@ -161,6 +207,9 @@ class Simulator {
   uint64_t event_cap_ = UINT64_MAX;
   bool stop_requested_ = false;
   const std::atomic<bool>* interrupt_ = nullptr;
+  const std::vector<uint8_t>* local_ = nullptr;  ///< partitioned run: LPs this rank owns
+  RemoteHook remote_hook_ = nullptr;
+  void* remote_ctx_ = nullptr;
 };
 
 }  // namespace fabricsim

@@ -1089,6 +1089,11 @@ void Network::on_rto(uint64_t qp_id) {
   }
   ++rto_timeouts_;
   if (++qp.retries > cfg_.retry_count) {
+    if (!failure_.empty()) {  // the run is settling after an earlier failure: keep that one
+      qp.rto_deadline_ps = -1;
+      return;
+    }
+    failure_ps_ = now;
     failure_ = "queue pair " + std::to_string(qp_id) + " (host " + std::to_string(qp.src_host) +
                " -> host " + std::to_string(qp.dst_host) +
                ") failed: transport retry counter exceeded (" + std::to_string(cfg_.retry_count) +
@@ -1550,6 +1555,7 @@ ByteBalance Network::byte_balance() const {
   b.sent_bytes = sent_bytes_;
   b.delivered_bytes = delivered_bytes_;
   b.dropped_bytes = dropped_bytes_;
+  b.in_flight_bytes = imported_in_flight_bytes_;
   pool_.for_each_in_use([&](const Packet& p) {
     if (p.kind != PacketKind::kPfc) b.in_flight_bytes += p.wire_bytes;  // link-local frames
   });

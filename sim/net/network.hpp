@@ -438,6 +438,35 @@ class Network {
   /// pattern for go-back-N checks.
   void set_drop_every(uint32_t port_id, uint32_t n);
 
+  // ---- partitioned runs (sim/parallel/README.md; sim/cli/run_mpi.cpp) ----
+  /// The handlers of the network's events that go from one node to another over a link: a
+  /// frame's arrival (its argument is the Packet*) and returned InfiniBand credits.
+  static EventFn arrival_handler();
+  static EventFn credit_handler();
+  /// An arrival event's frame, copied, its Packet handed back to the pool: the frame leaves
+  /// this rank. `arg` is the argument of an arrival_handler() event.
+  Packet take_departed(uint64_t arg);
+  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (come from another rank), with the
+  /// key the sender's rank took for it.
+  void inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& frame);
+  /// When failure() was first set, picoseconds (-1: no failure).
+  int64_t failure_ps() const { return failure_ps_; }
+  /// Adopts a failure another rank found first (the run stops everywhere for it).
+  void set_failure(std::string text, int64_t t_ps) {
+    failure_ = std::move(text);
+    failure_ps_ = t_ps;
+  }
+  /// The state the nodes with owned_nodes[v] != 0 keep (their ports' counters, queues,
+  /// occupancy and lossless state, switch buffers, NIC pause intervals) and this process's
+  /// share of the run-wide counters (bytes sent, delivered, dropped, in flight; retransmits,
+  /// NAKs, RTOs, CE, CNPs), as bytes for the same binary on another rank. Call
+  /// settle_statistics() first.
+  std::vector<std::byte> export_state(const std::vector<uint8_t>& owned_nodes) const;
+  /// Overlays an export_state() of another rank: its nodes' state replaces this one's, its
+  /// counters are added. Queued packets do not travel: the ports' queues read as empty.
+  /// Throws std::runtime_error for a blob of another fabric.
+  void import_state(std::span<const std::byte> blob);
+
   const std::vector<Port>& ports() const { return ports_; }
   /// Frames that port `port_id` sent and its peer received (counted at the peer's ingress).
   const ArrivalCounters& arrived_from(uint32_t port_id) const {
@@ -459,7 +488,7 @@ class Network {
   NetTotals totals() const;
   /// Packets the pool holds (its high-water mark, in chunks: packets in flight at the busiest
   /// moment, rounded up) and the size of one.
-  size_t packet_pool_capacity() const { return pool_.capacity(); }
+  size_t packet_pool_capacity() const { return pool_.capacity() + imported_pool_capacity_; }
   static constexpr size_t packet_bytes() { return sizeof(Packet); }
   /// Messages posted but not yet received in full.
   size_t messages_in_flight() const { return in_flight_; }
@@ -689,6 +718,9 @@ class Network {
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
   int64_t cnp_tx_ = 0, cnp_rx_ = 0;
   std::string failure_;
+  int64_t failure_ps_ = -1;
+  int64_t imported_in_flight_bytes_ = 0;  ///< wire bytes in other ranks' pools (import_state)
+  size_t imported_pool_capacity_ = 0;
   std::vector<LosslessQueue> lq_;     ///< port x traffic class
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
   std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF

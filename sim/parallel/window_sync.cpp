@@ -48,6 +48,11 @@ uint16_t WindowSync::add_receiver(void* obj, Receiver receiver) {
 }
 
 void WindowSync::send(uint16_t receiver, SimTime t, LpId lp, const void* data, uint32_t size) {
+  send_keyed(receiver, t, sim_.take_key(lp), lp, data, size);
+}
+
+void WindowSync::send_keyed(uint16_t receiver, SimTime t, uint64_t key, LpId lp, const void* data,
+                            uint32_t size) {
   if (local(lp) || lp.value >= rank_of_lp_.size()) {
     throw std::logic_error("WindowSync::send: LP " + std::to_string(lp.value) +
                            " is not a remote LP");
@@ -59,8 +64,21 @@ void WindowSync::send(uint16_t receiver, SimTime t, LpId lp, const void* data, u
                            " ps: closer than the lookahead (" + std::to_string(lookahead_ps_) +
                            " ps)");
   }
+  append(receiver, t.ps(), key, lp, data, size);
+}
+
+void WindowSync::post_data(uint16_t receiver, LpId lp, const void* data, uint32_t size) {
+  if (local(lp) || lp.value >= rank_of_lp_.size()) {
+    throw std::logic_error("WindowSync::post_data: LP " + std::to_string(lp.value) +
+                           " is not a remote LP");
+  }
+  append(receiver, -1, 0, lp, data, size);
+}
+
+void WindowSync::append(uint16_t receiver, int64_t t_ps, uint64_t key, LpId lp, const void* data,
+                        uint32_t size) {
   if (size > UINT16_MAX) throw std::length_error("WindowSync::send: payload over 65535 bytes");
-  const WireHeader h{t.ps(), sim_.take_key(lp), lp.value, receiver, static_cast<uint16_t>(size)};
+  const WireHeader h{t_ps, key, lp.value, receiver, static_cast<uint16_t>(size)};
   std::vector<std::byte>& buf = out_[static_cast<size_t>(rank_of_lp_[lp.value])];
   const size_t at = buf.size();
   buf.resize(at + sizeof h + size);

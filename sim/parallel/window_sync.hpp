@@ -52,6 +52,23 @@ class WindowSync {
   /// is the current LP's next). Throws std::logic_error if t lies inside the current window
   /// (an event closer than the lookahead: the partition's lookahead is wrong) or lp is local.
   void send(uint16_t receiver, SimTime t, LpId lp, const void* data, uint32_t size);
+  /// As send(), with the key already taken (a Simulator::RemotePush).
+  void send_keyed(uint16_t receiver, SimTime t, uint64_t key, LpId lp, const void* data,
+                  uint32_t size);
+  /// Data, not an event, for lp's rank: `receiver` gets it at the end of the window (time_ps
+  /// -1, key 0) and applies it before any event of the next window. For state a remote LP
+  /// needs no earlier than the lookahead from now (e.g. a receive posted with a message).
+  void post_data(uint16_t receiver, LpId lp, const void* data, uint32_t size);
+  /// Delivers what this rank sent during the window to the other ranks and hands what it
+  /// received to the receivers. Collective: every rank calls it at the same window boundary.
+  void exchange();
+  /// Declares the window being executed to end (exclusive) at `end_ps`, for send()'s check.
+  void set_window_end(int64_t end_ps) { window_end_ps_ = end_ps; }
+  int64_t lookahead_ps() const { return lookahead_ps_; }
+  MPI_Comm comm() const { return comm_; }
+  const std::vector<int>& rank_of_lp() const { return rank_of_lp_; }
+  /// Counts a window run by a driver of its own (windows()).
+  void count_window() { ++windows_; }
 
   /// Runs windows until no rank has an event at or before `stop_at`, or until some rank's
   /// handler called Simulator::request_stop() (all ranks then stop at the end of that window).
@@ -63,8 +80,8 @@ class WindowSync {
   uint64_t remote_received() const { return remote_received_; }
 
  private:
-  /// Delivers the events sent during the window to their ranks and pushes those received.
-  void exchange();
+  void append(uint16_t receiver, int64_t t_ps, uint64_t key, LpId lp, const void* data,
+              uint32_t size);
 
   Simulator& sim_;
   MPI_Comm comm_;

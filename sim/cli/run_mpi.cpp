@@ -1,0 +1,270 @@
+// `mpirun -np N fabricsim run SCENARIO`: the packet model partitioned over MPI ranks.
+//
+// Every rank loads the same scenario and builds the same fabric, network and collective DAGs;
+// the fabric is split by partition_fabric (sim/parallel/partition.hpp) and each rank executes
+// only the events of the nodes it owns (Simulator::set_partition). An event for a node of another
+// rank (a frame's arrival over a cut link, returned credits, a collective dependency met on
+// another host) travels at the end of the window through WindowSync, with the key its sender
+// took, so every node executes the same events in the same order as in the sequential run.
+// Windows are `gap` long (the smallest cable delay, never more than a cut link's), end at the
+// lossless check's barrier, and after each one the ranks agree on whether the phase's workload
+// is done (counts summed over ranks) and when. At the end the ranks' node state and counters
+// are gathered on rank 0, which writes the same files as a sequential run. Design and proof of
+// the order: sim/parallel/README.md and sim/core/simulator.hpp.
+#include "sim/cli/run_mpi.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "collectives/replay.hpp"
+#include "sim/cli/run.hpp"
+#include "sim/core/units.hpp"
+#include "sim/net/network.hpp"
+#include "sim/parallel/window_sync.hpp"
+
+namespace fabricsim {
+
+namespace {
+
+/// A generic remote event: which registered handler, and its argument.
+struct GenericEvent {
+  uint32_t handler;
+  uint64_t arg;
+};
+
+class MpiEngine final : public PacketEngine {
+ public:
+  explicit MpiEngine(const Prepared& prepared) : prepared_(prepared) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
+  }
+
+  void attach(Simulator& sim, Network& net, PacketTransport& transport) override {
+    sim_ = &sim;
+    net_ = &net;
+    const Fabric& fabric = prepared_.fabric;
+    const Partition part = partition_fabric(fabric, ranks_, PartitionMethod::kAuto);
+    const size_t nodes = part.part_of.size();
+    // LPs past the nodes (the network's control LP) belong to rank 0.
+    std::vector<int> rank_of_lp(nodes + 1, 0);
+    for (size_t v = 0; v < nodes; ++v) rank_of_lp[v] = part.part_of[v];
+    local_.assign(rank_of_lp.size(), 0);
+    for (size_t lp = 0; lp < rank_of_lp.size(); ++lp) local_[lp] = rank_of_lp[lp] == rank_;
+    owned_nodes_.assign(local_.begin(), local_.begin() + static_cast<ptrdiff_t>(nodes));
+    // Windows of the smallest cable delay: no longer than any cut link's (the lookahead), and
+    // short enough that the window in which a phase's workload finishes ends before the
+    // phase's settle time (run.cpp: finish + the same delay).
+    window_ps_ = 0;
+    for (const Port& p : net.ports()) {
+      if (p.delay_ps > 0 && (window_ps_ == 0 || p.delay_ps < window_ps_)) window_ps_ = p.delay_ps;
+    }
+    if (part.lookahead_ps) window_ps_ = std::min(window_ps_, *part.lookahead_ps);
+    ws_ = std::make_unique<WindowSync>(sim, MPI_COMM_WORLD, rank_of_lp, window_ps_);
+    rx_arrival_ = ws_->add_receiver(this, &MpiEngine::receive_arrival);
+    rx_event_ = ws_->add_receiver(this, &MpiEngine::receive_event);
+    handlers_.push_back({Network::credit_handler(), &net});
+    for (EventFn fn : PacketTransport::cross_lp_handlers()) handlers_.push_back({fn, &transport});
+    sim.set_partition(&local_, &MpiEngine::send_remote, this);
+    transport.set_stop_when_done(false);
+    if (rank_ == 0) {
+      std::printf("# mpi        : %d ranks, %s, %d cut links, windows of %s\n", ranks_,
+                  part.scheme.c_str(), part.cut_links, format_time(window_ps_).c_str());
+    }
+  }
+
+  void begin_phase(std::function<std::pair<size_t, int64_t>()> local_progress,
+                   size_t total) override {
+    progress_ = std::move(local_progress);
+    total_ = total;
+    phase_reported_ = false;
+  }
+
+  StopReason step(int64_t limit_ps, int64_t* finished_at_ps) override {
+    for (int window = 0; window < 4096; ++window) {
+      ws_->exchange();
+      const auto [done_local, finish_local] =
+          progress_ ? progress_() : std::pair<size_t, int64_t>{};
+      const bool deadlocked = net_->deadlock().detected_at_ps >= 0 && !net_->config().pfc_watchdog;
+      // One MIN reduction (maxima negated) and one SUM.
+      int64_t mine[5] = {sim_->next_event_ps(), -finish_local,
+                         net_->failure_ps() >= 0 ? net_->failure_ps() : INT64_MAX,
+                         interrupted_ ? -1 : 0, deadlocked ? -1 : 0};
+      int64_t all[5];
+      MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+      int64_t done = static_cast<int64_t>(done_local), done_all = 0;
+      MPI_Allreduce(&done, &done_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+      if (all[3] < 0) return StopReason::kInterrupted;
+      if (all[4] < 0) return StopReason::kWorkloadDone;  // every rank found the same cycle
+      const bool finished = progress_ && done_all >= static_cast<int64_t>(total_);
+      if (!phase_reported_ && (finished || all[2] != INT64_MAX)) {
+        phase_reported_ = true;
+        const int64_t finish_all = -all[1];
+        *finished_at_ps = finished ? std::min(finish_all, all[2]) : all[2];
+        if (all[2] != INT64_MAX) adopt_failure(all[2]);
+        return StopReason::kWorkloadDone;
+      }
+      const int64_t t = all[0];
+      if (t == INT64_MAX) return StopReason::kNoEvents;
+      if (t > limit_ps) {
+        if (limit_ps > sim_->now_ps()) sim_->advance_to(SimTime(limit_ps));
+        return StopReason::kStopTime;
+      }
+      int64_t end = t + std::min(window_ps_, INT64_MAX - t);
+      if (limit_ps < INT64_MAX) end = std::min(end, limit_ps + 1);
+      ws_->set_window_end(end);
+      ws_->count_window();
+      StopReason why = sim_->run(SimTime(end - 1));
+      // A queue pair failing asks for a stop: the window still runs to its end on every rank.
+      while (why == StopReason::kWorkloadDone &&
+             !(net_->deadlock().detected_at_ps >= 0 && !net_->config().pfc_watchdog)) {
+        why = sim_->run(SimTime(end - 1));
+      }
+      if (why == StopReason::kInterrupted) interrupted_ = true;
+      if (why == StopReason::kEventCap) {
+        throw std::logic_error("MpiEngine: an event cap in a partitioned run");
+      }
+    }
+    return StopReason::kEventLimit;
+  }
+
+  int64_t sum(int64_t v) override {
+    int64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return out;
+  }
+  int64_t max(int64_t v) override {
+    int64_t out = 0;
+    MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return out;
+  }
+  uint64_t events() override {
+    return static_cast<uint64_t>(sum(static_cast<int64_t>(sim_->events_executed())));
+  }
+
+  void finish() override {
+    net_->settle_statistics();
+    const std::vector<std::byte> blob = net_->export_state(owned_nodes_);
+    const std::vector<std::byte> all = gather(blob);
+    if (rank_ == 0) {
+      for (const auto& part : split(all)) net_->import_state(part);
+    }
+  }
+
+  bool reports() const override { return rank_ == 0; }
+
+ private:
+  /// Gathers every rank's bytes on rank 0 (ranks 1.. in order, rank 0's own left out).
+  std::vector<std::byte> gather(const std::vector<std::byte>& mine) {
+    const int size = rank_ == 0 ? 0 : static_cast<int>(mine.size());
+    std::vector<int> sizes(static_cast<size_t>(ranks_));
+    MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::vector<int> displs(static_cast<size_t>(ranks_), 0);
+    int total = 0;
+    for (int r = 0; r < ranks_; ++r) {
+      displs[static_cast<size_t>(r)] = total;
+      total += sizes[static_cast<size_t>(r)];
+    }
+    std::vector<std::byte> all(rank_ == 0 ? static_cast<size_t>(total) : 0);
+    MPI_Gatherv(mine.data(), size, MPI_BYTE, all.data(), sizes.data(), displs.data(), MPI_BYTE, 0,
+                MPI_COMM_WORLD);
+    gathered_sizes_ = sizes;
+    return all;
+  }
+  std::vector<std::span<const std::byte>> split(const std::vector<std::byte>& all) const {
+    std::vector<std::span<const std::byte>> parts;
+    size_t at = 0;
+    for (int r = 1; r < ranks_; ++r) {
+      const auto n = static_cast<size_t>(gathered_sizes_[static_cast<size_t>(r)]);
+      parts.emplace_back(all.data() + at, n);
+      at += n;
+    }
+    return parts;
+  }
+
+  /// The failure found first (at `t_ps`, over all ranks) becomes every rank's, so each reports
+  /// it; on a tie in time the lowest rank's.
+  void adopt_failure(int64_t t_ps) {
+    int root = net_->failure_ps() == t_ps ? rank_ : ranks_;
+    int root_all = 0;
+    MPI_Allreduce(&root, &root_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    std::string text = rank_ == root_all ? net_->failure() : std::string();
+    int length = static_cast<int>(text.size());
+    MPI_Bcast(&length, 1, MPI_INT, root_all, MPI_COMM_WORLD);
+    text.resize(static_cast<size_t>(length));
+    MPI_Bcast(text.data(), length, MPI_CHAR, root_all, MPI_COMM_WORLD);
+    net_->set_failure(text, t_ps);
+  }
+
+  static void send_remote(void* ctx, const Simulator::RemotePush& p) {
+    auto* self = static_cast<MpiEngine*>(ctx);
+    if (p.fn == Network::arrival_handler()) {
+      const Packet frame = self->net_->take_departed(p.arg);
+      self->ws_->send_keyed(self->rx_arrival_, SimTime(p.time_ps), p.key, p.lp, &frame,
+                            sizeof frame);
+      return;
+    }
+    for (uint32_t i = 0; i < self->handlers_.size(); ++i) {
+      if (self->handlers_[i].fn == p.fn && self->handlers_[i].obj == p.obj) {
+        const GenericEvent e{i, p.arg};
+        self->ws_->send_keyed(self->rx_event_, SimTime(p.time_ps), p.key, p.lp, &e, sizeof e);
+        return;
+      }
+    }
+    throw std::logic_error("a partitioned run: an event for LP " + std::to_string(p.lp.value) +
+                           " on another rank, of a handler that cannot cross ranks");
+  }
+  static void receive_arrival(void* ctx, Simulator&, int64_t time_ps, uint64_t key, LpId lp,
+                              const std::byte* data, uint32_t size) {
+    auto* self = static_cast<MpiEngine*>(ctx);
+    Packet frame;
+    if (size != sizeof frame) throw std::logic_error("MpiEngine: a frame of the wrong size");
+    std::memcpy(&frame, data, sizeof frame);
+    self->net_->inject_arrival(SimTime(time_ps), key, lp, frame);
+  }
+  static void receive_event(void* ctx, Simulator& sim, int64_t time_ps, uint64_t key, LpId lp,
+                            const std::byte* data, uint32_t size) {
+    auto* self = static_cast<MpiEngine*>(ctx);
+    GenericEvent e;
+    if (size != sizeof e) throw std::logic_error("MpiEngine: an event of the wrong size");
+    std::memcpy(&e, data, sizeof e);
+    if (e.handler >= self->handlers_.size()) throw std::logic_error("MpiEngine: bad handler");
+    const Handler& h = self->handlers_[e.handler];
+    sim.at_keyed_raw(SimTime(time_ps), key, lp, h.fn, h.obj, e.arg);
+  }
+
+  struct Handler {
+    EventFn fn;
+    void* obj;
+  };
+  const Prepared& prepared_;
+  int rank_ = 0, ranks_ = 1;
+  Simulator* sim_ = nullptr;
+  Network* net_ = nullptr;
+  std::unique_ptr<WindowSync> ws_;
+  std::vector<uint8_t> local_;        ///< per LP: this rank's
+  std::vector<uint8_t> owned_nodes_;  ///< per fabric node: this rank's
+  std::vector<Handler> handlers_;     ///< generic remote events, the same list on every rank
+  uint16_t rx_arrival_ = 0, rx_event_ = 0;
+  int64_t window_ps_ = 0;
+  std::function<std::pair<size_t, int64_t>()> progress_;
+  size_t total_ = 0;
+  bool phase_reported_ = false;
+  bool interrupted_ = false;
+  std::vector<int> gathered_sizes_;
+};
+
+std::unique_ptr<PacketEngine> make_mpi_engine(const Prepared& prepared) {
+  return std::make_unique<MpiEngine>(prepared);
+}
+
+}  // namespace
+
+void install_mpi_engine() {
+  set_packet_engine_factory(&make_mpi_engine);
+}
+
+}  // namespace fabricsim
