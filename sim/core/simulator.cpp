@@ -70,8 +70,12 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
   // throws) there is none, and pushes from outside count as the destination's own.
   struct ClearLp {
     uint32_t& lp;
-    ~ClearLp() { lp = kNoLp; }
-  } clear_lp{current_lp_};
+    uint64_t& key;
+    ~ClearLp() {
+      lp = kNoLp;
+      key = 0;
+    }
+  } clear_lp{current_lp_, current_key_};
   while (!queue_.empty()) {
     if (queue_.top().time_ps > stop_at.ps()) {
       // The clock never moves backwards, even if stop_at is earlier than now.
@@ -84,6 +88,7 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
     now_ps_ = e.time_ps;
     ++events_;
     current_lp_ = e.lp;
+    current_key_ = e.key;
     e.fn(e.obj, e.arg);
     if (stop_requested_) return StopReason::kWorkloadDone;
     if (interrupt_ != nullptr && (events_ & 0xFFF) == 0 &&

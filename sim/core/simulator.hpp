@@ -158,6 +158,11 @@ class Simulator {
   bool in_event() const { return current_lp_ != kNoLp; }
   /// The LP whose event is executing. Precondition: in_event().
   LpId current_lp() const { return LpId(current_lp_); }
+  /// Event::key of the event executing (its pushing LP and that LP's push count), 0 outside
+  /// run()'s handlers. Unique per event and, with the time, its place in the execution order:
+  /// components record it to put things done by handlers into the sequential order later
+  /// (sim/parallel: merging per-rank records).
+  uint64_t current_key() const { return current_key_; }
 
   /// Ends the current run() after the event being executed (the workload is done).
   void request_stop() { stop_requested_ = true; }
@@ -202,6 +207,7 @@ class Simulator {
   EventQueue queue_;
   int64_t now_ps_ = 0;
   uint32_t current_lp_ = kNoLp;
+  uint64_t current_key_ = 0;      ///< Event::key of the executing event, 0 = none
   std::vector<uint64_t> lp_seq_;  ///< per LP: the next src_seq of its pushes
   uint64_t events_ = 0;
   uint64_t event_cap_ = UINT64_MAX;
