@@ -558,52 +558,98 @@ void Network::drop(Packet* p, uint32_t port_id, DropCause cause) {
   pool_.put(p);
 }
 
-uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                       int tc) {
+int Network::check_qp_key(const char* who, int src_host, int dst_host, int tc) const {
   const int hosts = static_cast<int>(fabric_.hosts.size());
   if (src_host < 0 || src_host >= hosts || dst_host < 0 || dst_host >= hosts ||
       src_host == dst_host) {
-    throw std::invalid_argument("Network::send: bad host pair " + std::to_string(src_host) +
+    throw std::invalid_argument(std::string(who) + ": bad host pair " + std::to_string(src_host) +
                                 " -> " + std::to_string(dst_host));
   }
-  if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
-  if (tc < -1 || tc >= kTrafficClasses) throw std::invalid_argument("Network::send: bad tc");
-  if (tc < 0) tc = cfg_.traffic_class;
-  const auto key = std::make_tuple(src_host, dst_host, flow_id);
-  auto it = qp_index_.find(key);
-  if (it == qp_index_.end() || qps_[it->second].tc != tc) {
-    // A new QP (a different class on the same flow is a different QP too).
-    Qp qp;
-    qp.src_host = src_host;
-    qp.dst_host = dst_host;
-    qp.tc = static_cast<uint8_t>(tc);
-    qp.flow_hash = static_cast<uint32_t>(fmix64((static_cast<uint64_t>(src_host) << 40) ^
-                                                (static_cast<uint64_t>(dst_host) << 16) ^ flow_id ^
-                                                (static_cast<uint64_t>(ecmp_salt_) << 32)));
-    qp.rate_bps = cfg_.qp_rate_limit_bps;
-    // The QP leaves by the port its flow hashes to among the routes' choices.
-    const VertexId src = fabric_.hosts[src_host];
-    const auto choices = routes_.next_ports(src, dst_host);
-    if (choices.empty()) throw std::invalid_argument("Network::send: no route to the destination");
-    qp.nic = static_cast<uint32_t>(
-        nic_of_port_[first_port_[src] +
-                     pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0)]);
-    if (cfg_.dcqcn) {
-      qp.cc = DcqcnRp(&cfg_.dcqcn_params, ports_[nics_[qp.nic].port].rate_bps, sim_.now().ps());
-    }
-    const uint32_t id = static_cast<uint32_t>(qps_.size());
-    qps_.push_back(std::move(qp));
-    if (it == qp_index_.end()) {
-      it = qp_index_.emplace(key, id).first;
-    } else {
-      it->second = id;
-    }
+  if (tc < -1 || tc >= kTrafficClasses) throw std::invalid_argument(std::string(who) + ": bad tc");
+  return tc < 0 ? cfg_.traffic_class : tc;
+}
+
+uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id,
+                               int tc) {
+  const auto key = std::make_tuple(src_host, dst_host, flow_id, tc);
+  if (auto it = qp_index_.find(key); it != qp_index_.end()) return it->second;
+  // A new QP (a different class on the same flow is a different QP too).
+  Qp qp;
+  qp.src_host = src_host;
+  qp.dst_host = dst_host;
+  qp.tc = static_cast<uint8_t>(tc);
+  qp.flow_hash = static_cast<uint32_t>(fmix64((static_cast<uint64_t>(src_host) << 40) ^
+                                              (static_cast<uint64_t>(dst_host) << 16) ^ flow_id ^
+                                              (static_cast<uint64_t>(ecmp_salt_) << 32)));
+  qp.rate_bps = cfg_.qp_rate_limit_bps;
+  // The QP leaves by the port its flow hashes to among the routes' choices.
+  const VertexId src = fabric_.hosts[src_host];
+  const auto choices = routes_.next_ports(src, dst_host);
+  if (choices.empty()) {
+    throw std::invalid_argument(std::string(who) + ": no route to the destination");
   }
-  const uint32_t qp_id = it->second;
+  qp.nic = static_cast<uint32_t>(
+      nic_of_port_[first_port_[src] + pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0)]);
+  // DCQCN's reaction point starts with the QP's first message (send()), not here.
+  const uint32_t id = static_cast<uint32_t>(qps_.size());
+  qps_.push_back(std::move(qp));
+  qp_rx_.emplace_back();
+  qp_index_.emplace(key, id);
+  return id;
+}
+
+uint32_t Network::open_qp(int src_host, int dst_host, uint32_t flow_id, int tc) {
+  tc = check_qp_key("Network::open_qp", src_host, dst_host, tc);
+  return open_checked("Network::open_qp", src_host, dst_host, flow_id, tc);
+}
+
+void Network::post_rx(uint32_t qp_id, const RxMessage& m) {
+  if (remote_post_ && remote_post_(qp_id, m)) return;  // shipped to the destination's rank
+  qp_rx_[qp_id].msgs.push_back(m);
+}
+
+void Network::accept_rx_message(uint32_t qp_id, const RxMessage& m) {
+  if (qp_id >= qp_rx_.size()) {
+    throw std::out_of_range("Network::accept_rx_message: no queue pair " + std::to_string(qp_id));
+  }
+  QpRx& rx = qp_rx_[qp_id];
+  const uint32_t expected =
+      rx.msgs.empty() ? rx.rcv_nxt : rx.msgs.back().first_psn + rx.msgs.back().packets;
+  if (m.first_psn != expected || m.packets == 0) {
+    throw std::logic_error("Network::accept_rx_message: message " + std::to_string(m.seq) +
+                           " of queue pair " + std::to_string(qp_id) + " starts at PSN " +
+                           std::to_string(m.first_psn) + ", expected " + std::to_string(expected));
+  }
+  rx.msgs.push_back(m);
+}
+
+uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
+                       int tc) {
+  // Checked in the order they always were: hosts, size, class.
+  check_qp_key("Network::send", src_host, dst_host, 0);
+  if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
+  tc = check_qp_key("Network::send", src_host, dst_host, tc);
+  uint32_t qp_id;
+  if (auto it = qp_index_.find(std::make_tuple(src_host, dst_host, flow_id, tc));
+      it != qp_index_.end()) {
+    qp_id = it->second;
+  } else if (require_open_qps_) {
+    throw std::logic_error("Network::send: queue pair not opened (host " +
+                           std::to_string(src_host) + " -> host " + std::to_string(dst_host) +
+                           ", flow " + std::to_string(flow_id) + ", tc " + std::to_string(tc) +
+                           "); open every queue pair with open_qp first");
+  } else {
+    qp_id = open_checked("Network::send", src_host, dst_host, flow_id, tc);
+  }
   Qp& qp = qps_[qp_id];
   const int64_t packets = bytes == 0 ? 1 : (bytes + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes;
   if (static_cast<int64_t>(qp.psn_end) + packets > int64_t{UINT32_MAX}) {
     throw std::invalid_argument("Network::send: queue pair sequence space exhausted");
+  }
+  const int64_t now = sim_.now().ps();
+  if (cfg_.dcqcn && !qp.cc_started) {
+    qp.cc = DcqcnRp(&cfg_.dcqcn_params, ports_[nics_[qp.nic].port].rate_bps, now);
+    qp.cc_started = true;
   }
   uint32_t slot;
   if (!free_messages_.empty()) {
@@ -614,21 +660,28 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
     messages_.emplace_back();
   }
   Message& m = messages_[slot];
-  m.seq = next_seq_++;
-  m.tag = tag;
   m.bytes = bytes;
-  m.start_ps = sim_.now().ps();
-  m.retransmitted = 0;
-  m.qp = qp_id;
   m.first_psn = qp.psn_end;
   m.packets = static_cast<uint32_t>(packets);
+  const uint64_t seq = next_seq_++;
+  // The place of this post in the execution order (sim/parallel: renumbering seq on merge).
+  const bool in_event = sim_.in_event();
+  const uint64_t key = sim_.current_key();
+  if (in_event != post_in_event_ || key != post_event_key_ || now != post_event_ps_) {
+    post_in_event_ = in_event;
+    post_event_key_ = key;
+    post_event_ps_ = now;
+    post_index_ = 0;
+  }
+  posts_.push_back(PostKey{now, key, post_index_++, seq});
+  const RxMessage rx{seq, tag, bytes, now, m.first_psn, m.packets, 0};
   qp.psn_end += static_cast<uint32_t>(packets);
   qp.msgs.push_back(slot);
   ++in_flight_;
-  if (observer_ != nullptr)
-    observer_->message_posted(m.seq, src_host, dst_host, qp_id, bytes, m.start_ps);
+  post_rx(qp_id, rx);  // may reallocate nothing of the sender's: qp stays valid
+  if (observer_ != nullptr) observer_->message_posted(seq, src_host, dst_host, qp_id, bytes, now);
   activate(qp_id);
-  return m.seq;
+  return seq;
 }
 
 void Network::activate(uint32_t qp_id) {
@@ -677,7 +730,7 @@ void Network::nic_fill(uint32_t nic_id) {
     if (qp.snd_msg < qp.msg_base) qp.snd_msg = qp.msg_base;
     while (qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
       ++qp.snd_msg;
-    Message& m = message_at(qp, qp.snd_msg);
+    const Message& m = message_at(qp, qp.snd_msg);
     const int64_t offset = static_cast<int64_t>(qp.snd_nxt - m.first_psn) * cfg_.mtu_bytes;
     const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
     // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
@@ -699,10 +752,12 @@ void Network::nic_fill(uint32_t nic_id) {
     p->payload_bytes = static_cast<int32_t>(payload);
     p->wire_bytes = static_cast<int32_t>(cfg_.wire.wire_bytes(payload));
     p->tc = qp.tc;
+    p->qp_tc = qp.tc;
     p->kind = PacketKind::kData;
+    if (qp.snd_nxt + 1 == m.first_psn + m.packets) p->flags |= Packet::kLast;
     if (qp.snd_nxt < qp.snd_max) {
       ++retransmits_;
-      ++m.retransmitted;
+      p->flags |= Packet::kRetransmit;
     }
     ++qp.snd_nxt;
     qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
@@ -903,10 +958,10 @@ void Network::forward(Packet* p) {
   }
   p->in_tc = p->tc;
   // Only lossless traffic changes class (lossy classes have no buffer dependency to break).
-  if (cfg_.dateline_class >= 0 && out.dim >= 0 && lossless(p->node, qps_[p->qp].tc)) {
+  if (cfg_.dateline_class >= 0 && out.dim >= 0 && lossless(p->node, p->qp_tc)) {
     // Dateline: each dimension starts on the QP's class and moves to the dateline class when
     // it crosses the wraparound link.
-    if (ports_[in_pid].dim != out.dim) p->tc = qps_[p->qp].tc;
+    if (ports_[in_pid].dim != out.dim) p->tc = p->qp_tc;
     if (out.wrap) p->tc = static_cast<uint8_t>(cfg_.dateline_class);
   }
   if (cfg_.bounce_class >= 0 && ports_[in_pid].from_above && out.from_above &&
@@ -962,49 +1017,63 @@ void Network::deliver(Packet* p) {
   pool_.put(p);
 }
 
-void Network::receive_data(Packet* p, Qp& qp) {
+void Network::receive_data(Packet* p, const Qp& qp) {
+  // The destination host's state only: its half of the QP (QpRx) and the QP's identity.
   const uint32_t qp_id = p->qp;
+  QpRx& rx = qp_rx_[qp_id];
   if (cfg_.dcqcn && (p->flags & Packet::kEcnCe) &&
-      dcqcn_cnp_due(qp.last_cnp_ps, sim_.now().ps(), cfg_.dcqcn_params.cnp_interval_ps)) {
+      dcqcn_cnp_due(rx.last_cnp_ps, sim_.now().ps(), cfg_.dcqcn_params.cnp_interval_ps)) {
     ++cnp_tx_;  // DCQCN notification point: at most one CNP per flow per interval
-    send_control(qp_id, PacketKind::kCnp, qp.rcv_nxt, cfg_.dcqcn_params.cnp_traffic_class);
+    send_control(qp_id, PacketKind::kCnp, rx.rcv_nxt, cfg_.dcqcn_params.cnp_traffic_class);
   }
-  if (p->psn > qp.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
-    if (!qp.nak_outstanding) {
-      qp.nak_outstanding = true;
+  if (p->psn > rx.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
+    if (!rx.nak_outstanding) {
+      rx.nak_outstanding = true;
       ++nak_tx_;
-      send_control(qp_id, PacketKind::kNak, qp.rcv_nxt, qp.tc);
+      send_control(qp_id, PacketKind::kNak, rx.rcv_nxt, qp.tc);
     }
     return;
   }
-  if (p->psn < qp.rcv_nxt) {  // duplicate (a retransmission of what arrived): re-ACK
-    send_control(qp_id, PacketKind::kAck, qp.rcv_nxt, qp.tc);
+  if (p->psn < rx.rcv_nxt) {  // duplicate (a retransmission of what arrived): re-ACK
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
     return;
   }
-  ++qp.rcv_nxt;
-  qp.nak_outstanding = false;
+  if (rx.msgs.empty() || p->psn < rx.msgs.front().first_psn) [[unlikely]] {
+    throw std::logic_error("Network: packet " + std::to_string(p->psn) + " of queue pair " +
+                           std::to_string(qp_id) + " arrived before its message was posted");
+  }
+  ++rx.rcv_nxt;
+  rx.nak_outstanding = false;
   if (p->flags & Packet::kEcnCe) ++ce_received_;  // what a DCQCN receiver turns into CNPs
-  Message& m = message_at(qp, qp.rcv_msg);
-  const bool last = qp.rcv_nxt == m.first_psn + m.packets;
-  if (++qp.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
-    qp.unacked = 0;
-    send_control(qp_id, PacketKind::kAck, qp.rcv_nxt, qp.tc);
+  RxMessage& m = rx.msgs.front();
+  if (p->flags & Packet::kRetransmit) ++m.retransmitted_rx;
+  const bool last = rx.rcv_nxt == m.first_psn + m.packets;
+  if (last != ((p->flags & Packet::kLast) != 0)) [[unlikely]] {
+    throw std::logic_error("Network: queue pair " + std::to_string(qp_id) + " packet " +
+                           std::to_string(p->psn) +
+                           ": the receiver's message boundary disagrees with the sender's");
+  }
+  if (++rx.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
+    rx.unacked = 0;
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
   }
   if (last) {
-    ++qp.rcv_msg;
+    ++rx.rcv_msg;
     --in_flight_;
     const int64_t now = sim_.now().ps();
     if (flows_.size() < cfg_.max_flow_records) {
       flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes,
-                                  m.start_ps, now, m.retransmitted, m.tag});
+                                  m.start_ps, now, m.retransmitted_rx, m.tag, sim_.current_key()});
     } else {
       ++flows_unrecorded_;
     }
     if (observer_ != nullptr) {
       observer_->message_delivered(m.seq, qp.src_host, qp.dst_host, qp_id, now);
     }
-    // Last: the sink may post messages, reallocating qps_ and messages_ (qp and m dangle).
-    if (sink_ != nullptr) sink_->on_message_complete(m.tag);
+    const uint64_t tag = m.tag;
+    rx.msgs.pop_front();
+    // Last: the sink may post messages, reallocating qps_ and qp_rx_ (qp and rx dangle).
+    if (sink_ != nullptr) sink_->on_message_complete(tag);
   }
 }
 
@@ -1018,6 +1087,7 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc
   p->payload_bytes = 0;
   p->wire_bytes = static_cast<int32_t>(ack_wire_bytes_);
   p->tc = static_cast<uint8_t>(tc);
+  p->qp_tc = qp.tc;
   p->kind = kind;
   sent_bytes_ += p->wire_bytes;
   const uint32_t node = static_cast<uint32_t>(fabric_.hosts[qp.dst_host]);

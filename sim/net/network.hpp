@@ -48,6 +48,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -91,11 +92,14 @@ struct Packet {
   uint32_t node;          ///< node the packet is travelling to
   uint16_t in_port;       ///< port of `node` it arrives on
   uint8_t tc;             ///< traffic class 0..7
+  /// The QP's own class (data and its ACK/NAK/CNP): switches start each torus dimension on it
+  /// (dateline) without reading the QP, which lives on the hosts.
+  uint8_t qp_tc;
   /// At a switch: the priority it arrived with (its ingress accounting and credits; a
   /// dateline may give it another class for the egress).
   uint8_t in_tc;
   PacketKind kind;
-  uint8_t flags;                            ///< kCorrupt | kHeadFirst | kInUse | kStored
+  uint8_t flags;  ///< kCorrupt | kHeadFirst | kInUse | kStored | kStomped | kEcnCe | kLast | ...
   static constexpr uint8_t kCorrupt = 1;    ///< hit by a bit error
   static constexpr uint8_t kHeadFirst = 2;  ///< arrival event is the first bit (cut-through)
   static constexpr uint8_t kInUse = 4;      ///< taken from the pool
@@ -104,7 +108,15 @@ struct Packet {
   /// in on; dropped later without counting it again.
   static constexpr uint8_t kStomped = 16;
   static constexpr uint8_t kEcnCe = 32;  ///< ECN congestion experienced (marked by a switch)
+  /// Data: the last packet of its message (the receiver checks its own copy of the message
+  /// against it).
+  static constexpr uint8_t kLast = 64;
+  /// Data: this PSN was sent before (go-back-N resend: snd_nxt < snd_max when it left).
+  static constexpr uint8_t kRetransmit = 128;
 };
+// A cross-rank arrival carries the packet by value (sim/parallel/README.md item 1): keep it one
+// cache line.
+static_assert(sizeof(Packet) == 64, "Packet must stay 64 bytes");
 
 /// Free-list pool of packets, grown in chunks; get() and put() never touch the heap once warm.
 class PacketPool {
@@ -411,8 +423,15 @@ struct FlowRecord {
   uint32_t qp;
   uint8_t tc;
   int64_t bytes, start_ps, end_ps;
+  /// Packets of this message whose copy the receiver accepted (in order) was a resend
+  /// (Packet::kRetransmit): what the receiver can see. Each packet counts at most once, however
+  /// often it was resent; resends the receiver discarded (out of order, duplicates) count only
+  /// in NetTotals::retransmits.
   int64_t retransmitted_packets;
   uint64_t tag;  ///< the tag it was posted with
+  /// Not printed: Event::key of the event that delivered the last packet (with end_ps, the
+  /// record's place in the delivery order, for merging per-rank records).
+  uint64_t deliver_key;
 };
 
 class Network {
@@ -432,6 +451,45 @@ class Network {
   /// host id, src == dst, a negative size or a tc outside -1..7.
   uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
                 int tc = -1);
+  /// The QP of (src_host, dst_host, flow_id, tc) (tc -1 = the configured class), created if
+  /// new. QP ids are the creation order, so a partitioned run that opens every QP up front in
+  /// the same order on every rank agrees on them. Opening does not start the QP's congestion
+  /// control (that happens at its first message), so opening early changes no result. Throws
+  /// std::invalid_argument as send() does for bad hosts, a bad tc or no route.
+  uint32_t open_qp(int src_host, int dst_host, uint32_t flow_id, int tc = -1);
+  /// When on, send() on a QP not opened by open_qp (or an earlier send) throws std::logic_error.
+  void set_require_open_qps(bool on) { require_open_qps_ = on; }
+
+  /// The receiver's copy of a posted message: what the destination host needs to complete it
+  /// and record its flow, so it never reads the sender's state.
+  struct RxMessage {
+    uint64_t seq;  ///< run-wide message number
+    uint64_t tag;
+    int64_t bytes;
+    int64_t start_ps;  ///< when it was posted
+    uint32_t first_psn, packets;
+    int64_t retransmitted_rx;  ///< packets accepted in order that were resends (kRetransmit)
+  };
+  /// Where a message was posted in the execution order: a later merge of per-rank runs sorts
+  /// these by (t_ps, event_key, index_in_event) to renumber `seq` as the sequential run does.
+  struct PostKey {
+    int64_t t_ps;
+    uint64_t event_key;       ///< Simulator::current_key() of the posting event (0 outside)
+    uint32_t index_in_event;  ///< sends before this one in the same event
+    uint64_t seq;
+  };
+  /// Every message posted, in posting order.
+  const std::vector<PostKey>& posted() const { return posts_; }
+  /// A hook for partitioned runs: called with each new message's receiver copy; returning true
+  /// means it was shipped to the rank of the destination host (which calls accept_rx_message),
+  /// so it is not kept here. Unset (or returning false): kept locally.
+  void set_remote_post(std::function<bool(uint32_t qp, const RxMessage&)> f) {
+    remote_post_ = std::move(f);
+  }
+  /// The receiving side of set_remote_post: appends message `m` of QP `qp` to the receiver's
+  /// list. Throws std::out_of_range for an unknown QP, std::logic_error if `m` does not start
+  /// where the QP's previous message ended.
+  void accept_rx_message(uint32_t qp, const RxMessage& m);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   void set_observer(NetObserver* observer) { observer_ = observer; }
   /// Test hook: the port drops every n-th frame it sends (n >= 1; 0 = off), as a fixed loss
@@ -536,16 +594,14 @@ class Network {
   }
 
  private:
+  /// A message as its sender holds it until acknowledged (the receiver has an RxMessage).
   struct Message {
-    uint64_t seq;
-    uint64_t tag;
     int64_t bytes;
-    int64_t start_ps;
-    int64_t retransmitted;
-    uint32_t qp;
     uint32_t first_psn;
     uint32_t packets;
   };
+  /// A QP's sending half (the source host's state) and its immutable identity, which both ends
+  /// and the switches may read; the receiving half is QpRx.
   struct Qp {
     int32_t src_host, dst_host;
     uint32_t flow_hash;
@@ -564,13 +620,19 @@ class Network {
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
     int retries = 0;      ///< consecutive timeouts without progress
-    DcqcnRp cc;           ///< DCQCN reaction point (NetConfig::dcqcn)
-    // receiver
+    DcqcnRp cc;           ///< DCQCN reaction point (NetConfig::dcqcn), from the first message
+    bool cc_started = false;
+  };
+  /// A QP's receiving half: the destination host's state.
+  struct QpRx {
     uint32_t rcv_nxt = 0;
-    uint64_t rcv_msg = 0;  ///< absolute number of the message holding rcv_nxt
+    /// Absolute number of the message holding rcv_nxt, which is msgs.front() (a message leaves
+    /// msgs when it completes).
+    uint64_t rcv_msg = 0;
     uint32_t unacked = 0;
     bool nak_outstanding = false;
-    int64_t last_cnp_ps = -1;  ///< DCQCN notification point: last CNP sent for this flow
+    int64_t last_cnp_ps = -1;    ///< DCQCN notification point: last CNP sent for this flow
+    std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
   };
   struct Nic {
     uint32_t port = 0;             ///< global id of the NIC's port
@@ -637,7 +699,13 @@ class Network {
   void nic_fill(uint32_t nic);
   void forward(Packet* p);
   void deliver(Packet* p);
-  void receive_data(Packet* p, Qp& qp);
+  void receive_data(Packet* p, const Qp& qp);
+  /// Validates a QP key as send() does (messages prefixed by `who`); returns the class.
+  int check_qp_key(const char* who, int src_host, int dst_host, int tc) const;
+  /// The QP of a checked key, created if new.
+  uint32_t open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id, int tc);
+  /// Hands a new message's receiver copy to the destination (remote_post_, or locally).
+  void post_rx(uint32_t qp_id, const RxMessage& m);
   void receive_ack(const Packet* p, Qp& qp, uint32_t qp_id);
   void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc);
   void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
@@ -704,7 +772,15 @@ class Network {
   std::vector<Nic> nics_;              ///< one per host port
   std::vector<int32_t> nic_of_port_;   ///< global port id -> index in nics_, or -1
   std::vector<Qp> qps_;
-  std::map<std::tuple<int, int, uint32_t>, uint32_t> qp_index_;
+  std::vector<QpRx> qp_rx_;                                           ///< by QP id
+  std::map<std::tuple<int, int, uint32_t, int>, uint32_t> qp_index_;  ///< (src, dst, flow, tc)
+  bool require_open_qps_ = false;
+  std::function<bool(uint32_t, const RxMessage&)> remote_post_;
+  std::vector<PostKey> posts_;
+  int64_t post_event_ps_ = -1;     ///< time of the event the last post was in
+  uint64_t post_event_key_ = 0;    ///< and its key
+  bool post_in_event_ = false;     ///< (false: posted outside events)
+  uint32_t post_index_ = 0;        ///< posts so far in that event
   std::vector<Message> messages_;  ///< slots, recycled through free_messages_
   std::vector<uint32_t> free_messages_;
   std::vector<FlowRecord> flows_;
