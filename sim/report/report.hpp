@@ -143,8 +143,9 @@ struct FlowRow {
   int64_t start_ps = 0;  ///< posted to the NIC
   int64_t end_ps = 0;    ///< last byte received in order at the destination; < start_ps
                          ///< (e.g. -1) if the message had not finished when the run stopped
-  /// Packets of this message sent again (each resend counts) up to its delivery; resends after
-  /// it (before the sender saw the ACK) count only in counters.retransmits.
+  /// Packets of this message whose copy the receiver accepted was a resend (each packet once,
+  /// however often it was resent); resends the receiver discarded (out of order, duplicates)
+  /// count only in counters.retransmits.
   int64_t retransmitted_packets = 0;
   bool traffic = false;  ///< one of the scenario's traffic flows (else a collective's message)
 };
