@@ -1,6 +1,11 @@
 // sim/net against closed forms: serialization + propagation + switch latency on an idle path,
-// throughput = line rate × payload / (payload + headers), and packet conservation under drops.
+// throughput = line rate × payload / (payload + headers), and packet conservation under drops;
+// queue pairs opened ahead, and the receiver's own message copies (sim/parallel items 2-5).
 #include <catch2/catch.hpp>
+
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "../support.hpp"
 
@@ -140,4 +145,153 @@ TEST_CASE("two GPUs of one server: a message crosses the NVSwitch at the NVLink 
     CHECK(leaf_tx == 0);  // neither the leaf nor a NIC facing it sent a byte
     CHECK(nvswitch_tx == k * w);
   }
+}
+
+TEST_CASE("open_qp: ids are the creation order, and send() reuses an opened QP, per class") {
+  Bed bed(fabricsim::testing::one_leaf(3, 100'000'000'000, 0, 0, 1 << 20, 1000));
+  Network& net = *bed.net;
+  CHECK(net.open_qp(0, 1, 7) == 0);
+  CHECK(net.open_qp(1, 2, 7) == 1);
+  CHECK(net.open_qp(0, 1, 7, 5) == 2);  // another class on the same flow: another QP
+  CHECK(net.open_qp(0, 1, 7) == 0);     // the same key again: the same QP
+  CHECK(net.open_qp(0, 1, 7, net.config().traffic_class) == 0);  // -1 = the configured class
+  CHECK_THROWS_AS(net.open_qp(0, 0, 1), std::invalid_argument);
+  CHECK_THROWS_AS(net.open_qp(0, 3, 1), std::invalid_argument);
+  CHECK_THROWS_AS(net.open_qp(0, 1, 1, 8), std::invalid_argument);
+  // Messages on the opened keys use their QPs; a new key gets the next id. Alternating classes
+  // on one flow keeps both QPs.
+  net.send(0, 1, 1000, 7, 0, 5);
+  net.send(0, 1, 1000, 7, 1);
+  net.send(0, 1, 1000, 7, 2, 5);
+  net.send(2, 0, 1000, 9, 3);
+  net.send(1, 2, 1000, 7, 4);
+  bed.sim.run();
+  std::map<uint64_t, uint32_t> qp_of_tag;
+  for (const FlowRecord& f : net.flows()) qp_of_tag[f.tag] = f.qp;
+  CHECK(qp_of_tag == std::map<uint64_t, uint32_t>{{0, 2}, {1, 0}, {2, 2}, {3, 3}, {4, 1}});
+  CHECK(net.open_qp(2, 0, 9) == 3);
+}
+
+TEST_CASE("set_require_open_qps: send() on a key never opened is refused") {
+  Bed bed(fabricsim::testing::one_leaf(3, 100'000'000'000, 0, 0, 1 << 20, 1000));
+  Network& net = *bed.net;
+  net.open_qp(0, 1, 4);
+  net.set_require_open_qps(true);
+  CHECK(net.send(0, 1, 1000, 4, 0) == 0);
+  CHECK_THROWS_AS(net.send(0, 1, 1000, 5, 1), std::logic_error);     // another flow
+  CHECK_THROWS_AS(net.send(0, 1, 1000, 4, 1, 6), std::logic_error);  // another class
+  CHECK_THROWS_AS(net.send(1, 0, 1000, 4, 1), std::logic_error);     // the reverse direction
+  // Bad input is still bad input, whether opened or not.
+  CHECK_THROWS_AS(net.send(0, 1, -1, 4, 1), std::invalid_argument);
+  net.set_require_open_qps(false);
+  CHECK(net.send(1, 0, 1000, 4, 1) == 1);
+  bed.sim.run();
+  CHECK(net.flows().size() == 2);
+}
+
+TEST_CASE("go-back-N: a flow record counts the message's packets accepted as resends") {
+  // One QP host0 -> leaf0 -> host1 carries messages of 4, 8 and 3 packets (PSNs 0-3, 4-11,
+  // 12-14); the leaf's egress to host1 loses every 11th frame. Worked by hand: the 15 frames go
+  // out back to back and the 11th, PSN 10, is lost. The receiver accepts PSNs 0-9, discards
+  // 11-14 and NAKs 10 once. The NAK reaches the sender about 3T + 4 prop + 2 lat (> 19 frame
+  // times) after the loss, when all 15 are out: it resends PSNs 10-14, frames 16-20 (the next
+  // loss would be frame 22), which all arrive in order. So the first message has no resent
+  // packet, the second 2 (PSNs 10, 11: from the lost one to its end), the third all 3.
+  const int64_t rate = 100'000'000'000, mtu = 1000, prop = 200'000, lat = 300'000;
+  REQUIRE((3 * ser(mtu + kRoceOverhead, rate) + 4 * prop + 2 * lat) /
+              ser(mtu + kRoceOverhead, rate) >
+          15 - 10);  // the NAK comes back after the last first-pass frame
+  Bed bed(fabricsim::testing::one_leaf(2, rate, prop, lat, 64 << 20, mtu));
+  bed.net->set_drop_every(fabricsim::testing::port_between(bed, "leaf0", "host1"), 11);
+  bed.net->send(0, 1, 4 * mtu, 0, 100);
+  bed.net->send(0, 1, 8 * mtu, 0, 101);
+  bed.net->send(0, 1, 3 * mtu, 0, 102);
+  bed.sim.run();
+  bed.net->check_conservation();
+  const NetTotals t = bed.net->totals();
+  CHECK(t.corrupt_drops == 1);
+  CHECK(t.nak_tx == 1);
+  CHECK(t.rto_timeouts == 0);
+  CHECK(t.retransmits == 5);
+  const auto& flows = bed.net->flows();
+  REQUIRE(flows.size() == 3);
+  CHECK(flows[0].tag == 100);
+  CHECK(flows[0].retransmitted_packets == 0);
+  CHECK(flows[1].tag == 101);
+  CHECK(flows[1].retransmitted_packets == 2);
+  CHECK(flows[2].tag == 102);
+  CHECK(flows[2].retransmitted_packets == 3);
+}
+
+namespace {
+
+/// On the completion of tag 0, posts two messages host1 -> host0 (from inside that event).
+struct Replier : CompletionSink {
+  explicit Replier(Network& n) : net(n) {}
+  void on_message_complete(uint64_t tag) override {
+    if (tag != 0) return;
+    net.send(1, 0, 1000, 0, 1);
+    net.send(1, 0, 0, 1, 2);
+  }
+  Network& net;
+};
+
+}  // namespace
+
+TEST_CASE("posted(): each message's event key and index in the event, for a later merge") {
+  Bed bed(fabricsim::testing::one_leaf(2, 100'000'000'000, 100'000, 0, 1 << 20, 1000));
+  Replier replier(*bed.net);
+  bed.net->set_sink(&replier);
+  CHECK(bed.sim.current_key() == 0);
+  bed.net->send(0, 1, 3000, 0, 0);
+  bed.sim.run();
+  CHECK(bed.sim.current_key() == 0);
+  const auto& posts = bed.net->posted();
+  const auto& flows = bed.net->flows();
+  REQUIRE(posts.size() == 3);
+  REQUIRE(flows.size() == 3);
+  CHECK(posts[0].t_ps == 0);
+  CHECK(posts[0].event_key == 0);  // set-up, outside events
+  CHECK(posts[0].index_in_event == 0);
+  // Both replies were posted by the event that delivered message 0's last packet.
+  for (int i : {1, 2}) {
+    INFO("post " << i);
+    CHECK(posts[i].seq == uint64_t(i));
+    CHECK(posts[i].t_ps == flows[0].end_ps);
+    CHECK(posts[i].event_key == flows[0].deliver_key);
+    CHECK(posts[i].index_in_event == uint32_t(i - 1));
+  }
+}
+
+TEST_CASE("set_remote_post: the receiver completes messages from the copies it was handed") {
+  Bed bed(fabricsim::testing::one_leaf(2, 100'000'000'000, 100'000, 0, 1 << 20, 1000));
+  Network& net = *bed.net;
+  std::vector<std::pair<uint32_t, Network::RxMessage>> shipped;
+  net.set_remote_post([&](uint32_t qp, const Network::RxMessage& m) {
+    shipped.emplace_back(qp, m);
+    return true;
+  });
+  net.send(0, 1, 2500, 0, 7);
+  net.send(0, 1, 1000, 0, 8);
+  REQUIRE(shipped.size() == 2);
+  CHECK(shipped[0].second.first_psn == 0);
+  CHECK(shipped[0].second.packets == 3);
+  CHECK(shipped[1].second.first_psn == 3);
+  CHECK(shipped[1].second.tag == 8);
+  // Out of order, the second copy does not fit: refused.
+  CHECK_THROWS_AS(net.accept_rx_message(shipped[1].first, shipped[1].second), std::logic_error);
+  CHECK_THROWS_AS(net.accept_rx_message(99, shipped[0].second), std::out_of_range);
+  for (const auto& [qp, m] : shipped) net.accept_rx_message(qp, m);
+  bed.sim.run();
+  REQUIRE(net.flows().size() == 2);
+  CHECK(net.flows()[0].tag == 7);
+  CHECK(net.flows()[0].bytes == 2500);
+  CHECK(net.flows()[1].tag == 8);
+  CHECK(net.messages_in_flight() == 0);
+
+  // A copy never handed over: the first packet finds no message, and the run says so.
+  Bed lost(fabricsim::testing::one_leaf(2, 100'000'000'000, 100'000, 0, 1 << 20, 1000));
+  lost.net->set_remote_post([](uint32_t, const Network::RxMessage&) { return true; });
+  lost.net->send(0, 1, 1000, 0, 0);
+  CHECK_THROWS_AS(lost.sim.run(), std::logic_error);
 }
