@@ -58,6 +58,21 @@ void Simulator::advance_to(SimTime t) {
   now_ps_ = t.ps();
 }
 
+void Simulator::set_barrier(int64_t t_ps, void (*fn)(void*), void* obj) {
+  if (t_ps < now_ps_) throw std::logic_error("Simulator::set_barrier: barrier in the past");
+  barrier_ps_ = t_ps;
+  barrier_fn_ = fn;
+  barrier_obj_ = obj;
+  limit_ps_ = std::min(run_end_ps_, barrier_ps_);
+}
+
+void Simulator::clear_barrier() {
+  barrier_ps_ = INT64_MAX;
+  barrier_fn_ = nullptr;
+  barrier_obj_ = nullptr;
+  limit_ps_ = run_end_ps_;
+}
+
 StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
   stop_requested_ = false;
   uint64_t budget = max_events;
@@ -66,21 +81,44 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
     budget = event_cap_ - std::min(events_, event_cap_);
     capped = true;
   }
+  const int64_t stop_ps = stop_at.ps();
   // The current LP is that of the executing event; once run() returns (also when a handler
-  // throws) there is none, and pushes from outside count as the destination's own.
-  struct ClearLp {
-    uint32_t& lp;
-    uint64_t& key;
-    ~ClearLp() {
-      lp = kNoLp;
-      key = 0;
+  // throws) there is none, and pushes from outside count as the destination's own. The loop
+  // bound is reset too, so a barrier set between runs does not see a stale stop time.
+  struct Restore {
+    Simulator& s;
+    ~Restore() {
+      s.current_lp_ = kNoLp;
+      s.current_key_ = 0;
+      s.run_end_ps_ = INT64_MAX;
+      s.limit_ps_ = s.barrier_ps_;
     }
-  } clear_lp{current_lp_, current_key_};
-  while (!queue_.empty()) {
-    if (queue_.top().time_ps > stop_at.ps()) {
-      // The clock never moves backwards, even if stop_at is earlier than now.
-      if (stop_at.ps() > now_ps_) now_ps_ = stop_at.ps();
-      return StopReason::kStopTime;
+  } restore{*this};
+  run_end_ps_ = stop_ps == INT64_MAX ? INT64_MAX : stop_ps + 1;
+  limit_ps_ = std::min(run_end_ps_, barrier_ps_);
+  for (;;) {
+    // Fast path: an event before both the stop time and the barrier. Otherwise (or with no
+    // event left) decide between the barrier, the stop time and the end.
+    if (queue_.empty() || queue_.top().time_ps >= limit_ps_) [[unlikely]] {
+      const int64_t next = queue_.empty() ? INT64_MAX : queue_.top().time_ps;
+      if (barrier_fn_ != nullptr && barrier_ps_ <= stop_ps && barrier_ps_ <= next) {
+        void (*fn)(void*) = barrier_fn_;
+        void* obj = barrier_obj_;
+        now_ps_ = barrier_ps_;
+        current_lp_ = kNoLp;
+        current_key_ = 0;
+        clear_barrier();
+        fn(obj);  // may set the next barrier
+        if (stop_requested_) return StopReason::kWorkloadDone;
+        continue;
+      }
+      if (queue_.empty()) return StopReason::kNoEvents;
+      if (next > stop_ps) {
+        // The clock never moves backwards, even if stop_at is earlier than now.
+        if (stop_ps > now_ps_) now_ps_ = stop_ps;
+        return StopReason::kStopTime;
+      }
+      // (Unreachable: an event at or past the limit is past the stop time or the barrier.)
     }
     if (budget == 0) return capped ? StopReason::kEventCap : StopReason::kEventLimit;
     --budget;
@@ -96,7 +134,6 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
       return StopReason::kInterrupted;
     }
   }
-  return StopReason::kNoEvents;
 }
 
 }  // namespace fabricsim

@@ -11,9 +11,13 @@
 // -------------------------------------
 // Every event belongs to a logical process (LP): the simulated node (switch, or host with its
 // NIC, GPU and collective tasks) whose state its handler works on, or one of the few global LPs
-// a component reserves past the node ids (the network's lossless/deadlock check timer, the
-// flow-level model). The scheduler names the destination LP with every push; run() makes it the
-// *current* LP while the handler executes.
+// a component reserves past the node ids (the flow-level model). The scheduler names the
+// destination LP with every push; run() makes it the *current* LP while the handler executes.
+//
+// Barrier: besides events, one barrier at a fixed time (set_barrier) runs a function outside
+// any LP before every event at or after its time: a point where the whole simulation is at one
+// time and no handler is running, so it may read (and a partitioned run may gather) every LP's
+// state. The network's periodic lossless check (PFC watchdog and deadlock detector) is one.
 //
 // Each push gets the key (time_ps, src_lp, src_seq): src_lp is the current LP (the LP whose
 // handler is pushing), src_seq a counter of that LP's pushes. A push outside any event (set-up,
@@ -174,8 +178,21 @@ class Simulator {
   /// returns kEventCap (and again on every later call). Default: no cap.
   void set_event_cap(uint64_t total) { event_cap_ = total; }
 
-  /// Executes events in (time, src_lp, src_seq) order until the workload requests a stop, the
-  /// next event is later than `stop_at`, no events remain, or `max_events` more have run.
+  /// Sets the barrier: run() calls fn(obj) once the clock reaches `t_ps`, before any event at
+  /// t_ps or later, outside any LP (in_event() is false; a push from fn counts as the
+  /// destination's own). One barrier at a time: setting replaces the previous one; fn may set
+  /// the next. A barrier is not an event (events_executed() does not count it, the budget and
+  /// the event cap do not apply). It fires if t_ps <= the stop time, also when no event is left
+  /// or the next one is beyond the stop time. If fn calls request_stop(), run() returns
+  /// kWorkloadDone without executing more events. Throws std::logic_error if t_ps < now().
+  void set_barrier(int64_t t_ps, void (*fn)(void*), void* obj);
+  void clear_barrier();
+  /// The time of the pending barrier, picoseconds; INT64_MAX when none is set.
+  int64_t barrier_ps() const { return barrier_ps_; }
+
+  /// Executes events in (time, src_lp, src_seq) order, and the barrier when its time comes,
+  /// until the workload requests a stop, the next event is later than `stop_at`, no events
+  /// remain, or `max_events` more have run.
   StopReason run(SimTime stop_at = SimTime::max(), uint64_t max_events = UINT64_MAX);
 
   uint64_t events_executed() const { return events_; }
@@ -216,6 +233,14 @@ class Simulator {
   const std::vector<uint8_t>* local_ = nullptr;  ///< partitioned run: LPs this rank owns
   RemoteHook remote_hook_ = nullptr;
   void* remote_ctx_ = nullptr;
+  int64_t barrier_ps_ = INT64_MAX;  ///< INT64_MAX: no barrier
+  void (*barrier_fn_)(void*) = nullptr;
+  void* barrier_obj_ = nullptr;
+  /// The current run()'s stop time + 1 (INT64_MAX for no stop time).
+  int64_t run_end_ps_ = INT64_MAX;
+  /// min(run_end_ps_, barrier_ps_): run()'s loop leaves its fast path for an event at or past
+  /// this time. Refreshed by set_barrier() and clear_barrier().
+  int64_t limit_ps_ = INT64_MAX;
 };
 
 }  // namespace fabricsim

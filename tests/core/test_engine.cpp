@@ -527,6 +527,145 @@ TEST_CASE("run() returns kInterrupted when the interrupt flag is raised", "[engi
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Simulator: the barrier
+
+/// A barrier callback: logs (now, marker) into a Recorder (marker 900 + number of calls), checks
+/// it runs outside any LP, and optionally re-arms itself or stops the run.
+struct BarrierProbe {
+  explicit BarrierProbe(Simulator& s, Recorder& r) : sim(s), rec(r) {}
+  static void fire(void* self) { static_cast<BarrierProbe*>(self)->on_barrier(); }
+  void on_barrier() {
+    outside_lp = outside_lp && !sim.in_event();
+    rec.log.emplace_back(sim.now_ps(), 900 + calls);
+    ++calls;
+    if (stop) sim.request_stop();
+    if (rearm_every > 0 && calls < rearm_times) {
+      sim.set_barrier(sim.now_ps() + rearm_every, &BarrierProbe::fire, this);
+    }
+  }
+  Simulator& sim;
+  Recorder& rec;
+  uint64_t calls = 0;
+  bool outside_lp = true;
+  bool stop = false;
+  int64_t rearm_every = 0;
+  uint64_t rearm_times = 0;
+};
+
+TEST_CASE("A barrier runs after earlier events and before events at its time",
+          "[engine][barrier]") {
+  Simulator sim;
+  Recorder rec(sim);
+  BarrierProbe probe(sim, rec);
+  CHECK(sim.barrier_ps() == INT64_MAX);
+  for (int64_t t : {10, 20, 20, 30}) sim.at<&Recorder::on_event>(SimTime(t), kLp, &rec, t);
+  sim.set_barrier(20, &BarrierProbe::fire, &probe);
+  CHECK(sim.barrier_ps() == 20);
+  CHECK(sim.run() == StopReason::kNoEvents);
+  // 10 < 20 runs first; the barrier at 20 comes before both events at 20.
+  CHECK(rec.log == std::vector<TimeId>{{10, 10}, {20, 900}, {20, 20}, {20, 20}, {30, 30}});
+  CHECK(probe.outside_lp);
+  CHECK(sim.barrier_ps() == INT64_MAX);  // cleared when it fired
+  CHECK(sim.events_executed() == 4);     // the barrier is not an event
+}
+
+TEST_CASE("A barrier with no event left, or before the next one, still fires",
+          "[engine][barrier]") {
+  Simulator sim;
+  Recorder rec(sim);
+  BarrierProbe probe(sim, rec);
+  sim.at<&Recorder::on_event>(SimTime(5), kLp, &rec, 5);
+  sim.set_barrier(50, &BarrierProbe::fire, &probe);
+  // Stop at 60: the barrier at 50 is within it though nothing is pending after 5.
+  CHECK(sim.run(SimTime(60)) == StopReason::kNoEvents);
+  CHECK(rec.log == std::vector<TimeId>{{5, 5}, {50, 900}});
+  CHECK(sim.now_ps() == 50);
+  // Next event beyond the stop time, barrier within it: the barrier fires, then the stop.
+  sim.at<&Recorder::on_event>(SimTime(200), kLp, &rec, 200);
+  sim.set_barrier(70, &BarrierProbe::fire, &probe);
+  CHECK(sim.run(SimTime(100)) == StopReason::kStopTime);
+  CHECK(rec.log.back() == TimeId{70, 901});
+  CHECK(sim.now_ps() == 100);
+}
+
+TEST_CASE("A barrier beyond the stop time does not fire", "[engine][barrier]") {
+  Simulator sim;
+  Recorder rec(sim);
+  BarrierProbe probe(sim, rec);
+  sim.at<&Recorder::on_event>(SimTime(10), kLp, &rec, 10);
+  sim.at<&Recorder::on_event>(SimTime(40), kLp, &rec, 40);
+  sim.set_barrier(30, &BarrierProbe::fire, &probe);
+  CHECK(sim.run(SimTime(25)) == StopReason::kStopTime);
+  CHECK(rec.log == std::vector<TimeId>{{10, 10}});
+  CHECK(probe.calls == 0);
+  CHECK(sim.now_ps() == 25);
+  CHECK(sim.barrier_ps() == 30);  // still set; the next run() reaches it
+  CHECK(sim.run() == StopReason::kNoEvents);
+  CHECK(rec.log == std::vector<TimeId>{{10, 10}, {30, 900}, {40, 40}});
+}
+
+TEST_CASE("request_stop() in a barrier stops the run before the events at its time",
+          "[engine][barrier]") {
+  Simulator sim;
+  Recorder rec(sim);
+  BarrierProbe probe(sim, rec);
+  probe.stop = true;
+  for (int64_t t : {10, 20}) sim.at<&Recorder::on_event>(SimTime(t), kLp, &rec, t);
+  sim.set_barrier(10, &BarrierProbe::fire, &probe);
+  CHECK(sim.run() == StopReason::kWorkloadDone);
+  CHECK(rec.log == std::vector<TimeId>{{10, 900}});
+  CHECK(sim.now_ps() == 10);
+  CHECK(sim.pending_events() == 2);
+  CHECK(sim.events_executed() == 0);
+}
+
+TEST_CASE("A barrier re-armed from its callback fires again, setting replaces",
+          "[engine][barrier]") {
+  Simulator sim;
+  Recorder rec(sim);
+  BarrierProbe probe(sim, rec);
+  probe.rearm_every = 10;
+  probe.rearm_times = 3;  // fires at 10, 20, 30
+  for (int64_t t : {15, 25, 35}) sim.at<&Recorder::on_event>(SimTime(t), kLp, &rec, t);
+  sim.set_barrier(5, &BarrierProbe::fire, &probe);
+  sim.set_barrier(10, &BarrierProbe::fire, &probe);  // replaces the one at 5
+  CHECK_THROWS_AS(sim.set_barrier(-1, &BarrierProbe::fire, &probe), std::logic_error);
+  CHECK(sim.run() == StopReason::kNoEvents);
+  CHECK(rec.log ==
+        std::vector<TimeId>{{10, 900}, {15, 15}, {20, 901}, {25, 25}, {30, 902}, {35, 35}});
+  CHECK(sim.events_executed() == 3);
+  // clear_barrier() cancels.
+  sim.set_barrier(100, &BarrierProbe::fire, &probe);
+  sim.clear_barrier();
+  CHECK(sim.barrier_ps() == INT64_MAX);
+  sim.at<&Recorder::on_event>(SimTime(200), kLp, &rec, 200);
+  CHECK(sim.run() == StopReason::kNoEvents);
+  CHECK(probe.calls == 3);
+}
+
+TEST_CASE("The barrier ignores the event budget and the event cap", "[engine][barrier]") {
+  Simulator sim;
+  Recorder rec(sim);
+  BarrierProbe probe(sim, rec);
+  sim.at<&Recorder::on_event>(SimTime(10), kLp, &rec, 10);
+  sim.at<&Recorder::on_event>(SimTime(20), kLp, &rec, 20);
+  // Budget 0: no event runs, but the barrier before the next event does.
+  sim.set_barrier(5, &BarrierProbe::fire, &probe);
+  CHECK(sim.run(SimTime::max(), 0) == StopReason::kEventLimit);
+  CHECK(rec.log == std::vector<TimeId>{{5, 900}});
+  // Budget 1: the event at 10, then the barrier at 15 (before the event at 20), then the limit.
+  sim.set_barrier(15, &BarrierProbe::fire, &probe);
+  CHECK(sim.run(SimTime::max(), 1) == StopReason::kEventLimit);
+  CHECK(rec.log == std::vector<TimeId>{{5, 900}, {10, 10}, {15, 901}});
+  // The cap counts events only.
+  sim.set_event_cap(1);
+  sim.set_barrier(17, &BarrierProbe::fire, &probe);
+  CHECK(sim.run() == StopReason::kEventCap);
+  CHECK(rec.log.back() == TimeId{17, 902});
+  CHECK(sim.events_executed() == 1);
+}
+
 TEST_CASE("to_string(StopReason)", "[engine]") {
   CHECK(std::string(to_string(StopReason::kStopTime)) == "stop time reached");
   CHECK(std::string(to_string(StopReason::kNoEvents)) == "no events left");
