@@ -1387,16 +1387,34 @@ void Network::on_credit(uint64_t packed) {
   if (!ports_[port_id].transmitting) port_idle(port_id);
 }
 
-void Network::schedule_check() {
-  if (check_pending_ || (deadlock_.detected_at_ps >= 0 && !cfg_.pfc_watchdog)) return;
-  check_pending_ = true;
-  sim_.after<&Network::on_lossless_check>(SimTime(cfg_.deadlock_check_ps), control_lp(), this, 0);
+Network::~Network() {
+  if (check_at_ps_ != INT64_MAX && sim_.barrier_ps() == check_at_ps_) sim_.clear_barrier();
 }
 
-void Network::watchdog_scan(int64_t now) {
+void Network::schedule_check() {
+  if (check_at_ps_ != INT64_MAX || (deadlock_.detected_at_ps >= 0 && !cfg_.pfc_watchdog)) return;
+  check_at_ps_ = sim_.now_ps() + cfg_.deadlock_check_ps;
+  sim_.set_barrier(check_at_ps_, &Network::on_check_barrier, this);
+}
+
+void Network::on_check_barrier(void* network) {
+  static_cast<Network*>(network)->run_check();
+}
+
+void Network::set_owned_nodes(std::vector<uint8_t> owned) {
+  if (!owned.empty() && owned.size() != is_switch_.size()) {
+    throw std::invalid_argument("Network::set_owned_nodes: " + std::to_string(owned.size()) +
+                                " entries for " + std::to_string(is_switch_.size()) + " nodes");
+  }
+  owned_ = std::move(owned);
+}
+
+bool Network::watchdog_scan(int64_t now) {
+  bool stormed = false;
   for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
     Port& port = ports_[pid];
     if (!is_switch_[port.node] || (port.paused | port.storm) == 0) continue;
+    if (!owned_.empty() && !owned_[port.node]) continue;
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       const uint8_t bit = static_cast<uint8_t>(1u << tc);
       LosslessQueue& q = lq(pid, tc);
@@ -1422,7 +1440,7 @@ void Network::watchdog_scan(int64_t now) {
         qc.paused_ps += now - q.paused_since_ps;
         q.paused_since_ps = -1;
         qc.storms += 1;
-        if (deadlock_.detected_at_ps >= 0) deadlock_.broken_by_watchdog = true;
+        stormed = true;
         if (cfg_.watchdog_drop) {
           // Flush the queue (the frame being sent, if any, finishes).
           while (Packet* p = port.head[tc]) {
@@ -1442,108 +1460,156 @@ void Network::watchdog_scan(int64_t now) {
       }
     }
   }
+  return stormed;
 }
 
-void Network::on_lossless_check(uint64_t) {
-  check_pending_ = false;
-  const int64_t now = sim_.now().ps();
-  if (cfg_.pfc_watchdog) watchdog_scan(now);
-  bool blocked = false;
-  for (uint32_t pid = 0; pid < ports_.size() && !blocked; ++pid) {
+LosslessSnapshot Network::local_snapshot(const std::vector<uint8_t>* owned_nodes) const {
+  LosslessSnapshot s;
+  const bool detail = deadlock_.detected_at_ps < 0;  // the detector still looks
+  std::vector<uint32_t> pairs;                       // (in_port << 3 | in_tc) of one queue
+  std::vector<uint32_t> qps;
+  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
     const Port& port = ports_[pid];
-    blocked = port.paused != 0 || port.storm != 0 ||
-              (!port.transmitting && port.nonempty != 0 && eligible(port, pid) == 0);
+    if (owned_nodes != nullptr && !(*owned_nodes)[port.node]) continue;
+    if (s.blocked == 0 &&
+        (port.paused != 0 || port.storm != 0 ||
+         (!port.transmitting && port.nonempty != 0 && eligible(port, pid) == 0))) {
+      s.blocked = 1;
+    }
+    if (!detail || !is_switch_[port.node]) continue;
+    if (port.xoff != 0) s.xoff.push_back({pid, port.xoff});
+    if (port.transmitting && !port.in_tx_control) {
+      s.in_tx.push_back({pid, port.in_tx_ingress, port.in_tx_in_tc});
+    }
+    if (port.nonempty == 0) continue;
+    const uint8_t blocked =
+        is_switch_[port.peer_node] ? port.nonempty & static_cast<uint8_t>(~eligible(port, pid)) : 0;
+    for (int tc = 0; tc < kTrafficClasses; ++tc) {
+      if (port.head[tc] == nullptr) continue;
+      const uint64_t id = static_cast<uint64_t>(pid) * kTrafficClasses + tc;
+      pairs.clear();
+      for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) {
+        pairs.push_back(uint32_t{p->in_port} << 3 | p->in_tc);
+      }
+      std::sort(pairs.begin(), pairs.end());
+      pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+      for (uint32_t k : pairs) s.holds.push_back({id, k >> 3, k & 7});
+      if (!(blocked >> tc & 1)) continue;
+      s.blocked_queues.push_back({id, queues_[id].tx_packets});
+      qps.clear();
+      for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) qps.push_back(p->qp);
+      std::sort(qps.begin(), qps.end());
+      qps.erase(std::unique(qps.begin(), qps.end()), qps.end());
+      for (uint32_t qp : qps) s.queued.push_back({id, qp});
+    }
   }
-  if (!blocked) {
+  return s;  // sorted: built in (port, class) order
+}
+
+void Network::run_check() {
+  check_at_ps_ = INT64_MAX;
+  const int64_t now = sim_.now_ps();
+  const bool stormed = cfg_.pfc_watchdog && watchdog_scan(now);
+  LosslessSnapshot local = local_snapshot(owned_.empty() ? nullptr : &owned_);
+  local.stormed = stormed ? 1 : 0;
+  const LosslessSnapshot snap = gather_ ? gather_(std::move(local)) : std::move(local);
+  // From here on every rank reads the same merged snapshot and keeps the same state.
+  if (snap.stormed != 0 && deadlock_.detected_at_ps >= 0) deadlock_.broken_by_watchdog = true;
+  if (snap.blocked == 0) {
     last_cycle_.clear();
+    last_cycle_tx_.clear();
     return;
   }
   if (deadlock_.detected_at_ps < 0) {
-    std::vector<uint64_t> cycle = find_deadlock();
-    // Proven when the same cycle is stuck at two checks in a row with nothing sent from it.
-    bool moved = cycle != last_cycle_;
+    std::vector<uint64_t> cycle = find_deadlock(snap);
+    std::vector<int64_t> tx;
+    tx.reserve(cycle.size());
     for (uint64_t id : cycle) {
-      const QueueCounters& qc = queues_[id];
-      LosslessQueue& q = lq_[id];
-      if (q.tx_at_check != qc.tx_packets) moved = true;
-      q.tx_at_check = qc.tx_packets;
+      // Cycle members are blocked queues, so the snapshot has their count.
+      const auto it = std::lower_bound(snap.blocked_queues.begin(), snap.blocked_queues.end(),
+                                       LosslessSnapshot::Blocked{id, INT64_MIN});
+      tx.push_back(it->tx_packets);
     }
+    // Proven when the same cycle is stuck at two checks in a row with nothing sent from it.
+    const bool moved = cycle != last_cycle_ || tx != last_cycle_tx_;
     if (!cycle.empty() && !moved) {
-      deadlock_.detected_at_ps = now;
-      const FabricGraph& g = fabric_.graph;
-      std::map<uint32_t, std::string> flows;
-      for (uint64_t id : cycle) {
-        const uint32_t pid = static_cast<uint32_t>(id / kTrafficClasses);
-        const int tc = static_cast<int>(id % kTrafficClasses);
-        const Port& port = ports_[pid];
-        deadlock_.cycle.push_back(g[port.node].name + ":" + std::to_string(port.index) + ":" +
-                                  std::to_string(tc));
-        deadlock_.links.push_back(g[port.node].name + "->" + g[port.peer_node].name);
-        for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) {
-          const Qp& qp = qps_[p->qp];
-          flows.emplace(p->qp, "host " + std::to_string(qp.src_host) + " -> host " +
-                                   std::to_string(qp.dst_host) + " (qp " + std::to_string(p->qp) +
-                                   ")");
-        }
-      }
-      for (const auto& [qp, text] : flows) deadlock_.flows.push_back(text);
+      report_deadlock(snap, cycle, now);
       if (!cfg_.pfc_watchdog) {
         sim_.request_stop();
         return;
       }
     }
     last_cycle_ = std::move(cycle);
+    last_cycle_tx_ = std::move(tx);
   }
   schedule_check();
 }
 
-std::vector<uint64_t> Network::find_deadlock() {
+void Network::report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle,
+                              int64_t now) {
+  deadlock_.detected_at_ps = now;
+  const FabricGraph& g = fabric_.graph;
+  std::map<uint32_t, std::string> flows;
+  for (uint64_t id : cycle) {
+    const uint32_t pid = static_cast<uint32_t>(id / kTrafficClasses);
+    const int tc = static_cast<int>(id % kTrafficClasses);
+    const Port& port = ports_[pid];
+    deadlock_.cycle.push_back(g[port.node].name + ":" + std::to_string(port.index) + ":" +
+                              std::to_string(tc));
+    deadlock_.links.push_back(g[port.node].name + "->" + g[port.peer_node].name);
+    auto it = std::lower_bound(s.queued.begin(), s.queued.end(), LosslessSnapshot::Queued{id, 0});
+    for (; it != s.queued.end() && it->queue == id; ++it) {
+      const Qp& qp = qps_[it->qp];
+      flows.emplace(it->qp, "host " + std::to_string(qp.src_host) + " -> host " +
+                                std::to_string(qp.dst_host) + " (qp " + std::to_string(it->qp) +
+                                ")");
+    }
+  }
+  for (const auto& [qp, text] : flows) deadlock_.flows.push_back(text);
+}
+
+std::vector<uint64_t> Network::find_deadlock(const LosslessSnapshot& s) const {
   // Candidates: blocked switch egress queues (non-empty, paused by a switch peer in XOFF or
   // without credits for their head) whose frames cannot leave. A candidate waits on the peer's
   // ingress (peer port, tc); that ingress drains only through the peer's egress queues holding
   // its frames. Keep, to a fixed point, the candidates whose awaited ingress has frames only
   // in candidate queues and none being sent: each survivor waits on survivors, so they
   // contain a cycle, and none of them can send.
+  std::vector<uint8_t> xoff(ports_.size(), 0);
+  for (const LosslessSnapshot::Xoff& x : s.xoff) xoff[x.port] = static_cast<uint8_t>(x.mask);
   const size_t nq = ports_.size() * kTrafficClasses;
   std::vector<uint8_t> stuck(nq, 0);
   std::vector<uint64_t> members;
-  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
-    const Port& port = ports_[pid];
-    if (!is_switch_[port.node] || !is_switch_[port.peer_node] || port.nonempty == 0) continue;
-    const uint8_t blocked = port.nonempty & static_cast<uint8_t>(~eligible(port, pid));
-    for (uint32_t m = blocked; m != 0; m &= m - 1) {
-      const int tc = std::countr_zero(m);
-      const Port& ingress = ports_[port.peer_port];
-      if (!cfg_.credits && !(ingress.xoff >> tc & 1)) continue;  // a resume is coming
-      stuck[static_cast<size_t>(pid) * kTrafficClasses + tc] = 1;
-      members.push_back(static_cast<size_t>(pid) * kTrafficClasses + tc);
-    }
+  for (const LosslessSnapshot::Blocked& b : s.blocked_queues) {  // in queue id order
+    const uint32_t pid = static_cast<uint32_t>(b.queue / kTrafficClasses);
+    const int tc = static_cast<int>(b.queue % kTrafficClasses);
+    if (!cfg_.credits && !(xoff[ports_[pid].peer_port] >> tc & 1)) continue;  // a resume comes
+    stuck[b.queue] = 1;
+    members.push_back(b.queue);
   }
   if (members.empty()) return {};
+  // Per awaited ingress (global port x 8 + priority): the queues holding its frames, in queue
+  // id order, and whether a frame of it is being sent.
+  std::map<uint64_t, std::vector<uint64_t>> held_in;
+  for (const LosslessSnapshot::Holds& h : s.holds) {
+    const uint32_t node = ports_[h.queue / kTrafficClasses].node;
+    const uint64_t in = (uint64_t{first_port_[node]} + h.in_port) * kTrafficClasses + h.in_tc;
+    held_in[in].push_back(h.queue);
+  }
+  std::vector<uint64_t> sending;
+  for (const LosslessSnapshot::InTx& t : s.in_tx) {
+    sending.push_back(uint64_t{t.ingress} * kTrafficClasses + t.in_tc);
+  }
+  std::sort(sending.begin(), sending.end());
   // For each member, the queues (at its peer) holding frames of the ingress it waits on.
   std::vector<std::vector<uint64_t>> holders(members.size());
   std::vector<uint8_t> draining(members.size(), 0);
   for (size_t i = 0; i < members.size(); ++i) {
     const uint32_t pid = static_cast<uint32_t>(members[i] / kTrafficClasses);
     const int tc = static_cast<int>(members[i] % kTrafficClasses);
-    const uint32_t in_pid = ports_[pid].peer_port;
-    const uint32_t peer = ports_[pid].peer_node;
-    const uint16_t in_index = ports_[in_pid].index;
-    for (uint32_t q = first_port_[peer]; q < first_port_[peer + 1]; ++q) {
-      const Port& out = ports_[q];
-      if (out.transmitting && !out.in_tx_control && out.in_tx_ingress == in_pid &&
-          out.in_tx_in_tc == tc) {
-        draining[i] = 1;
-      }
-      for (int c = 0; c < kTrafficClasses; ++c) {  // a dateline may have changed its class
-        for (const Packet* p = out.head[c]; p != nullptr; p = p->next) {
-          if (p->in_port == in_index && p->in_tc == tc) {
-            holders[i].push_back(static_cast<uint64_t>(q) * kTrafficClasses + c);
-            break;
-          }
-        }
-      }
-    }
+    const uint64_t in = uint64_t{ports_[pid].peer_port} * kTrafficClasses + tc;
+    if (std::binary_search(sending.begin(), sending.end(), in)) draining[i] = 1;
+    if (auto it = held_in.find(in); it != held_in.end()) holders[i] = it->second;
     if (holders[i].empty()) draining[i] = 1;  // its frames are on the wire or gone
   }
   for (bool changed = true; changed;) {

@@ -41,8 +41,14 @@
 // with its NIC) is LP v, and every event works on one node's state: a port's end of
 // serialization, pause expiry and XOFF refresh on the port's node; an arrival on the node the
 // frame reaches; a NIC wake-up and a QP's retransmission timer on the sending host; returned
-// InfiniBand credits on the upstream node. One global LP, control_lp() = the node count, runs
-// the periodic lossless check (PFC watchdog and deadlock detector), which walks every port.
+// InfiniBand credits on the upstream node.
+// The periodic lossless check (PFC watchdog and deadlock detector) is no event and runs on no
+// LP: it is the simulator's barrier (Simulator::set_barrier), armed deadlock_check_ps after a
+// queue was first seen blocked, and runs before any event at its picosecond. It scans the
+// watchdog on the owned nodes (set_owned_nodes; all by default), describes their ports in a
+// LosslessSnapshot (sim/net/lossless_snapshot.hpp), passes it through the snapshot gather
+// (set_snapshot_gather: identity here; a partitioned run's allgather + merge), and finds the
+// deadlock on the merged snapshot alone, so every rank reaches the same verdict.
 #pragma once
 
 #include <array>
@@ -65,6 +71,7 @@
 #include "sim/config/scenario.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
+#include "sim/net/lossless_snapshot.hpp"
 #include "sim/net/wire.hpp"
 #include "topologies/fabric_graph.hpp"
 #include "topologies/routing.hpp"
@@ -442,6 +449,10 @@ class Network {
   /// BufferMmu), ack_interval < 1, rto_ps <= 0, a traffic class outside 0..7 or a DWRR weight
   /// outside 1..255.
   Network(Simulator& sim, const Fabric& fabric, const RoutingTable& routes, const NetConfig& cfg);
+  /// Clears the simulator's barrier if it is this network's pending check.
+  ~Network();
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
 
   /// Posts a message of `bytes` (>= 0; a 0-byte message is one header-only packet) from host
   /// `src_host` to `dst_host` on the QP of flow `flow_id` (a QP per (src, dst, flow); flows
@@ -541,8 +552,29 @@ class Network {
   const Fabric& fabric() const { return fabric_; }
   /// The logical process of fabric node `v` (its vertex id).
   static LpId node_lp(uint32_t v) { return LpId(v); }
-  /// The global LP of the lossless check timer: one past the node ids.
+  /// The first LP id past the node ids (the flow model and other global LPs start here; the
+  /// lossless check is a barrier and uses none).
   LpId control_lp() const { return LpId(static_cast<uint32_t>(is_switch_.size())); }
+
+  // ---- the periodic lossless check (PFC watchdog and deadlock detector) ----
+  /// When the pending check runs (the simulator's barrier), INT64_MAX when none is armed.
+  int64_t next_check_ps() const { return check_at_ps_; }
+  /// The nodes this process owns (bit per vertex: 1 = owned; empty = all, the default): the
+  /// watchdog scans and local_snapshot() describes only their ports. Throws
+  /// std::invalid_argument unless empty or one entry per fabric node.
+  void set_owned_nodes(std::vector<uint8_t> owned);
+  /// The lossless state of the ports of the nodes `owned_nodes` marks (all when nullptr): the
+  /// blocked flag, and while no deadlock is proven the records find_deadlock() reads.
+  LosslessSnapshot local_snapshot(const std::vector<uint8_t>* owned_nodes) const;
+  /// Replaces the step of the check that turns the local snapshot into the whole fabric's
+  /// (default: identity). A partitioned run installs an allgather of encode()d snapshots and
+  /// merges them; the result must be the same on every rank. nullptr restores the default.
+  void set_snapshot_gather(std::function<LosslessSnapshot(LosslessSnapshot)> gather) {
+    gather_ = std::move(gather);
+  }
+  /// The stuck cycle of egress queue ids (port x 8 + class) in wait-for order that the merged
+  /// snapshot `s` proves, if any (else empty). Reads only `s` and the static topology.
+  std::vector<uint64_t> find_deadlock(const LosslessSnapshot& s) const;
   NetTotals totals() const;
   /// Packets the pool holds (its high-water mark, in chunks: packets in flight at the busiest
   /// moment, rounded up) and the size of one.
@@ -650,7 +682,6 @@ class Network {
     int64_t last_pfc_rx_ps = -1;   ///< last PFC frame pausing this queue (watchdog restore)
     int64_t stuck_since_ps = -1;   ///< watchdog: paused with frames queued since (-1 = not)
     int64_t credits = 0;           ///< InfiniBand: 64-byte credits for the peer's VL buffer
-    int64_t tx_at_check = -1;      ///< deadlock detector: tx_packets at the previous check
   };
   struct SwitchPolicy {
     bool ecn = false;
@@ -676,8 +707,12 @@ class Network {
   void on_pause_expiry(uint64_t port_id);
   void on_xoff_refresh(uint64_t port_id);
   void on_credit(uint64_t packed);
-  void on_lossless_check(uint64_t unused);
+  /// Arms the check deadlock_check_ps from now (the simulator's barrier), unless one is armed
+  /// or a deadlock stopped the detector.
   void schedule_check();
+  static void on_check_barrier(void* network);
+  /// The check: watchdog on the owned nodes, snapshot, gather, deadlock detection and report.
+  void run_check();
   void pause_queue(uint32_t port_id, int tc, int64_t until_ps);
   void resume_queue(uint32_t port_id, int tc);
   /// Ingress accounting at a switch: `bytes` came in (> 0) or left (< 0) on port `in_pid`.
@@ -687,9 +722,10 @@ class Network {
   /// Dynamic thresholds: maybe_xon for every ingress of `node` in XOFF.
   void recheck_dynamic_xon(uint32_t node);
   int64_t xoff_threshold(uint32_t in_pid) const;
-  /// The stuck cycle among blocked queues, if the state proves one (else empty).
-  std::vector<uint64_t> find_deadlock();
-  void watchdog_scan(int64_t now);
+  /// The PFC watchdog over the owned switches' egress queues; true if it declared a storm.
+  bool watchdog_scan(int64_t now);
+  /// Fills deadlock_ for the proven `cycle` from the merged snapshot `s`.
+  void report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle, int64_t now);
   void on_tx_done(uint64_t port_id);
   void on_arrival(uint64_t packet_addr);
   void on_nic_wake(uint64_t nic);
@@ -800,8 +836,12 @@ class Network {
   std::vector<LosslessQueue> lq_;     ///< port x traffic class
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
   std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF
-  bool check_pending_ = false;        ///< a lossless check event is scheduled
-  std::vector<uint64_t> last_cycle_;  ///< the candidate cycle of the previous check
+  // The check's own state, the same on every rank (derived from merged snapshots only).
+  int64_t check_at_ps_ = INT64_MAX;     ///< the armed check's time; INT64_MAX: none
+  std::vector<uint64_t> last_cycle_;    ///< the candidate cycle of the previous check
+  std::vector<int64_t> last_cycle_tx_;  ///< per queue of last_cycle_: its tx_packets then
+  std::vector<uint8_t> owned_;          ///< per node: owned (empty: all)
+  std::function<LosslessSnapshot(LosslessSnapshot)> gather_;  ///< empty: identity
   DeadlockReport deadlock_;
   CompletionSink* sink_ = nullptr;
   NetObserver* observer_ = nullptr;
