@@ -552,9 +552,6 @@ class Network {
   const Fabric& fabric() const { return fabric_; }
   /// The logical process of fabric node `v` (its vertex id).
   static LpId node_lp(uint32_t v) { return LpId(v); }
-  /// The first LP id past the node ids (the flow model and other global LPs start here; the
-  /// lossless check is a barrier and uses none).
-  LpId control_lp() const { return LpId(static_cast<uint32_t>(is_switch_.size())); }
 
   // ---- the periodic lossless check (PFC watchdog and deadlock detector) ----
   /// When the pending check runs (the simulator's barrier), INT64_MAX when none is armed.
