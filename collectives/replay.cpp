@@ -30,10 +30,22 @@ void DagReplayer::start() {
   // The roots by their dependency count, not waiting_: a 0-duration root may complete while
   // this runs and bring a later task's waiting_ to 0, which then is queued by complete().
   for (uint32_t i = 0; i < dag_.size(); ++i) {
-    if (dag_.dependency_count(i) == 0 && transport_.is_local(dag_.transfer(i).src_rank)) {
+    const int rank = dag_.transfer(i).src_rank;
+    if (dag_.dependency_count(i) != 0 || !transport_.is_local(rank)) continue;
+    if (transport_.defers_roots()) {
+      transport_.start_root(i, rank);  // released in an event of its own LP, now
+    } else {
       ready_queue_.push_back(i);
     }
   }
+  drain();
+}
+
+void DagReplayer::release_root(uint64_t id) {
+  if (id >= dag_.size() || dag_.dependency_count(static_cast<uint32_t>(id)) != 0) {
+    throw std::logic_error("DagReplayer: release_root of a task that is not a root");
+  }
+  ready_queue_.push_back(static_cast<uint32_t>(id));
   drain();
 }
 
@@ -108,6 +120,13 @@ void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t f
   net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
 }
 
+void PacketTransport::open_qps(const TransferDag& dag) {
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag.transfer(i);
+    if (!t.is_compute()) net_.open_qp(host(t.src_rank), host(t.dst_rank), t.flow);
+  }
+}
+
 void PacketTransport::post_after(int64_t delay_ps, uint64_t tag, int src_rank) {
   const LpId lp = Network::node_lp(
       static_cast<uint32_t>(net_.fabric().hosts.at(static_cast<size_t>(host(src_rank)))));
@@ -123,6 +142,16 @@ uint32_t PacketTransport::owner_lp(int rank) const {
 void PacketTransport::dependency_after(int64_t delay_ps, uint64_t tag, int src_rank) {
   sim_.at<&PacketTransport::on_dependency>(sim_.now() + SimTime(delay_ps), LpId(owner_lp(src_rank)),
                                            this, tag);
+}
+
+void PacketTransport::start_root(uint64_t tag, int src_rank) {
+  sim_.at<&PacketTransport::on_root>(sim_.now(), LpId(owner_lp(src_rank)), this, tag);
+}
+
+void PacketTransport::on_root(uint64_t tag) {
+  if (replayer_ == nullptr) return;
+  replayer_->release_root(tag);
+  if (stop_when_done_ && replayer_->done()) sim_.request_stop();
 }
 
 std::vector<EventFn> PacketTransport::cross_lp_handlers() {
@@ -157,6 +186,8 @@ TrafficPlayer::TrafficPlayer(Simulator& sim, Network& net, std::vector<Flow> flo
     : sim_(sim), net_(net), flows_(std::move(flows)), finished_(flows_.size(), 0) {}
 
 void TrafficPlayer::start() {
+  // Queue pairs in the flows' order (see PacketTransport::open_qps).
+  for (const Flow& f : flows_) net_.open_qp(f.src, f.dst, f.flow | kQpBit, f.tc);
   for (size_t i = 0; i < flows_.size(); ++i) {
     // The post works on the source host's NIC: an event of the source's LP.
     const LpId lp = Network::node_lp(

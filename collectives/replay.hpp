@@ -37,6 +37,14 @@ class CollectiveTransport {
   }
   /// Whether this process runs rank `rank`'s tasks (a partitioned MPI run runs only its own).
   virtual bool is_local(int /*rank*/) const { return true; }
+  /// Whether start() hands the roots to start_root() instead of releasing them itself.
+  virtual bool defers_roots() const { return false; }
+  /// Calls DagReplayer::release_root(tag) now, as an event of rank `src_rank`'s LP: what a
+  /// root sends is then posted inside an event of its own host, keyed as that host's, alike on
+  /// every rank of a partitioned run. Only for transports whose defers_roots() is true.
+  virtual void start_root(uint64_t /*tag*/, int /*src_rank*/) {
+    throw std::logic_error("CollectiveTransport: start_root without defers_roots");
+  }
 };
 
 /// Runs one DAG: issues every transfer whose dependencies are met, as they complete.
@@ -72,6 +80,8 @@ class DagReplayer {
   /// comment); posts it when it was the last. Throws std::logic_error for an id outside the DAG
   /// or one not waiting.
   void dependency_met(uint64_t id);
+  /// The root `id` (no dependencies), deferred by start() through the transport, is released.
+  void release_root(uint64_t id);
   bool done() const { return completed_ == dag_.size(); }
   size_t completed() const { return completed_; }
   SimTime start_time() const { return start_; }
@@ -145,12 +155,18 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   void attach_traffic(TrafficPlayer* traffic) { traffic_ = traffic; }
   /// The host id of each rank (NcclRunSetup::rank_hosts); empty = rank r on host r.
   void set_rank_hosts(std::vector<int> hosts) { rank_hosts_ = std::move(hosts); }
+  /// Opens the queue pair of every transfer of `dag` (Network::open_qp), in the DAG's order,
+  /// before it runs: QP ids then follow the DAG, not the order transfers happen to start in,
+  /// so every rank of a partitioned run numbers them alike.
+  void open_qps(const TransferDag& dag);
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
   void post_after(int64_t delay_ps, uint64_t tag, int src_rank) override;
   SimTime now() const override { return sim_.now(); }
   uint32_t owner_lp(int rank) const override;
   void dependency_after(int64_t delay_ps, uint64_t tag, int src_rank) override;
   bool is_local(int rank) const override { return sim_.is_local(LpId(owner_lp(rank))); }
+  bool defers_roots() const override { return true; }
+  void start_root(uint64_t tag, int src_rank) override;
   void on_message_complete(uint64_t tag) override;
   /// Whether the transport stops the simulator when the replayer (or the traffic) is done
   /// (default). A partitioned run counts completions over all ranks instead.
@@ -161,6 +177,7 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
  private:
   void on_post_timer(uint64_t tag);
   void on_dependency(uint64_t tag);
+  void on_root(uint64_t tag);
   int host(int rank) const {
     return rank_hosts_.empty() ? rank : rank_hosts_[static_cast<size_t>(rank)];
   }

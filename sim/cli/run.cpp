@@ -1298,6 +1298,7 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
       continue;
     }
     const TransferDag dag = build_collective(setup.layout, plan.spec, plan.buffer_count, elem);
+    transport.open_qps(dag);
     DagReplayer replayer(dag, transport);
     transport.attach(&replayer);
     engine->begin_phase(
@@ -1321,6 +1322,7 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   if (rep.complete && prepared.step) {
     const StepPlan& plan = *prepared.step;
     transport.set_rank_hosts({});  // step rank r runs on GPU r
+    transport.open_qps(plan.dag);
     DagReplayer replayer(plan.dag, transport);
     transport.attach(&replayer);
     engine->begin_phase(

@@ -19,10 +19,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "collectives/replay.hpp"
 #include "sim/cli/run.hpp"
 #include "sim/core/units.hpp"
+#include "sim/net/lossless_snapshot.hpp"
 #include "sim/net/network.hpp"
 #include "sim/parallel/window_sync.hpp"
 
@@ -34,6 +36,18 @@ namespace {
 struct GenericEvent {
   uint32_t handler;
   uint64_t arg;
+};
+
+/// A message's receive copy for the destination host's rank.
+struct PostedMessage {
+  uint32_t qp;
+  Network::RxMessage message;
+};
+
+/// A flow record with the rank whose host sent it (to renumber its message).
+struct RankedFlow {
+  FlowRecord flow;
+  int32_t sender_rank;
 };
 
 class MpiEngine final : public PacketEngine {
@@ -55,6 +69,7 @@ class MpiEngine final : public PacketEngine {
     local_.assign(rank_of_lp.size(), 0);
     for (size_t lp = 0; lp < rank_of_lp.size(); ++lp) local_[lp] = rank_of_lp[lp] == rank_;
     owned_nodes_.assign(local_.begin(), local_.begin() + static_cast<ptrdiff_t>(nodes));
+    rank_of_node_ = part.part_of;
     // Windows of the smallest cable delay: no longer than any cut link's (the lookahead), and
     // short enough that the window in which a phase's workload finishes ends before the
     // phase's settle time (run.cpp: finish + the same delay).
@@ -68,8 +83,46 @@ class MpiEngine final : public PacketEngine {
     rx_event_ = ws_->add_receiver(this, &MpiEngine::receive_event);
     handlers_.push_back({Network::credit_handler(), &net});
     for (EventFn fn : PacketTransport::cross_lp_handlers()) handlers_.push_back({fn, &transport});
+    rx_message_ = ws_->add_receiver(this, &MpiEngine::receive_message);
     sim.set_partition(&local_, &MpiEngine::send_remote, this);
     transport.set_stop_when_done(false);
+    // Every rank opens every QP in the same order (PacketTransport::open_qps), so their ids
+    // agree; a message's receive copy goes to its destination host's rank.
+    // The lossless check: each rank's watchdog and snapshot cover its own nodes; every rank
+    // runs the detector on the same merged snapshot.
+    net.set_owned_nodes(owned_nodes_);
+    net.set_snapshot_gather([](LosslessSnapshot mine) {
+      const std::vector<std::byte> bytes = mine.encode();
+      int ranks = 1;
+      MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+      const int size = static_cast<int>(bytes.size());
+      std::vector<int> sizes(static_cast<size_t>(ranks)), displs(static_cast<size_t>(ranks));
+      MPI_Allgather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, MPI_COMM_WORLD);
+      int total = 0;
+      for (int r = 0; r < ranks; ++r) {
+        displs[static_cast<size_t>(r)] = total;
+        total += sizes[static_cast<size_t>(r)];
+      }
+      std::vector<std::byte> all(static_cast<size_t>(total));
+      MPI_Allgatherv(bytes.data(), size, MPI_BYTE, all.data(), sizes.data(), displs.data(),
+                     MPI_BYTE, MPI_COMM_WORLD);
+      LosslessSnapshot merged;
+      for (int r = 0; r < ranks; ++r) {
+        merged.merge(LosslessSnapshot::decode(
+            std::span<const std::byte>(all.data() + displs[static_cast<size_t>(r)],
+                                       static_cast<size_t>(sizes[static_cast<size_t>(r)]))));
+      }
+      return merged;
+    });
+    net.set_require_open_qps(true);
+    net.set_remote_post([this](uint32_t qp, const Network::RxMessage& m) {
+      const LpId lp = Network::node_lp(static_cast<uint32_t>(
+          prepared_.fabric.hosts[static_cast<size_t>(net_->qp_dst_host(qp))]));
+      if (sim_->is_local(lp)) return false;
+      const PostedMessage msg{qp, m};
+      ws_->post_data(rx_message_, lp, &msg, sizeof msg);
+      return true;
+    });
     if (rank_ == 0) {
       std::printf("# mpi        : %d ranks, %s, %d cut links, windows of %s\n", ranks_,
                   part.scheme.c_str(), part.cut_links, format_time(window_ps_).c_str());
@@ -90,11 +143,14 @@ class MpiEngine final : public PacketEngine {
           progress_ ? progress_() : std::pair<size_t, int64_t>{};
       const bool deadlocked = net_->deadlock().detected_at_ps >= 0 && !net_->config().pfc_watchdog;
       // One MIN reduction (maxima negated) and one SUM.
-      int64_t mine[5] = {sim_->next_event_ps(), -finish_local,
+      int64_t mine[6] = {sim_->next_event_ps(),
+                         -finish_local,
                          net_->failure_ps() >= 0 ? net_->failure_ps() : INT64_MAX,
-                         interrupted_ ? -1 : 0, deadlocked ? -1 : 0};
-      int64_t all[5];
-      MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+                         interrupted_ ? -1 : 0,
+                         deadlocked ? -1 : 0,
+                         net_->next_check_ps()};
+      int64_t all[6];
+      MPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
       int64_t done = static_cast<int64_t>(done_local), done_all = 0;
       MPI_Allreduce(&done, &done_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
       if (all[3] < 0) return StopReason::kInterrupted;
@@ -107,7 +163,11 @@ class MpiEngine final : public PacketEngine {
         if (all[2] != INT64_MAX) adopt_failure(all[2]);
         return StopReason::kWorkloadDone;
       }
-      const int64_t t = all[0];
+      // The lossless check runs where the first rank to arm it put it, on every rank (its
+      // snapshot gather is collective), before the events at its time.
+      const int64_t check = all[5];
+      if (check != INT64_MAX && check != net_->next_check_ps()) net_->arm_check_at(check);
+      const int64_t t = std::min(all[0], check);
       if (t == INT64_MAX) return StopReason::kNoEvents;
       if (t > limit_ps) {
         if (limit_ps > sim_->now_ps()) sim_->advance_to(SimTime(limit_ps));
@@ -115,6 +175,7 @@ class MpiEngine final : public PacketEngine {
       }
       int64_t end = t + std::min(window_ps_, INT64_MAX - t);
       if (limit_ps < INT64_MAX) end = std::min(end, limit_ps + 1);
+      if (check > t) end = std::min(end, check);
       ws_->set_window_end(end);
       ws_->count_window();
       StopReason why = sim_->run(SimTime(end - 1));
@@ -152,6 +213,7 @@ class MpiEngine final : public PacketEngine {
     if (rank_ == 0) {
       for (const auto& part : split(all)) net_->import_state(part);
     }
+    merge_flows();
   }
 
   bool reports() const override { return rank_ == 0; }
@@ -185,10 +247,101 @@ class MpiEngine final : public PacketEngine {
     return parts;
   }
 
-  /// The failure found first (at `t_ps`, over all ranks) becomes every rank's, so each reports
-  /// it; on a tie in time the lowest rank's.
+  /// Gathers every rank's flow records and message posts on rank 0 and rebuilds the sequential
+  /// run's flows: in delivery order (end time, then the delivering event's key), cut at
+  /// max_flow_records, each message numbered by its place in the posting order over all ranks
+  /// (time, posting event's key, place within the event), as the sequential run numbers them.
+  void merge_flows() {
+    const std::vector<Network::PostKey>& posts = net_->posted();
+    std::vector<std::byte> mine;
+    const auto append = [&mine](const void* p, size_t n) {
+      const auto* b = static_cast<const std::byte*>(p);
+      mine.insert(mine.end(), b, b + n);
+    };
+    const uint64_t n_posts = posts.size(), n_flows = net_->flows().size();
+    const int64_t unrecorded = net_->flows_unrecorded();
+    append(&n_posts, sizeof n_posts);
+    append(posts.data(), posts.size() * sizeof(Network::PostKey));
+    append(&n_flows, sizeof n_flows);
+    append(net_->flows().data(), net_->flows().size() * sizeof(FlowRecord));
+    append(&unrecorded, sizeof unrecorded);
+    // Rank 0's own share is not sent: prepend it locally below.
+    const std::vector<std::byte> all = gather(mine);
+    if (rank_ != 0) return;
+    struct RankedPost {
+      Network::PostKey key;
+      int rank;
+    };
+    std::vector<RankedPost> all_posts;
+    std::vector<RankedFlow> all_flows;
+    int64_t total_unrecorded = 0;
+    std::vector<std::span<const std::byte>> parts{std::span<const std::byte>(mine)};
+    for (const auto& p : split(all)) parts.push_back(p);
+    for (size_t r = 0; r < parts.size(); ++r) {
+      const std::byte* at = parts[r].data();
+      uint64_t n = 0;
+      std::memcpy(&n, at, sizeof n);
+      at += sizeof n;
+      for (uint64_t i = 0; i < n; ++i, at += sizeof(Network::PostKey)) {
+        RankedPost rp{};
+        std::memcpy(&rp.key, at, sizeof rp.key);
+        rp.rank = static_cast<int>(r);
+        all_posts.push_back(rp);
+      }
+      std::memcpy(&n, at, sizeof n);
+      at += sizeof n;
+      for (uint64_t i = 0; i < n; ++i, at += sizeof(FlowRecord)) {
+        RankedFlow rf{};
+        std::memcpy(&rf.flow, at, sizeof rf.flow);
+        rf.sender_rank = rank_of_node_[prepared_.fabric.hosts[static_cast<size_t>(rf.flow.src)]];
+        all_flows.push_back(rf);
+      }
+      int64_t u = 0;
+      std::memcpy(&u, at, sizeof u);
+      total_unrecorded += u;
+    }
+    std::stable_sort(all_posts.begin(), all_posts.end(),
+                     [](const RankedPost& a, const RankedPost& b) {
+                       return std::tie(a.key.t_ps, a.key.event_key, a.key.index_in_event) <
+                              std::tie(b.key.t_ps, b.key.event_key, b.key.index_in_event);
+                     });
+    // Each rank numbered its own posts 0, 1, 2 …: map (rank, its number) to the global one.
+    std::vector<std::vector<uint64_t>> global(static_cast<size_t>(ranks_));
+    for (size_t i = 0; i < all_posts.size(); ++i) {
+      auto& g = global[static_cast<size_t>(all_posts[i].rank)];
+      const uint64_t local = all_posts[i].key.seq;
+      if (g.size() <= local) g.resize(local + 1, UINT64_MAX);
+      g[local] = i;
+    }
+    std::stable_sort(all_flows.begin(), all_flows.end(),
+                     [](const RankedFlow& a, const RankedFlow& b) {
+                       return std::tie(a.flow.end_ps, a.flow.deliver_key) <
+                              std::tie(b.flow.end_ps, b.flow.deliver_key);
+                     });
+    const size_t keep = std::min(all_flows.size(), net_->config().max_flow_records);
+    std::vector<FlowRecord> flows;
+    flows.reserve(keep);
+    for (size_t i = 0; i < keep; ++i) {
+      FlowRecord f = all_flows[i].flow;
+      const auto& g = global[static_cast<size_t>(all_flows[i].sender_rank)];
+      if (f.seq >= g.size() || g[f.seq] == UINT64_MAX) {
+        throw std::logic_error("MpiEngine: a delivered message that no rank posted");
+      }
+      f.seq = g[f.seq];
+      flows.push_back(f);
+    }
+    net_->set_flows(std::move(flows),
+                    total_unrecorded + static_cast<int64_t>(all_flows.size() - keep));
+  }
+
+  /// The failure found first (at `t_ps`, over all ranks; at the same picosecond, in the event
+  /// of the smallest key, as the sequential run meets them) becomes every rank's, so each
+  /// reports it.
   void adopt_failure(int64_t t_ps) {
-    int root = net_->failure_ps() == t_ps ? rank_ : ranks_;
+    const bool at_t = net_->failure_ps() == t_ps;
+    uint64_t key = at_t ? net_->failure_key() : UINT64_MAX, key_all = 0;
+    MPI_Allreduce(&key, &key_all, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    int root = at_t && net_->failure_key() == key_all ? rank_ : ranks_;
     int root_all = 0;
     MPI_Allreduce(&root, &root_all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     std::string text = rank_ == root_all ? net_->failure() : std::string();
@@ -225,6 +378,14 @@ class MpiEngine final : public PacketEngine {
     std::memcpy(&frame, data, sizeof frame);
     self->net_->inject_arrival(SimTime(time_ps), key, lp, frame);
   }
+  static void receive_message(void* ctx, Simulator&, int64_t, uint64_t, LpId, const std::byte* data,
+                              uint32_t size) {
+    auto* self = static_cast<MpiEngine*>(ctx);
+    PostedMessage msg;
+    if (size != sizeof msg) throw std::logic_error("MpiEngine: a message copy of the wrong size");
+    std::memcpy(&msg, data, sizeof msg);
+    self->net_->accept_rx_message(msg.qp, msg.message);
+  }
   static void receive_event(void* ctx, Simulator& sim, int64_t time_ps, uint64_t key, LpId lp,
                             const std::byte* data, uint32_t size) {
     auto* self = static_cast<MpiEngine*>(ctx);
@@ -248,7 +409,8 @@ class MpiEngine final : public PacketEngine {
   std::vector<uint8_t> local_;        ///< per LP: this rank's
   std::vector<uint8_t> owned_nodes_;  ///< per fabric node: this rank's
   std::vector<Handler> handlers_;     ///< generic remote events, the same list on every rank
-  uint16_t rx_arrival_ = 0, rx_event_ = 0;
+  uint16_t rx_arrival_ = 0, rx_event_ = 0, rx_message_ = 0;
+  std::vector<int> rank_of_node_;
   int64_t window_ps_ = 0;
   std::function<std::pair<size_t, int64_t>()> progress_;
   size_t total_ = 0;

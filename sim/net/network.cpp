@@ -1164,6 +1164,7 @@ void Network::on_rto(uint64_t qp_id) {
       return;
     }
     failure_ps_ = now;
+    failure_key_ = sim_.current_key();
     failure_ = "queue pair " + std::to_string(qp_id) + " (host " + std::to_string(qp.src_host) +
                " -> host " + std::to_string(qp.dst_host) +
                ") failed: transport retry counter exceeded (" + std::to_string(cfg_.retry_count) +

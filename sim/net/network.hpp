@@ -518,8 +518,19 @@ class Network {
   /// Pushes the arrival at `t` on `lp` of a copy of `frame` (come from another rank), with the
   /// key the sender's rank took for it.
   void inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& frame);
+  /// The destination host of queue pair `qp` (opened by open_qp). Throws std::out_of_range.
+  int qp_dst_host(uint32_t qp) const { return qps_.at(qp).dst_host; }
+  /// Replaces the flow records (delivered messages, in delivery order) and the count of those
+  /// not recorded: a partitioned run's rank 0 with every rank's, merged.
+  void set_flows(std::vector<FlowRecord> flows, int64_t unrecorded) {
+    flows_ = std::move(flows);
+    flows_unrecorded_ = unrecorded;
+  }
   /// When failure() was first set, picoseconds (-1: no failure).
   int64_t failure_ps() const { return failure_ps_; }
+  /// The key of the event in which failure() was first set (with failure_ps(), its place in
+  /// the run's order).
+  uint64_t failure_key() const { return failure_key_; }
   /// Adopts a failure another rank found first (the run stops everywhere for it).
   void set_failure(std::string text, int64_t t_ps) {
     failure_ = std::move(text);
@@ -556,6 +567,12 @@ class Network {
   // ---- the periodic lossless check (PFC watchdog and deadlock detector) ----
   /// When the pending check runs (the simulator's barrier), INT64_MAX when none is armed.
   int64_t next_check_ps() const { return check_at_ps_; }
+  /// Arms the lossless check at `t_ps` (>= now), replacing the one armed here: a partitioned
+  /// run's ranks agree on the earliest any of them armed (each arms from its own traffic).
+  void arm_check_at(int64_t t_ps) {
+    check_at_ps_ = t_ps;
+    sim_.set_barrier(check_at_ps_, &Network::on_check_barrier, this);
+  }
   /// The nodes this process owns (bit per vertex: 1 = owned; empty = all, the default): the
   /// watchdog scans and local_snapshot() describes only their ports. Throws
   /// std::invalid_argument unless empty or one entry per fabric node.
@@ -828,6 +845,7 @@ class Network {
   int64_t cnp_tx_ = 0, cnp_rx_ = 0;
   std::string failure_;
   int64_t failure_ps_ = -1;
+  uint64_t failure_key_ = 0;
   int64_t imported_in_flight_bytes_ = 0;  ///< wire bytes in other ranks' pools (import_state)
   size_t imported_pool_capacity_ = 0;
   std::vector<LosslessQueue> lq_;     ///< port x traffic class
