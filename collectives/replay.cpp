@@ -192,6 +192,7 @@ void TrafficPlayer::start() {
     // The post works on the source host's NIC: an event of the source's LP.
     const LpId lp = Network::node_lp(
         static_cast<uint32_t>(net_.fabric().hosts.at(static_cast<size_t>(flows_[i].src))));
+    if (!sim_.is_local(lp)) continue;  // a partitioned run: that host's rank posts it
     sim_.at<&TrafficPlayer::on_post>(SimTime(std::max(flows_[i].start_ps, sim_.now().ps())), lp,
                                      this, i);
   }

@@ -41,7 +41,13 @@ void Simulator::sequence_overflow(uint32_t lp) {
 }
 
 void Simulator::push_remote(int64_t t_ps, LpId lp, EventFn fn, void* obj, uint64_t arg) {
-  if (current_lp_ == kNoLp) return;  // set-up: the owning rank pushes it itself
+  if (current_lp_ == kNoLp) {
+    // Outside any event a push is keyed as its destination's own, which only the destination's
+    // rank can do: set-up code pushes only for its own LPs, and a barrier's work for a node
+    // runs as that node (as_lp).
+    throw std::logic_error("Simulator: an event for LP " + std::to_string(lp.value) +
+                           ", which another rank owns, pushed outside any event");
+  }
   if (remote_hook_ == nullptr) {
     throw std::logic_error("Simulator: an event for LP " + std::to_string(lp.value) +
                            ", which another rank owns, and no remote hook");

@@ -147,6 +147,21 @@ class Simulator {
     remote_hook_ = hook;
     remote_ctx_ = ctx;
   }
+  /// Runs `f` outside any event (a barrier's work, Simulator::set_barrier) on behalf of `lp`:
+  /// its pushes count as `lp`'s own, as if a handler of `lp` made them, so a partitioned run's
+  /// owner of `lp` takes the same keys and can send events to other ranks. Throws
+  /// std::logic_error inside an event.
+  template <class F>
+  void as_lp(LpId lp, F&& f) {
+    if (current_lp_ != kNoLp) throw std::logic_error("Simulator::as_lp: inside an event");
+    if (lp.value >= lp_seq_.size()) add_lps(lp.value);
+    struct Restore {
+      uint32_t& lp;
+      ~Restore() { lp = kNoLp; }
+    } restore{current_lp_};
+    current_lp_ = lp.value;
+    f();
+  }
   /// Whether this rank executes `lp`'s events (always true without a partition).
   bool is_local(LpId lp) const {
     return local_ == nullptr || (lp.value < local_->size() && (*local_)[lp.value]);

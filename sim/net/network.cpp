@@ -1416,50 +1416,54 @@ bool Network::watchdog_scan(int64_t now) {
     Port& port = ports_[pid];
     if (!is_switch_[port.node] || (port.paused | port.storm) == 0) continue;
     if (!owned_.empty() && !owned_[port.node]) continue;
-    for (int tc = 0; tc < kTrafficClasses; ++tc) {
-      const uint8_t bit = static_cast<uint8_t>(1u << tc);
-      LosslessQueue& q = lq(pid, tc);
-      if ((port.storm & bit) && now - q.last_pfc_rx_ps >= cfg_.watchdog_restoration_ps) {
-        port.storm &= static_cast<uint8_t>(~bit);  // restored: PAUSE honoured again
-        if (q.paused_until_ps <= now) resume_queue(pid, tc);
-        if (port.paused & bit) q.paused_since_ps = now;  // paused again from now (counted)
-        q.stuck_since_ps = -1;
-        continue;
-      }
-      if (port.storm & bit) continue;
-      // A storm: paused with frames queued that cannot drain, continuously for the detection
-      // time (as SONiC's pfcwd; seen at each check, so up to one check interval late).
-      if (!(port.paused & bit) || port.head[tc] == nullptr) {
-        q.stuck_since_ps = -1;
-        continue;
-      }
-      if (q.stuck_since_ps < 0) q.stuck_since_ps = q.paused_since_ps;
-      if (now - q.stuck_since_ps >= cfg_.watchdog_detection_ps) {
-        port.storm |= bit;  // stormed: PAUSE ignored from now, not counted as paused time
-        q.stuck_since_ps = -1;
-        QueueCounters& qc = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
-        qc.paused_ps += now - q.paused_since_ps;
-        q.paused_since_ps = -1;
-        qc.storms += 1;
-        stormed = true;
-        if (cfg_.watchdog_drop) {
-          // Flush the queue (the frame being sent, if any, finishes).
-          while (Packet* p = port.head[tc]) {
-            port.head[tc] = p->next;
-            const int64_t bytes = p->wire_bytes;
-            mmus_[port.node].on_dequeue(qc.occupancy.bytes, bytes);
-            occupancy_change(pid, tc, -bytes);
-            const uint32_t in_pid = first_port_[port.node] + p->in_port;
-            if (lossless(port.node, p->in_tc)) ingress_change(in_pid, p->in_tc, -bytes);
-            drop(p, pid, DropCause::kWatchdog);
-          }
-          port.tail[tc] = nullptr;
-          port.nonempty &= static_cast<uint8_t>(~bit);
-          port.deficit[tc] = 0;
+    // What the watchdog starts (resumed or flushed queues sending, PFC frames) is the switch's
+    // own doing: its pushes are keyed as its LP's, as its rank in a partitioned run keys them.
+    sim_.as_lp(node_lp(port.node), [&] {
+      for (int tc = 0; tc < kTrafficClasses; ++tc) {
+        const uint8_t bit = static_cast<uint8_t>(1u << tc);
+        LosslessQueue& q = lq(pid, tc);
+        if ((port.storm & bit) && now - q.last_pfc_rx_ps >= cfg_.watchdog_restoration_ps) {
+          port.storm &= static_cast<uint8_t>(~bit);  // restored: PAUSE honoured again
+          if (q.paused_until_ps <= now) resume_queue(pid, tc);
+          if (port.paused & bit) q.paused_since_ps = now;  // paused again from now (counted)
+          q.stuck_since_ps = -1;
+          continue;
         }
-        port_idle(pid);
+        if (port.storm & bit) continue;
+        // A storm: paused with frames queued that cannot drain, continuously for the detection
+        // time (as SONiC's pfcwd; seen at each check, so up to one check interval late).
+        if (!(port.paused & bit) || port.head[tc] == nullptr) {
+          q.stuck_since_ps = -1;
+          continue;
+        }
+        if (q.stuck_since_ps < 0) q.stuck_since_ps = q.paused_since_ps;
+        if (now - q.stuck_since_ps >= cfg_.watchdog_detection_ps) {
+          port.storm |= bit;  // stormed: PAUSE ignored from now, not counted as paused time
+          q.stuck_since_ps = -1;
+          QueueCounters& qc = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
+          qc.paused_ps += now - q.paused_since_ps;
+          q.paused_since_ps = -1;
+          qc.storms += 1;
+          stormed = true;
+          if (cfg_.watchdog_drop) {
+            // Flush the queue (the frame being sent, if any, finishes).
+            while (Packet* p = port.head[tc]) {
+              port.head[tc] = p->next;
+              const int64_t bytes = p->wire_bytes;
+              mmus_[port.node].on_dequeue(qc.occupancy.bytes, bytes);
+              occupancy_change(pid, tc, -bytes);
+              const uint32_t in_pid = first_port_[port.node] + p->in_port;
+              if (lossless(port.node, p->in_tc)) ingress_change(in_pid, p->in_tc, -bytes);
+              drop(p, pid, DropCause::kWatchdog);
+            }
+            port.tail[tc] = nullptr;
+            port.nonempty &= static_cast<uint8_t>(~bit);
+            port.deficit[tc] = 0;
+          }
+          port_idle(pid);
+        }
       }
-    }
+    });
   }
   return stormed;
 }
