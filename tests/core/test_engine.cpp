@@ -371,6 +371,85 @@ TEST_CASE("A push from outside any event counts as the destination LP's own", "[
   CHECK(rec.ids() == std::vector<uint64_t>{20, 50, 70, 71, 10, 90});
 }
 
+namespace {
+
+/// LP 1 pushes to LPs 2 (local) and 3 (remote) when its event runs; the hook records what it
+/// is handed.
+struct Splitter {
+  explicit Splitter(Simulator& s) : sim(s) {}
+  void on_event(uint64_t id) {
+    ran.push_back(id);
+    if (id == 1) {
+      sim.at<&Splitter::on_event>(sim.now() + SimTime(5), LpId(2), this, 2);
+      sim.at<&Splitter::on_event>(sim.now() + SimTime(7), LpId(3), this, 3);
+      sim.at<&Splitter::on_event>(sim.now() + SimTime(9), LpId(3), this, 4);
+    }
+  }
+  static void hook(void* ctx, const Simulator::RemotePush& p) {
+    static_cast<Splitter*>(ctx)->remote.push_back(p);
+  }
+  Simulator& sim;
+  std::vector<uint64_t> ran;
+  std::vector<Simulator::RemotePush> remote;
+};
+
+}  // namespace
+
+TEST_CASE("Partitioned: pushes for another rank's LP go to the hook with the local key",
+          "[engine][lp]") {
+  // LPs 0..2 are this rank's, 3 another's. LP 1's handler pushes once to LP 2 and twice to LP
+  // 3: the pushes to LP 3 reach the hook with LP 1's push counts 2 and 3 in the key (push 0 was
+  // the set-up push of LP 1's own event, push 1 went to LP 2), exactly what a sequential run
+  // gives them.
+  const std::vector<uint8_t> local{1, 1, 1, 0};
+  Simulator sim;
+  Splitter m(sim);
+  sim.set_partition(&local, &Splitter::hook, &m);
+  CHECK(sim.is_local(LpId(2)));
+  CHECK_FALSE(sim.is_local(LpId(3)));
+  CHECK_FALSE(sim.is_local(LpId(9)));  // past the table: nobody's here
+  sim.at<&Splitter::on_event>(SimTime(10), LpId(1), &m, 1);
+  CHECK(sim.run() == StopReason::kNoEvents);
+  CHECK(m.ran == std::vector<uint64_t>{1, 2});
+  REQUIRE(m.remote.size() == 2);
+  CHECK(m.remote[0].time_ps == 17);
+  CHECK(m.remote[0].lp == LpId(3));
+  CHECK(m.remote[0].arg == 3);
+  CHECK(Simulator::key_lp(m.remote[0].key) == 1);
+  CHECK(Simulator::key_seq(m.remote[0].key) == 2);
+  CHECK(Simulator::key_seq(m.remote[1].key) == 3);
+  CHECK(m.remote[0].fn == Simulator::handler<&Splitter::on_event, Splitter>());
+  // The receiving rank pushes it with that key: it then runs as it would have.
+  Simulator other;
+  Splitter n(other);
+  other.at_keyed_raw(SimTime(m.remote[1].time_ps), m.remote[1].key, LpId(3), m.remote[1].fn, &n,
+                     m.remote[1].arg);
+  other.run();
+  CHECK(n.ran == std::vector<uint64_t>{4});
+  // Outside any event a push is the destination's own: for a remote LP that is a mistake.
+  CHECK_THROWS_AS(sim.at<&Splitter::on_event>(SimTime(20), LpId(3), &m, 9), std::logic_error);
+  // ... unless it is made on behalf of a local LP (a barrier's work for a node): then it is
+  // that LP's push, here LP 1's fifth.
+  sim.as_lp(LpId(1), [&] { sim.at<&Splitter::on_event>(SimTime(20), LpId(3), &m, 5); });
+  REQUIRE(m.remote.size() == 3);
+  CHECK(Simulator::key_lp(m.remote[2].key) == 1);
+  CHECK(Simulator::key_seq(m.remote[2].key) == 4);
+  CHECK_FALSE(sim.in_event());
+}
+
+TEST_CASE("advance_to moves the clock only over an empty stretch", "[engine]") {
+  Simulator sim;
+  Recorder rec(sim);
+  sim.at<&Recorder::on_event>(SimTime(100), LpId(0), &rec, 1);
+  CHECK_THROWS_AS(sim.advance_to(SimTime(101)), std::logic_error);  // the event at 100 is due
+  sim.advance_to(SimTime(100));
+  CHECK(sim.now_ps() == 100);
+  CHECK_THROWS_AS(sim.advance_to(SimTime(50)), std::logic_error);  // backwards
+  sim.run();
+  sim.advance_to(SimTime(250));
+  CHECK(sim.now_ps() == 250);
+}
+
 TEST_CASE("An LP id beyond the key's 24 bits throws std::overflow_error", "[engine][lp]") {
   Simulator sim;
   Recorder rec(sim);
