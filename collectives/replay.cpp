@@ -112,6 +112,31 @@ void DagReplayer::dependency_met(uint64_t id) {
   post(id);  // a compute task completes here, releasing its own dependents
 }
 
+std::vector<int64_t> DagReplayer::task_times() const {
+  std::vector<int64_t> out;
+  out.reserve(3 * dag_.size());
+  for (const auto* v : {&ready_at_, &posted_at_, &completed_at_}) {
+    for (const SimTime t : *v) out.push_back(t.ps());
+  }
+  return out;
+}
+
+void DagReplayer::set_task_times(const std::vector<int64_t>& times) {
+  const size_t n = dag_.size();
+  if (times.size() != 3 * n) throw std::invalid_argument("DagReplayer: task times of another DAG");
+  completed_ = 0;
+  for (size_t i = 0; i < n; ++i) {
+    ready_at_[i] = SimTime(times[i]);
+    posted_at_[i] = SimTime(times[n + i]);
+    completed_at_[i] = SimTime(times[2 * n + i]);
+    finished_[i] = times[2 * n + i] >= 0 ? 1 : 0;
+    if (finished_[i]) {
+      ++completed_;
+      if (completed_at_[i] > finish_) finish_ = completed_at_[i];
+    }
+  }
+}
+
 PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_(net) {
   net_.set_sink(this);
 }

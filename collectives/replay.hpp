@@ -90,6 +90,14 @@ class DagReplayer {
   /// and completed; SimTime(-1) while that has not happened yet. Throws std::out_of_range for
   /// an id outside the DAG.
   SimTime ready_time(uint32_t id) const { return ready_at_.at(id); }
+  /// Every task's ready, posted and completed times (3 x size() values, picoseconds, -1 where
+  /// not yet), for a partitioned run to combine: each time is set on one rank only (the task's
+  /// owner, or its receiver for completions), so an element-wise maximum over the ranks gives
+  /// the whole run's.
+  std::vector<int64_t> task_times() const;
+  /// Adopts combined task_times(): the completions, their count and the finish time follow.
+  /// Throws std::invalid_argument for a vector of another size.
+  void set_task_times(const std::vector<int64_t>& times);
   SimTime posted_time(uint32_t id) const { return posted_at_.at(id); }
   SimTime completed_time(uint32_t id) const { return completed_at_.at(id); }
 

@@ -1153,6 +1153,7 @@ class SequentialEngine final : public PacketEngine {
   }
   int64_t sum(int64_t v) override { return v; }
   int64_t max(int64_t v) override { return v; }
+  void max_in_place(std::vector<int64_t>&) override {}
   uint64_t events() override { return sim_->events_executed(); }
   void finish() override {}
 
@@ -1319,25 +1320,36 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
   }
+  // The step's replayer outlives its phase: its summary reads the network's pause intervals,
+  // which a partitioned run has all on rank 0 only after finish().
+  std::optional<DagReplayer> step_replayer;
+  bool step_done = false;
   if (rep.complete && prepared.step) {
     const StepPlan& plan = *prepared.step;
     transport.set_rank_hosts({});  // step rank r runs on GPU r
     transport.open_qps(plan.dag);
-    DagReplayer replayer(plan.dag, transport);
+    DagReplayer& replayer = step_replayer.emplace(plan.dag, transport);
     transport.attach(&replayer);
     engine->begin_phase(
         [&] { return std::make_pair(replayer.completed(), replayer.finish_time().ps()); },
         plan.dag.size());
     replayer.start();
-    const bool ok = !replayer.done() ? run_phase("the training step", "training step",
-                                                 [&] {
-                                                   return std::to_string(replayer.completed()) +
-                                                          " of " + std::to_string(plan.dag.size()) +
-                                                          " step tasks completed";
-                                                 })
-                                     : true;
+    const bool ok =
+        engine->sum(static_cast<int64_t>(replayer.completed())) <
+                static_cast<int64_t>(plan.dag.size())
+            ? run_phase(
+                  "the training step", "training step",
+                  [&] {
+                    return std::to_string(engine->sum(static_cast<int64_t>(replayer.completed()))) +
+                           " of " + std::to_string(plan.dag.size()) + " step tasks completed";
+                  })
+            : true;
     transport.attach(nullptr);
-    if (ok) rep.training = training_summary(sc, fabric, plan, replayer, net);
+    // A partitioned run's ranks each hold the times of their own tasks: combine them.
+    std::vector<int64_t> times = replayer.task_times();
+    engine->max_in_place(times);
+    replayer.set_task_times(times);
+    if (ok) step_done = true;
   }
   if (rep.complete && engine->sum(static_cast<int64_t>(traffic.completed())) <
                           static_cast<int64_t>(traffic.size())) {
@@ -1353,6 +1365,9 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
 
   engine->finish();
   net.settle_statistics();
+  if (step_done) {
+    rep.training = training_summary(sc, fabric, *prepared.step, *step_replayer, net);
+  }
   if (engine->reports()) net.check_invariants();  // every run: conservation, no lossless drop
   rep.events = static_cast<int64_t>(engine->events());
   rep.simulated_ps = sim.now().ps();
@@ -1494,11 +1509,6 @@ static void check_partitioned(const Scenario& sc, const RunOptions& opts) {
     throw key_error(sc, "mode",
                     "the flow mode is one logical process and runs on one rank; run it without "
                     "mpirun (or with -np 1)");
-  }
-  if (sc.training.enabled) {
-    throw key_error(sc, "training",
-                    "a training step is not yet run partitioned over MPI ranks (its step "
-                    "analysis reads every task); run it without mpirun");
   }
   if (opts.max_events > 0) {
     throw ConfigError("--max-events", 0, 0, "",

@@ -127,6 +127,8 @@ class PacketEngine {
   /// The sum / maximum of `v` over all ranks (v itself when sequential).
   virtual int64_t sum(int64_t v) = 0;
   virtual int64_t max(int64_t v) = 0;
+  /// Element-wise maximum of `v` over all ranks, in place (nothing when sequential).
+  virtual void max_in_place(std::vector<int64_t>& v) = 0;
   /// Events executed, over all ranks.
   virtual uint64_t events() = 0;
   /// The run is over: merges every rank's share of the network's state and counters into this

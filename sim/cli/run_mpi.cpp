@@ -202,6 +202,10 @@ class MpiEngine final : public PacketEngine {
     MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
     return out;
   }
+  void max_in_place(std::vector<int64_t>& v) override {
+    MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX,
+                  MPI_COMM_WORLD);
+  }
   uint64_t events() override {
     return static_cast<uint64_t>(sum(static_cast<int64_t>(sim_->events_executed())));
   }

@@ -155,3 +155,14 @@ TEST_CASE("MPI run: the PFC watchdog breaking a torus deadlock across ranks") {
   CHECK(r.find("\"pfc_storms\": 0,") == std::string::npos);
   CHECK(r.find("\"broken_by_watchdog\": true") != std::string::npos);
 }
+
+TEST_CASE("MPI run: a training step (DP all-reduce across ranks, TP inside servers)") {
+  // training_step_h100 shrunk to 2 small layers: 2 servers per rank; the step's critical path
+  // and exposed communication come from task times gathered from both ranks.
+  const std::string r =
+      same_bytes("training", "scenarios/training_step_h100.yaml",
+                 "--set 'training.layers=[{name: block, count: 2, fwd_flops: 1.0e10, params: 4MB, "
+                 "tp_comm: 1MiB}]' --set training.bucket_cap=2MiB",
+                 0);
+  CHECK(r.find("\"critical_path\"") != std::string::npos);
+}
