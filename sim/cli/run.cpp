@@ -1466,7 +1466,7 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
                            uint64_t max_events, const std::optional<WallLimit>& wall) {
   if (!wall) return simulate(sc, prepared, interrupt, progress, trace, max_events);
-  std::atomic<bool> stop{false}, wall_expired{false};
+  std::atomic<bool> stop{false};
   std::jthread watchdog;  // joined on every way out, an exception from simulate() included
   const auto deadline = wall->deadline;
   watchdog = std::jthread([&, deadline](std::stop_token done) {
@@ -1476,7 +1476,6 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
     while (!done.stop_requested()) {
       if (interrupt != nullptr && interrupt->load()) stop = true;
       if (std::chrono::steady_clock::now() >= deadline) {
-        wall_expired = true;
         stop = true;
         return;
       }
@@ -1486,7 +1485,9 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
   RunReport rep = simulate(sc, prepared, &stop, progress, trace, max_events);
   watchdog.request_stop();
   watchdog.join();
-  if (wall_expired && rep.interrupted && !(interrupt != nullptr && interrupt->load())) {
+  // Stopped, and not by a signal: by the deadline (in a partitioned run, possibly another
+  // rank's, which reached it a moment earlier and stopped every rank at a window's end).
+  if (rep.interrupted && !(interrupt != nullptr && interrupt->load())) {
     rep.interrupted = false;
     rep.limited = true;
     const std::string during = rep.stop_reason.rfind("interrupted ", 0) == 0
