@@ -1505,12 +1505,7 @@ void print_warnings(const Scenario& sc) {
 
 /// What a partitioned run (`mpirun -np N fabricsim run`, sim/cli/run_mpi.cpp) cannot do yet,
 /// refused as bad input (exit 2) on every rank alike.
-static void check_partitioned(const Scenario& sc, const RunOptions& opts) {
-  if (sc.mode == "flow") {
-    throw key_error(sc, "mode",
-                    "the flow mode is one logical process and runs on one rank; run it without "
-                    "mpirun (or with -np 1)");
-  }
+static void check_partitioned(const RunOptions& opts) {
   if (opts.max_events > 0) {
     throw ConfigError("--max-events", 0, 0, "",
                       "not available with mpirun (each rank runs its own events); use "
@@ -1521,8 +1516,11 @@ static void check_partitioned(const Scenario& sc, const RunOptions& opts) {
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
-  if (opts.mpi_ranks > 1) check_partitioned(sc, opts);
+  if (opts.mpi_ranks > 1) check_partitioned(opts);
   const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
+  // The flow mode is one logical process: under mpirun rank 0 runs it alone, as a sequential
+  // run; the other ranks have nothing to do.
+  if (opts.mpi_ranks > 1 && sc.mode == "flow" && !opts.reports) return kExitOk;
   print_warnings(sc);
   // What runs: the workload's collective, traffic flows, a training step (one or more).
   std::vector<std::string> parts;
@@ -1538,6 +1536,10 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   std::cout << "# fabricsim " << sc.name << ": ";
   for (size_t i = 0; i < parts.size(); ++i) std::cout << (i > 0 ? ", plus " : "") << parts[i];
   if (sc.mode == "flow") std::cout << ", flow mode";
+  if (sc.mode == "flow" && opts.mpi_ranks > 1) {
+    std::cout << " (one logical process: rank 0 runs it alone, the other " << opts.mpi_ranks - 1
+              << " rank" << (opts.mpi_ranks > 2 ? "s wait" : " waits") << ")";
+  }
   std::cout << ", seed " << sc.seed << "\n";
   if (sc.has_workload) {
     const NcclRunSetup& n = prepared.nccl;

@@ -111,8 +111,10 @@ std::string same_bytes(const std::string& name, const std::string& scenario,
   const int par = fabricsim_run(ranks, scenario, d / "par", args);
   INFO(slurp(d / "par.log"));
   REQUIRE(par == code);
-  CHECK(slurp(d / "par.log").find("# mpi        : " + std::to_string(ranks) + " ranks") !=
-        std::string::npos);
+  // The partitioned run says how it split the fabric (the flow mode says it did not).
+  const std::string said = slurp(d / "par.log");
+  CHECK((said.find("# mpi        : " + std::to_string(ranks) + " ranks") != std::string::npos ||
+         said.find("rank 0 runs it alone") != std::string::npos));
   for (const char* f : kResultFiles) {
     INFO(f);
     const std::string a = slurp(d / "seq" / f), b = slurp(d / "par" / f);
@@ -165,4 +167,8 @@ TEST_CASE("MPI run: a training step (DP all-reduce across ranks, TP inside serve
                  "tp_comm: 1MiB}]' --set training.bucket_cap=2MiB",
                  0);
   CHECK(r.find("\"critical_path\"") != std::string::npos);
+}
+
+TEST_CASE("MPI run: the flow mode runs on rank 0 alone, with the sequential run's bytes") {
+  same_bytes("flow", "scenarios/fat_tree_k8.yaml", "--mode flow --set workload.maxbytes=16MiB", 0);
 }
