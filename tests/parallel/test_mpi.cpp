@@ -148,11 +148,11 @@ TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the sam
   CHECK(dead.find("\"cycle\"") != std::string::npos);
 }
 
-TEST_CASE("MPI run: the PFC watchdog breaking a torus deadlock across ranks") {
+TEST_CASE("MPI run: the PFC watchdog breaking a ring deadlock across ranks") {
   // The watchdog runs at the lossless check's barrier, outside any event: what it restarts
   // (stormed queues forwarding again) is keyed as the switch's own pushes, which its rank sends
   // to the next rank like any other (a regression: such pushes were once dropped).
-  const std::string r = same_bytes("watchdog", "scenarios/pfc-deadlock-torus.yaml",
+  const std::string r = same_bytes("watchdog", "scenarios/pfc-deadlock-ring.yaml",
                                    "--set pfc.watchdog=true --set pfc.watchdog_action=forward", 0);
   CHECK(r.find("\"pfc_storms\": 0,") == std::string::npos);
   CHECK(r.find("\"broken_by_watchdog\": true") != std::string::npos);
