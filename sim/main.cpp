@@ -34,7 +34,8 @@ namespace {
 std::atomic<bool> g_interrupted{false};
 int g_mpi_ranks = 1;  ///< ranks of the MPI job this process is one of (1: none)
 int g_mpi_rank = 0;
-bool g_internal_error = false;  ///< main_guarded caught an unexpected exception
+bool g_internal_error = false;        ///< main_guarded caught an unexpected exception
+std::ostream g_null_stream(nullptr);  ///< discards (messages other ranks leave to rank 0)
 extern "C" void on_signal(int) {
   g_interrupted.store(true);
 }
@@ -49,7 +50,9 @@ constexpr const char* kUsage =
     "      --mode flow (= --set mode=flow) shares links between max-min fair flows instead of\n"
     "      simulating packets: fast at 10,000s of GPUs, blind to queues, PFC, ECN and drops;\n"
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
-    "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR\n"
+    "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR;\n"
+    "      under `mpirun -np N` the packet model runs partitioned over N ranks and writes the\n"
+    "      same files (no trace.json; README \"Running over MPI\")\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]... [--mode packet|flow]   check the scenario\n"
     "      without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json] [--partitions N]\n"
@@ -80,6 +83,12 @@ constexpr const char* kUsage =
     "  124 --max-wall or --max-events reached, 130 interrupted (SIGINT/SIGTERM); what\n"
     "  finished is still printed and written\n";
 
+/// Where bad-input messages go: stderr, or nowhere on MPI ranks other than 0 (every rank
+/// meets the same bad input; rank 0 says it).
+std::ostream& err() {
+  return g_mpi_rank == 0 ? std::cerr : g_null_stream;
+}
+
 int dispatch(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
@@ -88,6 +97,13 @@ int dispatch(int argc, char** argv) {
   }
   const std::string cmd = argv[1];
   const std::vector<std::string> known = {"run", "validate", "topo", "sweep", "calibrate"};
+  if (g_mpi_ranks > 1 && cmd != "run") {
+    if (g_mpi_rank == 0) {
+      err() << "fabricsim: " << cmd
+            << " does not run over MPI ranks; only `run` does (start it without mpirun)\n";
+    }
+    return kExitBadInput;
+  }
   if (cmd == "calibrate") {
     CalibrateOptions c;
     std::string max_sim;
@@ -119,7 +135,7 @@ int dispatch(int argc, char** argv) {
       try {
         c.max_sim_bytes = parse_size_bytes(max_sim);
       } catch (const std::exception& e) {
-        std::cerr << "fabricsim: --max-sim-size " << max_sim << ": " << e.what() << "\n";
+        err() << "fabricsim: --max-sim-size " << max_sim << ": " << e.what() << "\n";
         return kExitBadInput;
       }
     }
@@ -128,10 +144,10 @@ int dispatch(int argc, char** argv) {
     return cmd_calibrate(c, &g_interrupted);
   }
   if (cmd != "run" && cmd != "validate" && cmd != "topo" && cmd != "sweep") {
-    std::cerr << "fabricsim: unknown command '" << cmd << "'";
+    err() << "fabricsim: unknown command '" << cmd << "'";
     const std::string guess = closest_match(cmd, known);
-    if (!guess.empty()) std::cerr << "; did you mean '" << guess << "'?";
-    std::cerr << "\n" << kUsage;
+    if (!guess.empty()) err() << "; did you mean '" << guess << "'?";
+    err() << "\n" << kUsage;
     return kExitBadInput;
   }
 
@@ -195,7 +211,7 @@ int dispatch(int argc, char** argv) {
     return kExitOk;
   }
   if (opts.scenario_path.empty()) {
-    std::cerr << "fabricsim " << cmd << ": missing SCENARIO.yaml\n" << kUsage;
+    err() << "fabricsim " << cmd << ": missing SCENARIO.yaml\n" << kUsage;
     return kExitBadInput;
   }
   if (vm.count("seed")) {
@@ -204,8 +220,8 @@ int dispatch(int argc, char** argv) {
     const auto [end, ec] =
         std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
     if (seed_text.empty() || ec != std::errc() || end != seed_text.data() + seed_text.size()) {
-      std::cerr << "fabricsim: --seed " << seed_text
-                << ": expected a non-negative integer (0 to 2^64-1)\n";
+      err() << "fabricsim: --seed " << seed_text
+            << ": expected a non-negative integer (0 to 2^64-1)\n";
       return kExitBadInput;
     }
     opts.seed = seed;
@@ -216,8 +232,8 @@ int dispatch(int argc, char** argv) {
         std::from_chars(trace_text.data(), trace_text.data() + trace_text.size(), cap);
     if (trace_text.empty() || ec != std::errc() || end != trace_text.data() + trace_text.size() ||
         cap < 0) {
-      std::cerr << "fabricsim: --trace-events " << trace_text
-                << ": expected a non-negative integer (0 = no trace.json)\n";
+      err() << "fabricsim: --trace-events " << trace_text
+            << ": expected a non-negative integer (0 = no trace.json)\n";
       return kExitBadInput;
     }
     opts.trace_max_events = cap;
@@ -226,13 +242,13 @@ int dispatch(int argc, char** argv) {
     try {
       opts.max_wall_ps = parse_time_ps(max_wall_text);
     } catch (const UnitError& e) {
-      std::cerr << "fabricsim: --max-wall " << max_wall_text << ": " << e.what()
-                << "; expected a wall-clock time such as 90s\n";
+      err() << "fabricsim: --max-wall " << max_wall_text << ": " << e.what()
+            << "; expected a wall-clock time such as 90s\n";
       return kExitBadInput;
     }
     if (opts.max_wall_ps < 1'000'000'000) {  // below 1 ms: a typo (a unit missing?)
-      std::cerr << "fabricsim: --max-wall " << max_wall_text
-                << ": expected a wall-clock time of at least 1ms, such as 90s\n";
+      err() << "fabricsim: --max-wall " << max_wall_text
+            << ": expected a wall-clock time of at least 1ms, such as 90s\n";
       return kExitBadInput;
     }
   }
@@ -242,8 +258,8 @@ int dispatch(int argc, char** argv) {
         std::from_chars(max_events_text.data(), max_events_text.data() + max_events_text.size(), n);
     if (max_events_text.empty() || ec != std::errc() ||
         end != max_events_text.data() + max_events_text.size() || n == 0) {
-      std::cerr << "fabricsim: --max-events " << max_events_text
-                << ": expected a positive integer, the number of simulated events to run\n";
+      err() << "fabricsim: --max-events " << max_events_text
+            << ": expected a positive integer, the number of simulated events to run\n";
       return kExitBadInput;
     }
     opts.max_events = n;
@@ -254,9 +270,9 @@ int dispatch(int argc, char** argv) {
         std::from_chars(jobs_text.data(), jobs_text.data() + jobs_text.size(), jobs);
     if (jobs_text.empty() || ec != std::errc() || end != jobs_text.data() + jobs_text.size() ||
         jobs < 1) {
-      std::cerr << "fabricsim: --jobs " << jobs_text
-                << ": expected a positive integer, the number of points run at once (1 = one "
-                   "after another)\n";
+      err() << "fabricsim: --jobs " << jobs_text
+            << ": expected a positive integer, the number of points run at once (1 = one "
+               "after another)\n";
       return kExitBadInput;
     }
   }
@@ -266,20 +282,20 @@ int dispatch(int argc, char** argv) {
         partitions_text.data(), partitions_text.data() + partitions_text.size(), partition.parts);
     if (partitions_text.empty() || ec != std::errc() ||
         end != partitions_text.data() + partitions_text.size() || partition.parts < 1) {
-      std::cerr << "fabricsim: --partitions " << partitions_text
-                << ": expected a positive integer, the number of ranks to split the fabric over\n";
+      err() << "fabricsim: --partitions " << partitions_text
+            << ": expected a positive integer, the number of ranks to split the fabric over\n";
       return kExitBadInput;
     }
   }
   if (vm.count("partition-method")) {
     const auto m = parse_partition_method(method_text);
     if (!m) {
-      std::cerr << "fabricsim: --partition-method " << method_text
-                << ": expected auto, topology or metis\n";
+      err() << "fabricsim: --partition-method " << method_text
+            << ": expected auto, topology or metis\n";
       return kExitBadInput;
     }
     if (!vm.count("partitions")) {
-      std::cerr << "fabricsim: --partition-method needs --partitions N\n";
+      err() << "fabricsim: --partition-method needs --partitions N\n";
       return kExitBadInput;
     }
     partition.method = *m;
@@ -289,13 +305,12 @@ int dispatch(int argc, char** argv) {
   opts.progress = true;
 
   if (g_mpi_ranks > 1) {
-    if (cmd != "run") {
-      std::cerr << "fabricsim: " << cmd
-                << " does not run over MPI ranks; only `run` does (start it without mpirun)\n";
-      return kExitBadInput;
-    }
     opts.mpi_ranks = g_mpi_ranks;
     opts.reports = g_mpi_rank == 0;
+    if (vm.count("trace-events") && opts.trace_max_events > 0 && opts.reports) {
+      std::cout << "# note       : --trace-events: trace.json is written by sequential runs only "
+                   "(run without mpirun for a trace)\n";
+    }
     opts.trace_max_events = 0;  // trace.json is sequential only (README "Running over MPI")
   }
   if (cmd == "run" || cmd == "sweep") {
@@ -328,10 +343,11 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_mpi_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_mpi_ranks);
-  if (g_mpi_rank != 0) {  // every rank runs the same; rank 0 alone speaks and writes
-    if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) {
-      MPI_Abort(MPI_COMM_WORLD, kExitInternal);
-    }
+  // Every rank runs the same; rank 0 alone prints results and writes files. The others keep
+  // stderr for what only they can say (an internal error, prefixed with their rank); bad input
+  // is found alike on every rank and said by rank 0.
+  if (g_mpi_rank != 0 && !std::freopen("/dev/null", "w", stdout)) {
+    MPI_Abort(MPI_COMM_WORLD, kExitInternal);
   }
   install_mpi_engine();
   const int code = main_guarded(argc, argv);
@@ -350,22 +366,26 @@ int main(int argc, char** argv) {
 namespace {
 
 int main_guarded(int argc, char** argv) {
+  // Under mpirun every rank meets the same bad input: rank 0 says it.
+  std::ostream& bad = err();
   try {
     return dispatch(argc, argv);
   } catch (const ConfigError& e) {
-    std::cerr << e.what() << "\n";
+    bad << e.what() << "\n";
     return kExitBadInput;
   } catch (const UnitError& e) {
-    std::cerr << "fabricsim: " << e.what() << "\n";
+    bad << "fabricsim: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const ParseError& e) {  // a perftest / nccl-tests log that is not what it claims
-    std::cerr << e.what() << "\n";
+    bad << e.what() << "\n";
     return kExitBadInput;
   } catch (const po::error& e) {
-    std::cerr << "fabricsim: " << e.what() << "\n" << kUsage;
+    bad << "fabricsim: " << e.what() << "\n" << kUsage;
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    std::cerr << "fabricsim: "
+              << (g_mpi_ranks > 1 ? "rank " + std::to_string(g_mpi_rank) + ": " : "")
+              << "internal error: " << e.what() << "\n";
     g_internal_error = true;
     return kExitInternal;
   }

@@ -1513,6 +1513,20 @@ static void check_partitioned(const RunOptions& opts) {
   }
 }
 
+/// `mpirun -np N` on a fabric that cannot be split into N parts (more parts than it has
+/// separable groups, or a zero-delay link between parts): bad input, exit 2, on every rank
+/// alike, with the reason partition_fabric gives.
+static void check_partition_fits(const Prepared& prepared, int ranks) {
+  try {
+    partition_fabric(prepared.fabric, ranks, PartitionMethod::kAuto);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("mpirun -np " + std::to_string(ranks), 0, 0, "",
+                      std::string(e.what()) +
+                          "; run on fewer ranks (`fabricsim topo SCENARIO --partitions N` "
+                          "shows the splits)");
+  }
+}
+
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
@@ -1521,7 +1535,8 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   // The flow mode is one logical process: under mpirun rank 0 runs it alone, as a sequential
   // run; the other ranks have nothing to do.
   if (opts.mpi_ranks > 1 && sc.mode == "flow" && !opts.reports) return kExitOk;
-  print_warnings(sc);
+  if (opts.mpi_ranks > 1 && sc.mode != "flow") check_partition_fits(prepared, opts.mpi_ranks);
+  if (opts.reports) print_warnings(sc);
   // What runs: the workload's collective, traffic flows, a training step (one or more).
   std::vector<std::string> parts;
   if (sc.has_workload) {
@@ -1558,7 +1573,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     if (!n.note.empty()) std::cout << "; " << n.note;
     std::cout << "\n";
   }
-  const bool progress = opts.progress && isatty(STDERR_FILENO);
+  const bool progress = opts.progress && opts.reports && isatty(STDERR_FILENO);
   std::optional<ChromeTrace> trace;
   const std::filesystem::path dir(opts.out_dir);
   if (opts.out_given && opts.trace_max_events > 0 && opts.reports) {
@@ -1602,7 +1617,7 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     std::cout << "\n";
   }
   if (!rep.complete) {
-    std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
+    if (opts.reports) std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
     return rep.interrupted  ? kExitInterrupted
            : rep.limited    ? kExitLimit
            : rep.deadlocked ? kExitDeadlock

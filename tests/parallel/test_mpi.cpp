@@ -172,3 +172,20 @@ TEST_CASE("MPI run: a training step (DP all-reduce across ranks, TP inside serve
 TEST_CASE("MPI run: the flow mode runs on rank 0 alone, with the sequential run's bytes") {
   same_bytes("flow", "scenarios/fat_tree_k8.yaml", "--mode flow --set workload.maxbytes=16MiB", 0);
 }
+
+TEST_CASE("MPI run: bad input under mpirun exits 2 with one message, from rank 0") {
+  const fs::path d = scratch("bad");
+  // quickstart has 8 separable groups (4 leaves with their hosts, 4 spines): 9 ranks cannot
+  // each get one. A tester's finding: this was an internal error and an MPI_Abort.
+  CHECK(fabricsim_run(9, "scenarios/quickstart.yaml", d / "nine", "") == 2);
+  const std::string nine = slurp(d / "nine.log");
+  CHECK(nine.find("mpirun -np 9: 9 parts, but the fabric has only 8 group(s)") !=
+        std::string::npos);
+  CHECK(nine.find("internal error") == std::string::npos);
+  // An unknown key is said once, not once per rank.
+  CHECK(fabricsim_run(3, "scenarios/quickstart.yaml", d / "key", "--set nic.mtuu=4096B") == 2);
+  const std::string key = slurp(d / "key.log");
+  const auto first = key.find("did you mean 'nic.mtu'");
+  REQUIRE(first != std::string::npos);
+  CHECK(key.find("did you mean 'nic.mtu'", first + 1) == std::string::npos);
+}
