@@ -115,6 +115,7 @@ class MpiEngine final : public PacketEngine {
       return merged;
     });
     net.set_require_open_qps(true);
+    net.set_record_posts(true);  // for merge_flows' renumbering
     net.set_remote_post([this](uint32_t qp, const Network::RxMessage& m) {
       const LpId lp = Network::node_lp(static_cast<uint32_t>(
           prepared_.fabric.hosts[static_cast<size_t>(net_->qp_dst_host(qp))]));

@@ -664,16 +664,18 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   m.first_psn = qp.psn_end;
   m.packets = static_cast<uint32_t>(packets);
   const uint64_t seq = next_seq_++;
-  // The place of this post in the execution order (sim/parallel: renumbering seq on merge).
-  const bool in_event = sim_.in_event();
-  const uint64_t key = sim_.current_key();
-  if (in_event != post_in_event_ || key != post_event_key_ || now != post_event_ps_) {
-    post_in_event_ = in_event;
-    post_event_key_ = key;
-    post_event_ps_ = now;
-    post_index_ = 0;
+  if (record_posts_) {
+    // The place of this post in the execution order (sim/parallel: renumbering seq on merge).
+    const bool in_event = sim_.in_event();
+    const uint64_t key = sim_.current_key();
+    if (in_event != post_in_event_ || key != post_event_key_ || now != post_event_ps_) {
+      post_in_event_ = in_event;
+      post_event_key_ = key;
+      post_event_ps_ = now;
+      post_index_ = 0;
+    }
+    posts_.push_back(PostKey{now, key, post_index_++, seq});
   }
-  posts_.push_back(PostKey{now, key, post_index_++, seq});
   const RxMessage rx{seq, tag, bytes, now, m.first_psn, m.packets, 0};
   qp.psn_end += static_cast<uint32_t>(packets);
   qp.msgs.push_back(slot);

@@ -489,8 +489,10 @@ class Network {
     uint32_t index_in_event;  ///< sends before this one in the same event
     uint64_t seq;
   };
-  /// Every message posted, in posting order.
+  /// Every message posted, in posting order, once set_record_posts(true) (a partitioned run
+  /// needs them to renumber messages; 32 bytes per message, so they are not kept otherwise).
   const std::vector<PostKey>& posted() const { return posts_; }
+  void set_record_posts(bool on) { record_posts_ = on; }
   /// A hook for partitioned runs: called with each new message's receiver copy; returning true
   /// means it was shipped to the rank of the destination host (which calls accept_rx_message),
   /// so it is not kept here. Unset (or returning false): kept locally.
@@ -827,6 +829,7 @@ class Network {
   bool require_open_qps_ = false;
   std::function<bool(uint32_t, const RxMessage&)> remote_post_;
   std::vector<PostKey> posts_;
+  bool record_posts_ = false;
   int64_t post_event_ps_ = -1;     ///< time of the event the last post was in
   uint64_t post_event_key_ = 0;    ///< and its key
   bool post_in_event_ = false;     ///< (false: posted outside events)

@@ -242,6 +242,7 @@ TEST_CASE("posted(): each message's event key and index in the event, for a late
   Bed bed(fabricsim::testing::one_leaf(2, 100'000'000'000, 100'000, 0, 1 << 20, 1000));
   Replier replier(*bed.net);
   bed.net->set_sink(&replier);
+  bed.net->set_record_posts(true);
   CHECK(bed.sim.current_key() == 0);
   bed.net->send(0, 1, 3000, 0, 0);
   bed.sim.run();
