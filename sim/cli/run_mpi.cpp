@@ -63,7 +63,7 @@ class MpiEngine final : public PacketEngine {
     const Fabric& fabric = prepared_.fabric;
     const Partition part = partition_fabric(fabric, ranks_, PartitionMethod::kAuto);
     const size_t nodes = part.part_of.size();
-    // LPs past the nodes (the network's control LP) belong to rank 0.
+    // One LP per fabric node; a spare one past them belongs to rank 0.
     std::vector<int> rank_of_lp(nodes + 1, 0);
     for (size_t v = 0; v < nodes; ++v) rank_of_lp[v] = part.part_of[v];
     local_.assign(rank_of_lp.size(), 0);
@@ -86,8 +86,6 @@ class MpiEngine final : public PacketEngine {
     rx_message_ = ws_->add_receiver(this, &MpiEngine::receive_message);
     sim.set_partition(&local_, &MpiEngine::send_remote, this);
     transport.set_stop_when_done(false);
-    // Every rank opens every QP in the same order (PacketTransport::open_qps), so their ids
-    // agree; a message's receive copy goes to its destination host's rank.
     // The lossless check: each rank's watchdog and snapshot cover its own nodes; every rank
     // runs the detector on the same merged snapshot.
     net.set_owned_nodes(owned_nodes_);
@@ -114,6 +112,8 @@ class MpiEngine final : public PacketEngine {
       }
       return merged;
     });
+    // Every rank opens every QP in the same order (PacketTransport::open_qps), so their ids
+    // agree; a message's receive copy goes to its destination host's rank.
     net.set_require_open_qps(true);
     net.set_record_posts(true);  // for merge_flows' renumbering
     net.set_remote_post([this](uint32_t qp, const Network::RxMessage& m) {
