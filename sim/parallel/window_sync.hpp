@@ -64,9 +64,6 @@ class WindowSync {
   void exchange();
   /// Declares the window being executed to end (exclusive) at `end_ps`, for send()'s check.
   void set_window_end(int64_t end_ps) { window_end_ps_ = end_ps; }
-  int64_t lookahead_ps() const { return lookahead_ps_; }
-  MPI_Comm comm() const { return comm_; }
-  const std::vector<int>& rank_of_lp() const { return rank_of_lp_; }
   /// Counts a window run by a driver of its own (windows()).
   void count_window() { ++windows_; }
 
