@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -43,6 +44,24 @@ struct PostedMessage {
   uint32_t qp;
   Network::RxMessage message;
 };
+
+/// What the ranks agree on after each window, in one MPI_Allreduce: `min` element-wise under
+/// MIN (maxima and flags negated), `sum` under SUM. Integers only, so the result is exact and
+/// the same on every rank whatever order MPI combines them in.
+struct WindowAgreement {
+  int64_t min[7];  ///< next event, -finish, failure, -interrupted, -deadlocked, check, -pending
+  int64_t sum[1];  ///< completed workload items
+};
+
+extern "C" void combine_agreements(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const WindowAgreement*>(in);
+  auto* b = static_cast<WindowAgreement*>(inout);
+  for (int i = 0; i < *len; ++i) {
+    for (size_t k = 0; k < std::size(b[i].min); ++k)
+      b[i].min[k] = std::min(a[i].min[k], b[i].min[k]);
+    for (size_t k = 0; k < std::size(b[i].sum); ++k) b[i].sum[k] += a[i].sum[k];
+  }
+}
 
 /// A flow record with the rank whose host sent it (to renumber its message).
 struct RankedFlow {
@@ -79,6 +98,10 @@ class MpiEngine final : public PacketEngine {
     }
     if (part.lookahead_ps) window_ps_ = std::min(window_ps_, *part.lookahead_ps);
     ws_ = std::make_unique<WindowSync>(sim, MPI_COMM_WORLD, rank_of_lp, window_ps_);
+    // One element of this type is one WindowAgreement, so MPI never splits it.
+    MPI_Type_contiguous(sizeof(WindowAgreement) / sizeof(int64_t), MPI_INT64_T, &agreement_type_);
+    MPI_Type_commit(&agreement_type_);
+    MPI_Op_create(&combine_agreements, 1, &agreement_op_);
     rx_arrival_ = ws_->add_receiver(this, &MpiEngine::receive_arrival);
     rx_event_ = ws_->add_receiver(this, &MpiEngine::receive_event);
     handlers_.push_back({Network::credit_handler(), &net});
@@ -139,36 +162,37 @@ class MpiEngine final : public PacketEngine {
 
   StopReason step(int64_t limit_ps, int64_t* finished_at_ps) override {
     for (int window = 0; window < 4096; ++window) {
-      ws_->exchange();
       const auto [done_local, finish_local] =
           progress_ ? progress_() : std::pair<size_t, int64_t>{};
       const bool deadlocked = net_->deadlock().detected_at_ps >= 0 && !net_->config().pfc_watchdog;
-      // One MIN reduction (maxima negated) and one SUM.
-      int64_t mine[6] = {sim_->next_event_ps(),
-                         -finish_local,
-                         net_->failure_ps() >= 0 ? net_->failure_ps() : INT64_MAX,
-                         interrupted_ ? -1 : 0,
-                         deadlocked ? -1 : 0,
-                         net_->next_check_ps()};
-      int64_t all[6];
-      MPI_Allreduce(mine, all, 6, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
-      int64_t done = static_cast<int64_t>(done_local), done_all = 0;
-      MPI_Allreduce(&done, &done_all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-      if (all[3] < 0) return StopReason::kInterrupted;
-      if (all[4] < 0) return StopReason::kWorkloadDone;  // every rank found the same cycle
+      // One reduction per window (WindowAgreement): what the ranks agree on is computed
+      // before this window's remote events are delivered, which changes none of it (they are
+      // only pushed; the earliest of them is in pending_min_ps()). Windows after which no rank
+      // sends anything, most of them in runs that mostly wait, skip the exchange.
+      WindowAgreement mine{
+          {std::min(sim_->next_event_ps(), ws_->pending_min_ps()), -finish_local,
+           net_->failure_ps() >= 0 ? net_->failure_ps() : INT64_MAX, interrupted_ ? -1 : 0,
+           deadlocked ? -1 : 0, net_->next_check_ps(), ws_->pending() ? -1 : 0},
+          {static_cast<int64_t>(done_local)}};
+      WindowAgreement all{};
+      MPI_Allreduce(&mine, &all, 1, agreement_type_, agreement_op_, MPI_COMM_WORLD);
+      if (all.min[6] < 0) ws_->exchange();
+      const int64_t done_all = all.sum[0];
+      if (all.min[3] < 0) return StopReason::kInterrupted;
+      if (all.min[4] < 0) return StopReason::kWorkloadDone;  // every rank found the same cycle
       const bool finished = progress_ && done_all >= static_cast<int64_t>(total_);
-      if (!phase_reported_ && (finished || all[2] != INT64_MAX)) {
+      if (!phase_reported_ && (finished || all.min[2] != INT64_MAX)) {
         phase_reported_ = true;
-        const int64_t finish_all = -all[1];
-        *finished_at_ps = finished ? std::min(finish_all, all[2]) : all[2];
-        if (all[2] != INT64_MAX) adopt_failure(all[2]);
+        const int64_t finish_all = -all.min[1];
+        *finished_at_ps = finished ? std::min(finish_all, all.min[2]) : all.min[2];
+        if (all.min[2] != INT64_MAX) adopt_failure(all.min[2]);
         return StopReason::kWorkloadDone;
       }
       // The lossless check runs where the first rank to arm it put it, on every rank (its
       // snapshot gather is collective), before the events at its time.
-      const int64_t check = all[5];
+      const int64_t check = all.min[5];
       if (check != INT64_MAX && check != net_->next_check_ps()) net_->arm_check_at(check);
-      const int64_t t = std::min(all[0], check);
+      const int64_t t = std::min(all.min[0], check);
       if (t == INT64_MAX) return StopReason::kNoEvents;
       if (t > limit_ps) {
         if (limit_ps > sim_->now_ps()) sim_->advance_to(SimTime(limit_ps));
@@ -212,6 +236,8 @@ class MpiEngine final : public PacketEngine {
   }
 
   void finish() override {
+    MPI_Op_free(&agreement_op_);
+    MPI_Type_free(&agreement_type_);
     net_->settle_statistics();
     const std::vector<std::byte> blob = net_->export_state(owned_nodes_);
     const std::vector<std::byte> all = gather(blob);
@@ -421,6 +447,8 @@ class MpiEngine final : public PacketEngine {
   size_t total_ = 0;
   bool phase_reported_ = false;
   bool interrupted_ = false;
+  MPI_Datatype agreement_type_ = MPI_DATATYPE_NULL;
+  MPI_Op agreement_op_ = MPI_OP_NULL;
   std::vector<int> gathered_sizes_;
 };
 

@@ -85,6 +85,8 @@ void WindowSync::append(uint16_t receiver, int64_t t_ps, uint64_t key, LpId lp, 
   std::memcpy(buf.data() + at, &h, sizeof h);
   if (size > 0) std::memcpy(buf.data() + at + sizeof h, data, size);
   ++remote_sent_;
+  pending_ = true;
+  if (t_ps >= 0) pending_min_ps_ = std::min(pending_min_ps_, t_ps);
 }
 
 void WindowSync::exchange() {
@@ -100,6 +102,8 @@ void WindowSync::exchange() {
     send_buf.insert(send_buf.end(), out_[r].begin(), out_[r].end());
     out_[r].clear();
   }
+  pending_ = false;
+  pending_min_ps_ = INT64_MAX;
   MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm_);
   size_t total = 0;
   for (size_t r = 0; r < n; ++r) {
@@ -126,12 +130,14 @@ void WindowSync::exchange() {
 
 bool WindowSync::run(SimTime stop_at) {
   for (;;) {
-    exchange();
-    // One reduction for both: the earliest pending time and whether any rank asked to stop
-    // (as a negated flag under MPI_MIN).
-    int64_t mine[2] = {sim_.next_event_ps(), stop_requested_ ? -1 : 0};
-    int64_t all[2] = {0, 0};
-    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_MIN, comm_);
+    // One reduction for all three: the earliest event time once this window's remote events
+    // are delivered, whether any rank asked to stop, and whether any has something to deliver
+    // (flags negated under MPI_MIN). Windows with nothing to deliver skip the exchange.
+    int64_t mine[3] = {std::min(sim_.next_event_ps(), pending_min_ps_), stop_requested_ ? -1 : 0,
+                       pending_ ? -1 : 0};
+    int64_t all[3] = {0, 0, 0};
+    MPI_Allreduce(mine, all, 3, MPI_INT64_T, MPI_MIN, comm_);
+    if (all[2] < 0) exchange();
     if (all[1] < 0) return true;
     if (all[0] == INT64_MAX || all[0] > stop_at.ps()) return false;
     window_end_ps_ = all[0] >= stop_at.ps() - lookahead_ps_ + 1 && stop_at.ps() < INT64_MAX

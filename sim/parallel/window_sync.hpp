@@ -61,7 +61,14 @@ class WindowSync {
   void post_data(uint16_t receiver, LpId lp, const void* data, uint32_t size);
   /// Delivers what this rank sent during the window to the other ranks and hands what it
   /// received to the receivers. Collective: every rank calls it at the same window boundary.
+  /// A window after which no rank has anything to send may skip it (pending()), on every rank.
   void exchange();
+  /// Whether this rank holds events or data for other ranks, not yet exchanged.
+  bool pending() const { return pending_; }
+  /// The earliest time of the events this rank holds for other ranks (picoseconds), INT64_MAX
+  /// if none: the minimum over ranks of min(next_event_ps(), pending_min_ps()) is the earliest
+  /// event time anywhere once they are exchanged, so one reduction serves both.
+  int64_t pending_min_ps() const { return pending_min_ps_; }
   /// Declares the window being executed to end (exclusive) at `end_ps`, for send()'s check.
   void set_window_end(int64_t end_ps) { window_end_ps_ = end_ps; }
   /// Counts a window run by a driver of its own (windows()).
@@ -94,6 +101,8 @@ class WindowSync {
   std::vector<std::vector<std::byte>> out_;  ///< per destination rank: encoded events
   uint64_t windows_ = 0, remote_sent_ = 0, remote_received_ = 0;
   bool stop_requested_ = false;
+  bool pending_ = false;                ///< out_ holds something
+  int64_t pending_min_ps_ = INT64_MAX;  ///< the earliest event in out_
 };
 
 }  // namespace fabricsim
