@@ -1458,7 +1458,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   bool one_seed = true;
   for (const Scenario& sc : scenarios) one_seed = one_seed && sc.seed == first.seed;
   std::cout << "# fabricsim sweep " << first.name << ": " << points << " point"
-            << (points == 1 ? "" : "s") << " (" << shape << "), "
+            << (points == 1 ? "" : "s") << (axes.size() > 1 ? " (" + shape + ")" : "") << ", "
             << (one_seed ? "seed " + std::to_string(first.seed) : std::string("seeds varied"))
             << "\n";
 

@@ -119,6 +119,8 @@ TEST_CASE("sweep --jobs 2 writes the same bytes as --jobs 1, in point order") {
   INFO(b.err);
   REQUIRE(b.exit_code == 0);
   CHECK(b.err.empty());  // no progress line when stderr is not a terminal
+  // The header gives the points and, for more than one --vary, the grid's shape.
+  CHECK(b.out.find(": 4 points (2 x 2), seed ") != std::string::npos);
   for (const char* f : {"sweep.csv", "sweep.md", "busbw.gp", "busbw.dat", "vs-link.host_rate.gp",
                         "vs-link.host_rate.dat"}) {
     INFO(f);
@@ -391,6 +393,9 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   CHECK(cell(t, 3, "status") == "complete");
   CHECK(slurp(d / "err").find("point 2/3 (workload.maxbytes=8GiB): internal error: the point's "
                               "process was killed by signal 9") != std::string::npos);
+  // One --vary: no shape after the count (a tester's find: it said "3 points (3)").
+  CHECK(slurp(d / "out").find("# fabricsim sweep quickstart: 3 points, seed 1\n") !=
+        std::string::npos);
   const auto blocks = dat_blocks(d / "busbw.dat");
   REQUIRE(blocks.size() == 2);
   CHECK(blocks[0].title == "point 1: workload.maxbytes=16KiB");
