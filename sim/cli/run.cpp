@@ -189,9 +189,10 @@ void apply_nccl_environment(Scenario& sc) {
 }  // namespace
 
 Scenario load(const RunOptions& opts) {
+  // --seed wins over --set seed=; a sweep refuses it beside --vary seed=.
   std::vector<std::string> sets = opts.sets;
   if (opts.seed) sets.push_back("seed=" + std::to_string(*opts.seed));
-  Scenario sc = load_scenario(opts.scenario_path, sets);
+  Scenario sc = load_scenario(opts.scenario_path, sets, opts.varied);
   apply_nccl_environment(sc);
   return sc;
 }

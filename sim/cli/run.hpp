@@ -37,10 +37,12 @@ enum ExitCode : int {
 struct RunOptions {
   std::string scenario_path;
   std::vector<std::string> sets;  ///< --set KEY=VALUE, in order
-  std::optional<uint64_t> seed;   ///< --seed N (wins over the file and --set seed=)
-  std::string out_dir;            ///< --out DIR
-  bool out_given = false;         ///< --out was given (an empty DIR is then an error)
-  bool progress = false;          ///< progress lines on stderr (only when it is a terminal)
+  /// A sweep point's values, KEY=VALUE, applied after `sets` (errors name them --vary).
+  std::vector<std::string> varied;
+  std::optional<uint64_t> seed;  ///< --seed N (wins over the file and --set seed=)
+  std::string out_dir;           ///< --out DIR
+  bool out_given = false;        ///< --out was given (an empty DIR is then an error)
+  bool progress = false;         ///< progress lines on stderr (only when it is a terminal)
   /// --trace-events N: cap of trace.json events written with --out (0 = no trace.json).
   int64_t trace_max_events = 200'000;
   /// --max-wall T: stop cleanly after T of wall-clock time, picoseconds (0 = no limit).

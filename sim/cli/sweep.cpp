@@ -1324,7 +1324,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   for (int64_t i = 0; i < points; ++i) {
     values.push_back(point_values(axes, i));
     RunOptions o = opts;
-    for (size_t a = 0; a < axes.size(); ++a) o.sets.push_back(axes[a].key + "=" + values[i][a]);
+    for (size_t a = 0; a < axes.size(); ++a) o.varied.push_back(axes[a].key + "=" + values[i][a]);
     try {
       Scenario sc;
       try {

@@ -1152,8 +1152,9 @@ std::string kind_block_of(const std::string& path) {
   return "";
 }
 
-void apply_override(YAML::Node& root, const std::string& text, Context& ctx) {
-  const std::string where = "--set " + text;
+void apply_override(YAML::Node& root, const std::string& text, const std::string& flag,
+                    Context& ctx) {
+  const std::string where = flag + " " + text;
   const size_t eq = text.find('=');
   if (eq == std::string::npos) {
     throw ConfigError(where, 0, 0, text, "expected KEY=VALUE, e.g. topology.oversubscription=3");
@@ -2402,11 +2403,13 @@ void resolve_traffic(Scenario& sc, const std::vector<std::string>& host_names) {
   }
 }
 
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                       const std::vector<std::string>& varied) {
   Context ctx;
   ctx.file = path;
   YAML::Node root = parse_yaml(path, read_file(path));
-  for (const std::string& o : overrides) apply_override(root, o, ctx);
+  for (const std::string& o : overrides) apply_override(root, o, "--set", ctx);
+  for (const std::string& o : varied) apply_override(root, o, "--vary", ctx);
   return build(ctx, root);
 }
 

@@ -46,8 +46,10 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 /// a missing or wrong unit, or a value out of range. A switch profile (`switch.profile`) is
 /// read too; its errors point into the profile file, and `origins` records its keys there.
 /// Settings that do nothing under the other choices are not errors: they are listed in
-/// Scenario::warnings.
-Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+/// Scenario::warnings. `varied` are applied after `overrides`, the same way; their errors name
+/// them as a sweep's `--vary KEY=VALUE` rather than `--set KEY=VALUE`.
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
+                       const std::vector<std::string>& varied = {});
 
 /// A ConfigError about `key_path` of a loaded scenario, positioned where the key (or, failing
 /// that, its section) was written, or naming the --set that gave it; the file alone when the key

@@ -746,7 +746,7 @@ TEST_CASE("sweep: bad input anywhere is exit 2 before any point runs or anything
                                " --vary link.host_rate=100Gbps,-5Gbps --out " + d.string());
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
-    CHECK(r.err.rfind("--set link.host_rate=-5Gbps: link.host_rate:", 0) == 0);
+    CHECK(r.err.rfind("--vary link.host_rate=-5Gbps: link.host_rate:", 0) == 0);
     CHECK(r.err.find("in point 2/2") != std::string::npos);
     CHECK(!fs::exists(d / "point-001"));
     CHECK(!fs::exists(d / "sweep.csv"));
