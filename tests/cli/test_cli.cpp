@@ -1239,6 +1239,13 @@ TEST_CASE("calibrate: every log in tests/data parses and fits, or is refused at 
         const auto j = nlohmann::json::parse(slurp(scratch("cal_all") / "cal.report.json"));
         CHECK(j["inputs"].size() == 1);
         CHECK(j["heldout_median_abs_pct_error"].is_null());
+        // Without --scenario an nccl-tests log (or a latency log) fits no scenario key: said
+        // on stdout and in the fragment, not left as a fragment of comments (a tester's find).
+        const bool empty = j["fragment"].empty();
+        if (std::string(dir) == "nccl") CHECK(empty);
+        const std::string note = "no scenario key fitted (the fits are in the report)";
+        CHECK((r.out.find("# fragment   : " + note) != std::string::npos) == empty);
+        CHECK((slurp(out).find("# " + note) != std::string::npos) == empty);
       }
     }
   }
