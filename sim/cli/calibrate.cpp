@@ -705,6 +705,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
 
   if (interrupted()) return kExitInterrupted;
   // Through the simulator: the scenario's fabric with each log's collective and ranks.
+  std::string interrupted_in;  // the log whose simulation a SIGINT/SIGTERM stopped
   std::optional<SimFit> chosen;
   std::vector<SimFit> sims;
   if (!opts.scenario.scenario_path.empty() && !nccls.empty()) {
@@ -722,24 +723,35 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
                          base.link.fabric_rate_bps,
                          gpus_per_server,
                          hosts / gpus_per_server};
+    // The closed-form fits above are shown before simulations that may take minutes.
+    std::cout << "# simulating : the nccl-tests logs on " << opts.scenario.scenario_path
+              << " (Ctrl-C writes what is fitted so far)" << std::endl;
     for (const NcclLog& log : nccls) {
       if (log.path == heldout_file) continue;
       SimFit s;
+      if (!interrupted_in.empty()) {  // Ctrl-C: the logs after it are not simulated
+        s.path = log.path;
+        s.skipped = "not simulated: interrupted during " + interrupted_in;
+        sims.push_back(std::move(s));
+        continue;
+      }
       try {
         s = calibrate_through_simulation(ctx, log, heldout_of(log, opts.max_sim_bytes), start_rate);
       } catch (const SimStopped& stop) {
-        if (stop.interrupted) {
-          std::cerr << "fabricsim: calibrate interrupted during the simulation of " << log.path
-                    << ": nothing written\n";
-          return kExitInterrupted;
-        }
         s.path = log.path;
-        s.skipped = "the simulation did not finish: " + stop.reason;
+        if (stop.interrupted) {
+          // What was fitted so far is written (the closed-form fits, the logs simulated
+          // before this one), and the exit code says it was interrupted.
+          interrupted_in = log.path;
+          s.skipped = "interrupted during its simulation by SIGINT or SIGTERM";
+        } else {
+          s.skipped = "the simulation did not finish: " + stop.reason;
+        }
       }
       if (s.skipped.empty() && s.warning.empty() && !chosen) chosen = s;
       sims.push_back(std::move(s));
     }
-    if (!heldout_file.empty() && chosen) {
+    if (!heldout_file.empty() && chosen && interrupted_in.empty()) {
       for (const NcclLog& log : nccls) {
         if (log.path != heldout_file) continue;
         SimFit s;
@@ -760,11 +772,9 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
           try {
             compare(ctx, log, where, sizes, 1, s);  // every size held out
           } catch (const SimStopped& stop) {
-            if (stop.interrupted) {
-              std::cerr << "fabricsim: calibrate interrupted: nothing written\n";
-              return kExitInterrupted;
-            }
-            s.skipped = "the simulation did not finish: " + stop.reason;
+            if (stop.interrupted) interrupted_in = log.path;
+            s.skipped = stop.interrupted ? "interrupted during its prediction by SIGINT or SIGTERM"
+                                         : "the simulation did not finish: " + stop.reason;
           }
         }
         sims.push_back(std::move(s));
@@ -905,6 +915,11 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     }
   }
   report["fragment"] = fragment;
+  report["interrupted"] = !interrupted_in.empty();
+  if (!interrupted_in.empty()) {
+    yaml << "# interrupted during the simulation of " << interrupted_in
+         << ": fitted from the logs before it only\n";
+  }
   // nccl-tests or perftest latency fits alone set no scenario key: say so rather than leave a
   // fragment of comments that reads as a calibration with nothing to change.
   const std::string empty_fragment =
@@ -912,7 +927,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       "link.host_rate and the NCCL latencies through the simulation, or a perftest bandwidth "
       "sweep (--perftest) for the line rate";
   if (fragment.empty()) yaml << "# " << empty_fragment << "\n";
-  if (fragment.empty() && !not_fitted.empty() &&
+  if (interrupted_in.empty() && fragment.empty() && !not_fitted.empty() &&
       not_fitted.size() == opts.perftest.size() + opts.nccl_tests.size()) {
     // No log fitted: exit 0 with an empty fragment would read as a calibration that worked.
     // (When some log fitted, its fits are in the report and the others' reasons beside them.)
@@ -940,6 +955,11 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     for (const auto& [k, v] : fragment.items())
       std::cout << " --set " << k << "=" << v.get<std::string>();
     std::cout << "\n";
+  }
+  if (!interrupted_in.empty()) {
+    std::cerr << "fabricsim: calibrate interrupted during the simulation of " << interrupted_in
+              << ": wrote what was fitted before it\n";
+    return kExitInterrupted;
   }
   return kExitOk;
 }

@@ -1686,6 +1686,48 @@ TEST_CASE("calibrate: an N x 1 log runs one rank per server of an 8-GPU scenario
         std::to_string(static_cast<int64_t>(rate)) + "bps");
 }
 
+TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit 130") {
+  // A perftest sweep's line rate comes from its closed-form fit; the 128-rank log's fit through
+  // the k=8 fat-tree takes many minutes, so the signal arrives during its simulation. It used to
+  // end the command with nothing written, the perftest fit lost with it.
+  const fs::path d = scratch("cal_sigint");
+  const fs::path out = d / "cal.yaml";
+  const std::string perftest =
+      "tests/data/perftest/perftest-ib_write_bw-bidir-roce-rocm-gpu-amd-docs-01.txt";
+  const std::string cmd =
+      std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
+      " calibrate --scenario scenarios/fat_tree_k8.yaml --perftest " + perftest +
+      " --nccl-tests tests/data/nccl/nccl-allreduce-a100-16node-ib-hdr-coreweave-2022-01.txt"
+      " --out " +
+      out.string() + " >" + (d / "out").string() + " 2>" + (d / "err").string() +
+      " & pid=$!; i=0; while ! grep -q '^# simulating' " + (d / "out").string() +
+      " && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2; kill -INT $pid; "
+      "wait $pid)";
+  const int status = std::system(cmd.c_str());
+  INFO(slurp(d / "err"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(slurp(d / "err").find("calibrate interrupted during the simulation of tests/data/nccl/"
+                              "nccl-allreduce-a100-16node-ib-hdr-coreweave-2022-01.txt: wrote "
+                              "what was fitted before it") != std::string::npos);
+  // The fragment holds the perftest rate, and says it was interrupted.
+  const auto rep = nlohmann::json::parse(slurp(d / "cal.report.json"));
+  CHECK(rep["interrupted"] == true);
+  REQUIRE(rep["simulated"].size() == 1);
+  CHECK(rep["simulated"][0]["skipped"] == "interrupted during its simulation by SIGINT or SIGTERM");
+  // The same rate as the perftest log calibrated alone.
+  const fs::path alone = scratch("cal_sigint_alone") / "cal.yaml";
+  const Result a = fabricsim("calibrate --perftest " + perftest + " --out " + alone.string());
+  REQUIRE(a.exit_code == 0);
+  const auto rep_alone = nlohmann::json::parse(slurp(alone.parent_path() / "cal.report.json"));
+  REQUIRE(rep["fragment"].contains("link.host_rate"));
+  CHECK(rep["fragment"]["link.host_rate"] == rep_alone["fragment"]["link.host_rate"]);
+  const std::string yaml = slurp(out);
+  CHECK(yaml.find("host_rate: " + rep["fragment"]["link.host_rate"].get<std::string>()) !=
+        std::string::npos);
+  CHECK(yaml.find("# interrupted during the simulation of") != std::string::npos);
+}
+
 TEST_CASE("calibrate: bad input is exit 2 with where and what") {
   const fs::path out = scratch("cal_bad") / "cal.yaml";
   const std::string nccl = "tests/data/nccl/nccl-allreduce-h100-2node-8hca-01.txt";
