@@ -40,6 +40,22 @@ inline std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
+#ifdef FABRICSIM_BINARY
+/// Runs `fabricsim ARGS` from the source tree in the background (stdout to DIR/out, stderr to
+/// DIR/err); once the shell condition `until` holds (checked every 50 ms, for at most 60 s),
+/// runs the shell command `then`, in which $pid is fabricsim's process, and waits for fabricsim.
+/// Returns std::system's wait status: fabricsim's exit code is WEXITSTATUS of it.
+inline int fabricsim_then(const std::string& args, const std::filesystem::path& dir,
+                          const std::string& until, const std::string& then) {
+  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
+                          " " + args + " >" + (dir / "out").string() + " 2>" +
+                          (dir / "err").string() + " & pid=$!; i=0; while ! { " + until +
+                          "; } 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; " +
+                          then + "; wait $pid)";
+  return std::system(cmd.c_str());
+}
+#endif
+
 /// TMPDIR/PREFIX<pid>/NAME, created.
 inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
   (void)kNcclEnvironmentCleared;  // every fabricsim call goes through here first

@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using cli_testing::fabricsim_then;
 using cli_testing::Result;
 using cli_testing::slurp;
 
@@ -1694,16 +1695,12 @@ TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit
   const fs::path out = d / "cal.yaml";
   const std::string perftest =
       "tests/data/perftest/perftest-ib_write_bw-bidir-roce-rocm-gpu-amd-docs-01.txt";
-  const std::string cmd =
-      std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
-      " calibrate --scenario scenarios/fat_tree_k8.yaml --perftest " + perftest +
-      " --nccl-tests tests/data/nccl/nccl-allreduce-a100-16node-ib-hdr-coreweave-2022-01.txt"
-      " --out " +
-      out.string() + " >" + (d / "out").string() + " 2>" + (d / "err").string() +
-      " & pid=$!; i=0; while ! grep -q '^# simulating' " + (d / "out").string() +
-      " && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; sleep 0.2; kill -INT $pid; "
-      "wait $pid)";
-  const int status = std::system(cmd.c_str());
+  const int status = fabricsim_then(
+      "calibrate --scenario scenarios/fat_tree_k8.yaml --perftest " + perftest +
+          " --nccl-tests tests/data/nccl/nccl-allreduce-a100-16node-ib-hdr-coreweave-2022-01.txt"
+          " --out " +
+          out.string(),
+      d, "grep -q '^# simulating' " + (d / "out").string(), "sleep 0.2; kill -INT $pid");
   INFO(slurp(d / "err"));
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);

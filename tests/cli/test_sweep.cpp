@@ -21,6 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using cli_testing::fabricsim_then;
 using cli_testing::Result;
 using cli_testing::slurp;
 
@@ -372,16 +373,10 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   // oldest child left is point 2's process: it is killed. Point 3 runs beside it or after it. (A
   // CI run once saw point 3 wait for point 2, as if the second process could not start; killing
   // "the children once two points are done" then killed nothing and the test failed.)
-  const std::string csv = (d / "sweep.csv").string();
-  const std::string cmd =
-      std::string("cd ") + FABRICSIM_SOURCE_DIR + " && (" + FABRICSIM_BINARY +
-      " sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,16KiB --jobs 2"
-      " --out " +
-      d.string() + " >" + (d / "out").string() + " 2>" + (d / "err").string() +
-      " & pid=$!; i=0; while ! grep -q '^1,16KiB,complete,' " + csv +
-      " 2>/dev/null && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; "
-      "pkill -KILL -o -P $pid; wait $pid)";
-  const int status = std::system(cmd.c_str());
+  const int status = fabricsim_then(
+      "sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,16KiB --jobs 2 --out " +
+          d.string(),
+      d, "grep -q '^1,16KiB,complete,' " + (d / "sweep.csv").string(), "pkill -KILL -o -P $pid");
   INFO(slurp(d / "err"));
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 1);
