@@ -337,6 +337,9 @@ int main_guarded(int argc, char** argv);
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A reader of stdout that went away (`| head -0`, a closed terminal) must not kill a long run
+  // before it writes its files: writes to the closed pipe fail (EPIPE) and are dropped instead.
+  std::signal(SIGPIPE, SIG_IGN);
   const int world = mpi_world_size_from_env();
   if (world <= 1) return main_guarded(argc, argv);
 #ifdef FABRICSIM_HAVE_MPI

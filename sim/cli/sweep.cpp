@@ -303,11 +303,25 @@ std::string describe(const std::vector<SweepAxis>& axes, const std::vector<std::
 /// Runs point `index` (0-based) of `points` exactly as `fabricsim run` would and, with --out,
 /// writes its DIR/point-NNN/ (without trace.json). A point that throws is tabulated as failed;
 /// only a point directory that cannot be written throws (std::runtime_error).
+/// Removes the files a point writes from its directory (an earlier sweep's, or what a killed
+/// point process left half-written), so the directory never holds results its row does not.
+void remove_point_outputs(const RunOptions& opts, int64_t index, int64_t points) {
+  if (!opts.out_given) return;
+  const std::filesystem::path point_dir =
+      std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
+  for (const char* f :
+       {"results.json", "perf.json", "ports.csv", "queues.csv", "flows.csv", "trace.json"}) {
+    std::error_code ec;
+    std::filesystem::remove(point_dir / f, ec);
+  }
+}
+
 PointResult run_point(Scenario& sc, int64_t index, int64_t points,
                       const std::vector<std::string>& values, const RunOptions& opts,
                       const std::atomic<bool>* interrupt, bool progress,
                       const std::optional<WallLimit>& wall) {
   const auto wall_start = std::chrono::steady_clock::now();
+  remove_point_outputs(opts, index, points);
   PointResult result;
   result.point = index + 1;
   std::optional<RunReport> rep;
@@ -329,9 +343,7 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
     const std::filesystem::path point_dir =
         std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
     std::filesystem::create_directories(point_dir);
-    write_run_outputs(point_dir.string(), *rep);
-    std::error_code ec;  // as `run --trace-events 0`: no trace.json of an earlier run
-    std::filesystem::remove(point_dir / "trace.json", ec);
+    write_run_outputs(point_dir.string(), *rep);  // no trace.json: `run --trace-events 0`
   }
   result.cells.push_back(std::to_string(index + 1));
   for (const std::string& v : values) result.cells.push_back(v);
@@ -367,6 +379,21 @@ PointResult failed_point(const Scenario& sc, int64_t index, const std::vector<st
   const std::vector<std::string> metrics = metric_cells(sc, nullptr, Outcome::kFailed, error);
   result.cells.insert(result.cells.end(), metrics.begin(), metrics.end());
   result.reason = "internal error: " + error;
+  return result;
+}
+
+/// The row of a point whose process the sweep killed while stopping (`outcome`: kInterrupted
+/// or kLimited): its status says so, and it has no results.
+PointResult stopped_point(const Scenario& sc, int64_t index, const std::vector<std::string>& values,
+                          Outcome outcome) {
+  PointResult result;
+  result.point = index + 1;
+  result.outcome = outcome;
+  result.cells.push_back(std::to_string(index + 1));
+  for (const std::string& v : values) result.cells.push_back(v);
+  const std::vector<std::string> metrics = metric_cells(sc, nullptr, outcome, "");
+  result.cells.insert(result.cells.end(), metrics.begin(), metrics.end());
+  result.reason = "killed: did not stop in time";
   return result;
 }
 
@@ -1028,7 +1055,12 @@ struct RunningPoint {
   size_t index = 0;  ///< 0-based point
   std::string data;  ///< what it has sent so far
   std::chrono::steady_clock::time_point start;
+  bool killed = false;  ///< SIGKILLed for not stopping within kStopGrace
 };
+
+/// How long a point process may take to stop after the sweep's interrupt or --max-wall before
+/// it is killed (a stopped or hung process would otherwise hold the sweep forever).
+constexpr std::chrono::seconds kStopGrace{5};
 
 /// Starts point `index` in a child process (fork: the child has every scenario already loaded
 /// and checked). The child runs it exactly as the sequential sweep would, writes its
@@ -1079,10 +1111,13 @@ std::string start_point(std::vector<Scenario>& scenarios,
 /// `results` (point i at i - 1) as they finish and calling `on_finish` after each. When
 /// `interrupt` becomes true it starts no more, forwards SIGINT to the running ones and waits
 /// for them (each then tabulates itself as interrupted). Past `wall`'s deadline it starts no
-/// more either; the running ones stop themselves at the same deadline (limited). A child that dies
-/// without sending its row (a crash, a kill) is tabulated as failed with the reason. Returns how
-/// many points were started (points 1 to that number have rows).
-int64_t run_parallel(std::vector<Scenario>& scenarios,
+/// more either; the running ones stop themselves at the same deadline (limited). One that has not
+/// stopped kStopGrace after either (stopped, hung) is killed and tabulated as interrupted or
+/// limited, without results. A child that dies without sending its row (a crash, a kill) is
+/// tabulated as failed with the reason, its partial files removed; one interrupted by a signal
+/// the sweep did not send, as failed too. Returns how many points were started (points 1 to that
+/// number have rows).
+int64_t run_parallel(std::vector<Scenario>& scenarios, const std::vector<SweepAxis>& axes,
                      const std::vector<std::vector<std::string>>& values, const RunOptions& opts,
                      const std::atomic<bool>* interrupt, const std::optional<WallLimit>& wall,
                      int64_t jobs, bool progress, std::vector<std::optional<PointResult>>& results,
@@ -1108,12 +1143,26 @@ int64_t run_parallel(std::vector<Scenario>& scenarios,
     drawn = now;
   };
   bool noted = false, changed = true;
+  std::optional<std::chrono::steady_clock::time_point> stopping_since;
   for (;;) {
     const bool interrupted = interrupt != nullptr && interrupt->load();
-    const bool stop = interrupted || (wall && std::chrono::steady_clock::now() >= wall->deadline);
+    const auto now = std::chrono::steady_clock::now();
+    const bool stop = interrupted || (wall && now >= wall->deadline);
     if (interrupted && !forwarded) {
       for (const RunningPoint& r : running) ::kill(r.pid, SIGINT);
       forwarded = true;
+    }
+    if (stop && !stopping_since) stopping_since = now;
+    if (stopping_since && now - *stopping_since >= kStopGrace) {
+      for (RunningPoint& r : running) {
+        if (r.killed) continue;
+        ::kill(r.pid, SIGKILL);  // also ends a stopped (SIGSTOP) process
+        r.killed = true;
+        std::cerr << "fabricsim sweep: point " << r.index + 1 << "/" << points << " ("
+                  << describe(axes, values[r.index]) << ") did not stop within "
+                  << kStopGrace.count() << " s of "
+                  << (interrupted ? "the interrupt" : "--max-wall") << ": killed\n";
+      }
     }
     while (!stop && next < points && static_cast<int64_t>(running.size()) < jobs) {
       if (results[next]) {  // unbuildable: tabulated already, not run
@@ -1168,11 +1217,26 @@ int64_t run_parallel(std::vector<Scenario>& scenarios,
       while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
       }
       std::optional<PointResult> result = decode(r.data);
-      if (!result || result->point != static_cast<int64_t>(r.index) + 1) {
-        result = failed_point(scenarios[r.index], static_cast<int64_t>(r.index), values[r.index],
-                              describe_wait_status("the point's process", status));
+      const auto index = static_cast<int64_t>(r.index);
+      if (!result || result->point != index + 1) {
+        // Died without its row: whatever it wrote is partial.
+        remove_point_outputs(opts, index, static_cast<int64_t>(points));
+        if (r.killed) {  // by the sweep, stopping: tabulated as stopped, with no results
+          const bool by_interrupt = interrupt != nullptr && interrupt->load();
+          result = stopped_point(scenarios[r.index], index, values[r.index],
+                                 by_interrupt ? Outcome::kInterrupted : Outcome::kLimited);
+        } else {
+          result = failed_point(scenarios[r.index], index, values[r.index],
+                                describe_wait_status("the point's process", status));
+        }
         result->wall_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
+      } else if (result->outcome == Outcome::kInterrupted &&
+                 !(interrupt != nullptr && interrupt->load())) {
+        // SIGINT or SIGTERM to the point's process alone: the sweep was not interrupted.
+        result = failed_point(scenarios[r.index], index, values[r.index],
+                              "the point's process was interrupted by a signal the sweep did "
+                              "not send (SIGINT or SIGTERM to it alone)");
       }
       results[r.index] = std::move(result);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
@@ -1537,9 +1601,10 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
       if (results[k]->outcome == Outcome::kInterrupted) break;
     }
   } else {
-    started = run_parallel(scenarios, values, opts, interrupt, wall, jobs, progress, results, [&] {
-      if (opts.out_given) write_tables();
-    });
+    started =
+        run_parallel(scenarios, axes, values, opts, interrupt, wall, jobs, progress, results, [&] {
+          if (opts.out_given) write_tables();
+        });
   }
   // Points left unstarted: by an interrupt, or by the --max-wall deadline.
   bool interrupted = started < points && interrupt != nullptr && interrupt->load();

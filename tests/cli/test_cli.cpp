@@ -1,5 +1,6 @@
 // End-to-end: the fabricsim binary as a user runs it (exit codes, messages, output files).
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -207,6 +208,39 @@ TEST_CASE("SIGINT during a long run still writes the finished sizes, marked inco
   CHECK(j["run"]["stop_reason"].get<std::string>().rfind("interrupted", 0) == 0);
   CHECK(j["collectives"].size() >= 1);  // 8 KiB alone takes milliseconds
   CHECK(j["collectives"].size() < 21);  // 8 KiB … 8 GiB is 21 sizes
+}
+
+TEST_CASE("a reader of stdout that went away does not stop run or sweep before their files") {
+  // stdout is a pipe whose read end is already closed: the first write raises SIGPIPE, which
+  // killed the process (exit 141) with its --out directory empty (a tester's find).
+  for (const char* command : {"run", "sweep"}) {
+    INFO(command);
+    const fs::path d = scratch(std::string("sigpipe_") + command);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    ::close(fds[0]);
+    const bool sweep = std::string(command) == "sweep";
+    const std::string set = sweep ? "--vary" : "--set";
+    const std::string value = sweep ? "workload.maxbytes=32KiB,64KiB" : "workload.maxbytes=64KiB";
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[1]);
+      if (::chdir(FABRICSIM_SOURCE_DIR) == 0) {
+        ::execl(FABRICSIM_BINARY, FABRICSIM_BINARY, command, "scenarios/quickstart.yaml",
+                set.c_str(), value.c_str(), "--out", d.c_str(), static_cast<char*>(nullptr));
+      }
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(fs::exists(d / (sweep ? "point-002/results.json" : "results.json")));
+    if (sweep) CHECK(fs::exists(d / "sweep.csv"));
+  }
 }
 
 TEST_CASE("every scenario in scenarios/ validates, describes its fabric and runs a small sweep") {

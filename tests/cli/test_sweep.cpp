@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -373,6 +374,10 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   // oldest child left is point 2's process: it is killed. Point 3 runs beside it or after it. (A
   // CI run once saw point 3 wait for point 2, as if the second process could not start; killing
   // "the children once two points are done" then killed nothing and the test failed.)
+  // Point 2's directory holds an earlier sweep's results: they go, not left beside a row that
+  // says the point failed (a tester's find).
+  fs::create_directories(d / "point-002");
+  std::ofstream(d / "point-002" / "results.json") << "{\"run\": {\"complete\": true}}\n";
   const int status = fabricsim_then(
       "sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,8GiB,16KiB --jobs 2 --out " +
           d.string(),
@@ -386,6 +391,8 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   CHECK(cell(t, 2, "status") ==
         "incomplete: internal error: the point's process was killed by signal 9 (Killed)");
   CHECK(cell(t, 3, "status") == "complete");
+  CHECK_FALSE(fs::exists(d / "point-002" / "results.json"));
+  CHECK(fs::exists(d / "point-003" / "results.json"));
   CHECK(slurp(d / "err").find("point 2/3 (workload.maxbytes=8GiB): internal error: the point's "
                               "process was killed by signal 9") != std::string::npos);
   // One --vary: no shape after the count (a tester's find: it said "3 points (3)").
@@ -397,6 +404,51 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   CHECK(blocks[1].title == "point 3: workload.maxbytes=16KiB");
   CHECK(slurp(d / "busbw.gp").find("# left out: point 2 (workload.maxbytes=8GiB)") !=
         std::string::npos);
+}
+
+TEST_CASE("sweep --jobs 2: SIGTERM to one point's process fails that point, not the sweep") {
+  // The point stops as `run` does on SIGTERM; the sweep was not interrupted, so the point is
+  // failed (exit 1) and the others run. It was tabulated "interrupted" and the sweep exited 130.
+  const fs::path d = scratch("jobs_term");
+  const int status = fabricsim_then(
+      "sweep scenarios/quickstart.yaml --vary workload.maxbytes=8GiB,16KiB --jobs 2 --out " +
+          d.string(),
+      d, "pgrep -o -P $pid", "sleep 0.3; kill -TERM $(pgrep -o -P $pid)");
+  INFO(slurp(d / "err"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 3);
+  CHECK(cell(t, 1, "status") ==
+        "incomplete: internal error: the point's process was interrupted by a signal the sweep "
+        "did not send (SIGINT or SIGTERM to it alone)");
+  CHECK(cell(t, 2, "status") == "complete");
+}
+
+TEST_CASE("sweep --jobs 2: a point that does not stop at --max-wall is killed 5 s later") {
+  // A stopped (SIGSTOP) or hung point process held the sweep past --max-wall, and past Ctrl-C,
+  // for as long as it stayed so (a tester's find).
+  const fs::path d = scratch("jobs_hung");
+  const auto start = std::chrono::steady_clock::now();
+  const int status = fabricsim_then(
+      "sweep scenarios/quickstart.yaml --vary workload.maxbytes=8GiB,16KiB --jobs 2"
+      " --max-wall 1s --out " +
+          d.string(),
+      d, "pgrep -o -P $pid", "kill -STOP $(pgrep -o -P $pid)");
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(slurp(d / "err"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 124);
+  CHECK(wall_s >= 6.0);  // --max-wall, then the 5 s grace
+  CHECK(wall_s < 60.0);  // not the 8 GiB point's minute, nor forever
+  CHECK(slurp(d / "err").find("point 1/2 (workload.maxbytes=8GiB) did not stop within 5 s of "
+                              "--max-wall: killed") != std::string::npos);
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 3);
+  CHECK(cell(t, 1, "status") == "limited");
+  CHECK(cell(t, 2, "status") == "complete");
+  CHECK_FALSE(fs::exists(d / "point-001" / "results.json"));
 }
 
 TEST_CASE("sweep cost_usd: each point's cost proxy is `fabricsim topo --json`'s for its values") {
