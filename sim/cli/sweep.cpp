@@ -1480,6 +1480,20 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                 << " from an earlier sweep that this one does not write; sweep.csv lists "
                    "this sweep's\n";
     }
+    // An earlier sweep's plots go: this one writes its own, and a vs-KEY plot of a key it does
+    // not vary would sit beside its tables as if it did (only in a directory a sweep wrote).
+    if (std::filesystem::exists(dir / "sweep.csv")) {
+      for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        const std::string name = entry.path().filename().string();
+        const std::string ext = entry.path().extension().string();
+        const std::string stem = entry.path().stem().string();
+        if (entry.is_regular_file() && (ext == ".gp" || ext == ".dat" || ext == ".svg") &&
+            (stem == "busbw" || stem.rfind("vs-", 0) == 0 || stem.rfind("step-vs-", 0) == 0)) {
+          std::error_code ec;
+          std::filesystem::remove(entry.path(), ec);
+        }
+      }
+    }
   }
 
   Table table;

@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <chrono>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -220,6 +220,30 @@ TEST_CASE("sweep plots: busbw.dat holds each completed point's sizes and busbw f
     CHECK(!fs::exists(d / (std::string("vs-ecn.enabled") + ext)));
   }
   CHECK(r.out.find("# plots      : ") != std::string::npos);
+}
+
+TEST_CASE("sweep plots: an earlier sweep's plots in the same --out go, its other files stay") {
+  // A sweep over seed left vs-seed.{gp,dat,svg}; the next one into the same directory varies
+  // another key: the vs-seed plot stayed beside its tables (a tester's find).
+  const fs::path d = scratch("stale_plots");
+  const auto touch = [&](const std::string& name) { std::ofstream(d / name) << "old\n"; };
+  for (const char* f : {"sweep.csv", "vs-seed.gp", "vs-seed.dat", "vs-seed.svg", "step-vs-seed.gp",
+                        "notes.txt", "vs-seed.txt"}) {
+    touch(f);
+  }
+  const Result r = fabricsim("sweep " + kSweepSmall +
+                             " --vary link.host_rate=100Gbps,200Gbps --set workload.maxbytes=64KiB"
+                             " --jobs 1 --out " +
+                             d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* f : {"vs-seed.gp", "vs-seed.dat", "vs-seed.svg", "step-vs-seed.gp"}) {
+    CHECK_FALSE(fs::exists(d / f));
+  }
+  CHECK(fs::exists(d / "notes.txt"));    // not a plot
+  CHECK(fs::exists(d / "vs-seed.txt"));  // not a plot's extension
+  CHECK(fs::exists(d / "vs-link.host_rate.gp"));
+  CHECK(slurp(d / "sweep.csv") != "old\n");
 }
 
 TEST_CASE("sweep plots: points that did not complete are left out, with a note in the .gp") {
