@@ -372,6 +372,8 @@ std::string cost_model_path(const Scenario& sc) {
   return p.is_absolute() ? p.string() : (std::filesystem::path(sc.path).parent_path() / p).string();
 }
 
+}  // namespace
+
 FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   FabricSummary s;
   s.kind = f.kind;
@@ -397,6 +399,8 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   }
   return s;
 }
+
+namespace {
 
 /// Copies the network's counters, per-port and per-queue statistics and flow records into the
 /// report (formatting is sim/report's job).

@@ -80,6 +80,10 @@ void check_out_dir(const std::string& dir);
 /// for a fabric that cannot be built, routed or run.
 Prepared prepare(Scenario& scenario);
 
+/// results.json's `fabric`: the fabric's shape, rates and bisection bandwidth and, with a
+/// `cost_model:`, its cost proxy. Throws ConfigError if the cost model does not read.
+FabricSummary summarize(const Scenario& sc, const Fabric& f);
+
 /// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
 /// `interrupt` becomes true, the network stalls, or `max_events` events have run (the CLI's
 /// --max-events; stop_reason says so, `limited` is set); the rows finished so far are kept.

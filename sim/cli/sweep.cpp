@@ -1382,6 +1382,8 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   });
   std::map<int64_t, std::string> unbuildable;  // point index -> the builder's message
   std::vector<int64_t> gpus;                   // per point: hosts of its fabric (0: unbuildable)
+  // per point: results.json fabric.cost_usd, for the rows of points that wrote none (killed)
+  std::vector<std::optional<double>> costs(static_cast<size_t>(points));
   std::vector<Scenario> scenarios;
   std::vector<std::vector<std::string>> values;
   scenarios.reserve(static_cast<size_t>(points));
@@ -1405,8 +1407,10 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
         scenarios.emplace_back();
         continue;
       }
+      std::optional<Prepared> prepared;
       try {
-        gpus.push_back(static_cast<int64_t>(prepare(sc).fabric.hosts.size()));
+        prepared.emplace(prepare(sc));
+        gpus.push_back(static_cast<int64_t>(prepared->fabric.hosts.size()));
       } catch (const ConfigError& e) {
         if (!topology_axes || e.key_path().rfind("topology.", 0) != 0) throw;
         unbuildable[i] = e.message();
@@ -1414,12 +1418,11 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
         scenarios.push_back(std::move(sc));
         continue;
       }
-      if (!sc.cost_model.empty()) {  // its prices file reads (resolved as `run` resolves it)
-        const std::filesystem::path prices(sc.cost_model);
-        load_cost_model(prices.is_absolute()
-                            ? prices.string()
-                            : (std::filesystem::path(sc.path).parent_path() / prices).string());
+      if (!sc.cost_model.empty()) {  // its prices file reads; the cost proxy, as `run` has it
+        const FabricSummary summary = summarize(sc, prepared->fabric);
+        if (summary.cost) costs[static_cast<size_t>(i)] = summary.cost->total_usd;
       }
+      prepared.reset();  // a large fabric takes gigabytes: each point prepares its own again
       scenarios.push_back(std::move(sc));
     } catch (const ConfigError& e) {
       std::cerr << e.what() << "\n"
@@ -1563,7 +1566,9 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     for (const PointResult* p : finished_rows()) {
       table.rows.push_back(*p);
       if (cost_column) {
-        table.rows.back().cells.push_back(p->cost_usd ? number_text(*p->cost_usd) : "");
+        const std::optional<double> cost =
+            p->cost_usd ? p->cost_usd : costs[static_cast<size_t>(p->point - 1)];
+        table.rows.back().cells.push_back(cost ? number_text(*cost) : "");
       }
       if (training_columns) {
         const auto ms = [](const std::optional<int64_t>& ps) {

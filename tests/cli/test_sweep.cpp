@@ -417,6 +417,9 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   CHECK(cell(t, 3, "status") == "complete");
   CHECK_FALSE(fs::exists(d / "point-002" / "results.json"));
   CHECK(fs::exists(d / "point-003" / "results.json"));
+  // The cost proxy depends on the fabric alone: the killed point's row has it too (same fabric).
+  CHECK_FALSE(cell(t, 1, "cost_usd").empty());
+  CHECK(cell(t, 2, "cost_usd") == cell(t, 1, "cost_usd"));
   CHECK(slurp(d / "err").find("point 2/3 (workload.maxbytes=8GiB): internal error: the point's "
                               "process was killed by signal 9") != std::string::npos);
   // One --vary: no shape after the count (a tester's find: it said "3 points (3)").
