@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,11 +57,16 @@ inline int fabricsim_then(const std::string& args, const std::filesystem::path& 
 }
 #endif
 
-/// TMPDIR/PREFIX<pid>/NAME, created.
+/// TMPDIR/PREFIX<pid>/NAME, created, and emptied the first time this process asks for it: a
+/// folder an earlier process with the same pid left (another run of the suite on the same
+/// machine) must not be read as this run's output. Later calls with the same NAME return it
+/// as it is (a test writes there, then reads).
 inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
   (void)kNcclEnvironmentCleared;  // every fabricsim call goes through here first
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid())) / name;
+  static std::set<std::filesystem::path> fresh;
+  if (fresh.insert(dir).second) std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
 }
