@@ -52,7 +52,7 @@ constexpr const char* kUsage =
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR;\n"
     "      under `mpirun -np N` the packet model runs partitioned over N ranks and writes the\n"
-    "      same files (no trace.json; README \"Running over MPI\")\n"
+    "      same files, byte for byte (README \"Running over MPI\")\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]... [--mode packet|flow]   check the scenario\n"
     "      without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json] [--partitions N]\n"
@@ -307,11 +307,9 @@ int dispatch(int argc, char** argv) {
   if (g_mpi_ranks > 1) {
     opts.mpi_ranks = g_mpi_ranks;
     opts.reports = g_mpi_rank == 0;
-    if (vm.count("trace-events") && opts.trace_max_events > 0 && opts.reports) {
-      std::cout << "# note       : --trace-events: trace.json is written by sequential runs only "
-                   "(run without mpirun for a trace)\n";
-    }
-    opts.trace_max_events = 0;  // trace.json is sequential only (README "Running over MPI")
+#ifdef FABRICSIM_HAVE_MPI
+    set_mpi_trace_cap(opts.out_given ? opts.trace_max_events : 0);  // rank 0 writes it
+#endif
   }
   if (cmd == "run" || cmd == "sweep") {
     std::signal(SIGINT, on_signal);

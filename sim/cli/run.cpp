@@ -1202,7 +1202,7 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   transport.set_rank_hosts(prepared.nccl.rank_hosts);
   engine->attach(sim, net, transport);
   std::optional<TraceObserver> observer;
-  if (trace != nullptr) {
+  if (!engine->traces(trace) && trace != nullptr) {
     observer.emplace(*trace, net);
     net.set_observer(&*observer);
   }

@@ -143,6 +143,10 @@ class PacketEngine {
   /// Whether this process holds the whole run after finish() (false on MPI ranks other than
   /// 0, whose state is their share only: they neither check invariants nor write files).
   virtual bool reports() const { return true; }
+  /// Whether the engine writes trace.json itself: `trace` (this rank's, nullptr where none is
+  /// written) receives the run's trace events at finish(). False: the caller observes the
+  /// network into `trace` as the run goes (sequential).
+  virtual bool traces(ChromeTrace* /*trace*/) { return false; }
 };
 
 /// Installs the engine simulate() uses for packet-mode runs (nullptr: sequential).

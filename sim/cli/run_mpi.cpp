@@ -24,6 +24,7 @@
 
 #include "collectives/replay.hpp"
 #include "sim/cli/run.hpp"
+#include "sim/cli/trace_observer.hpp"
 #include "sim/core/units.hpp"
 #include "sim/net/lossless_snapshot.hpp"
 #include "sim/net/network.hpp"
@@ -62,6 +63,101 @@ extern "C" void combine_agreements(void* in, void* inout, int* len, MPI_Datatype
     for (size_t k = 0; k < std::size(b[i].sum); ++k) b[i].sum[k] += a[i].sum[k];
   }
 }
+
+int64_t g_trace_cap = 0;  ///< set_mpi_trace_cap
+
+/// One NetObserver call, with its place in the sequential run's order: by time, the barrier's
+/// work (the lossless check, whose watchdog goes port by port as each port's node: lp, then
+/// the call's index) before the events at that time, then by event key and the call's index in
+/// its event. Each rank executes its events in that order, so its records are sorted already.
+struct TraceRecord {
+  enum Kind : uint8_t { kPosted, kDelivered, kQueue, kDropped, kWentBack, kPfc, kPause };
+  int64_t t_ps = 0;
+  uint64_t key = 0;
+  uint32_t lp = 0;
+  uint32_t index = 0;
+  uint8_t in_event = 0;  ///< 0: the barrier's work, 1: an event
+  uint8_t kind = 0;
+  uint8_t flag = 0;  ///< corrupt, timeout, xoff or paused
+  int8_t tc = 0;
+  uint32_t port_or_qp = 0;
+  int32_t src = 0, dst = 0;
+  uint32_t from = 0, to = 0;
+  uint64_t seq = 0;
+  int64_t value = 0;  ///< bytes, or ingress bytes
+  auto order() const { return std::tie(t_ps, in_event, key, lp, index); }
+};
+
+/// Records this rank's NetObserver calls, up to `limit`, and counts the rest.
+class TraceRecorder final : public NetObserver {
+ public:
+  TraceRecorder(const Simulator& sim, size_t limit) : sim_(sim), limit_(limit) {}
+  void message_posted(uint64_t seq, int src, int dst, uint32_t qp, int64_t bytes,
+                      int64_t t_ps) override {
+    message(TraceRecord::kPosted, seq, src, dst, qp, bytes, t_ps);
+  }
+  void message_delivered(uint64_t seq, int src, int dst, uint32_t qp, int64_t t_ps) override {
+    message(TraceRecord::kDelivered, seq, src, dst, qp, 0, t_ps);
+  }
+  void queue_changed(uint32_t port, int tc, int64_t bytes, int64_t t_ps) override {
+    port_event(TraceRecord::kQueue, port, tc, false, bytes, t_ps);
+  }
+  void packet_dropped(uint32_t port, int tc, bool corrupt, int64_t t_ps) override {
+    port_event(TraceRecord::kDropped, port, tc, corrupt, 0, t_ps);
+  }
+  void pfc_decided(uint32_t port, int tc, bool xoff, int64_t ingress_bytes, int64_t t_ps) override {
+    port_event(TraceRecord::kPfc, port, tc, xoff, ingress_bytes, t_ps);
+  }
+  void pause_changed(uint32_t port, int tc, bool paused, int64_t t_ps) override {
+    port_event(TraceRecord::kPause, port, tc, paused, 0, t_ps);
+  }
+  void went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
+                 int64_t t_ps) override {
+    TraceRecord r = make(TraceRecord::kWentBack, t_ps);
+    r.port_or_qp = qp, r.src = src, r.from = from, r.to = to, r.flag = timeout;
+    keep(r);
+  }
+  const std::vector<TraceRecord>& records() const { return records_; }
+  /// Calls recorded or not (past the limit).
+  int64_t calls() const { return calls_; }
+
+ private:
+  TraceRecord make(TraceRecord::Kind kind, int64_t t_ps) {
+    TraceRecord r;
+    r.t_ps = t_ps;
+    r.in_event = sim_.in_barrier() ? 0 : 1;
+    r.key = sim_.current_key();
+    r.lp = sim_.in_event() ? sim_.current_lp().value : UINT32_MAX;
+    r.index = last_ && std::tie(last_->t_ps, last_->in_event, last_->key, last_->lp) ==
+                           std::tie(r.t_ps, r.in_event, r.key, r.lp)
+                  ? last_->index + 1
+                  : 0;
+    r.kind = kind;
+    return r;
+  }
+  void message(TraceRecord::Kind kind, uint64_t seq, int src, int dst, uint32_t qp, int64_t bytes,
+               int64_t t_ps) {
+    TraceRecord r = make(kind, t_ps);
+    r.seq = seq, r.src = src, r.dst = dst, r.port_or_qp = qp, r.value = bytes;
+    keep(r);
+  }
+  void port_event(TraceRecord::Kind kind, uint32_t port, int tc, bool flag, int64_t value,
+                  int64_t t_ps) {
+    TraceRecord r = make(kind, t_ps);
+    r.port_or_qp = port, r.tc = static_cast<int8_t>(tc), r.flag = flag, r.value = value;
+    keep(r);
+  }
+  void keep(const TraceRecord& r) {
+    last_ = r;
+    ++calls_;
+    if (records_.size() < limit_) records_.push_back(r);
+  }
+  const Simulator& sim_;
+  size_t limit_;
+  std::vector<TraceRecord> records_;
+  std::optional<TraceRecord> last_;
+  int64_t calls_ = 0;
+};
 
 /// A flow record with the rank whose host sent it (to renumber its message).
 struct RankedFlow {
@@ -108,6 +204,10 @@ class MpiEngine final : public PacketEngine {
     for (EventFn fn : PacketTransport::cross_lp_handlers()) handlers_.push_back({fn, &transport});
     rx_message_ = ws_->add_receiver(this, &MpiEngine::receive_message);
     sim.set_partition(&local_, &MpiEngine::send_remote, this);
+    if (g_trace_cap > 0) {  // every rank records its share; rank 0 writes them at finish()
+      recorder_.emplace(sim, static_cast<size_t>(g_trace_cap) + 1);
+      net.set_observer(&*recorder_);
+    }
     transport.set_stop_when_done(false);
     // The lossless check: each rank's watchdog and snapshot cover its own nodes; every rank
     // runs the detector on the same merged snapshot.
@@ -245,6 +345,12 @@ class MpiEngine final : public PacketEngine {
       for (const auto& part : split(all)) net_->import_state(part);
     }
     merge_flows();
+    if (recorder_) merge_trace();
+  }
+
+  bool traces(ChromeTrace* trace) override {
+    trace_ = trace;
+    return recorder_.has_value();
   }
 
   bool reports() const override { return rank_ == 0; }
@@ -337,7 +443,8 @@ class MpiEngine final : public PacketEngine {
                               std::tie(b.key.t_ps, b.key.event_key, b.key.index_in_event);
                      });
     // Each rank numbered its own posts 0, 1, 2 …: map (rank, its number) to the global one.
-    std::vector<std::vector<uint64_t>> global(static_cast<size_t>(ranks_));
+    std::vector<std::vector<uint64_t>>& global = global_seq_;
+    global.assign(static_cast<size_t>(ranks_), {});
     for (size_t i = 0; i < all_posts.size(); ++i) {
       auto& g = global[static_cast<size_t>(all_posts[i].rank)];
       const uint64_t local = all_posts[i].key.seq;
@@ -363,6 +470,89 @@ class MpiEngine final : public PacketEngine {
     }
     net_->set_flows(std::move(flows),
                     total_unrecorded + static_cast<int64_t>(all_flows.size() - keep));
+  }
+
+  /// Gathers every rank's trace records on rank 0, merges them into the sequential run's order,
+  /// renumbers messages as merge_flows() did, and replays the first cap + 1 through a
+  /// TraceObserver into rank 0's trace (which then writes exactly what a sequential run's does,
+  /// cap and truncation note included).
+  void merge_trace() {
+    const std::vector<TraceRecord>& kept = recorder_->records();
+    // Only the first cap + 1 over all ranks are written or mark the cut: find the earliest time
+    // T by which the ranks hold that many (a binary search, one reduction a step), and send only
+    // the records up to T, so rank 0 receives about cap + 1 whatever the number of ranks.
+    const auto held_by = [&](int64_t t) {
+      return sum(static_cast<int64_t>(
+          std::upper_bound(kept.begin(), kept.end(), t,
+                           [](int64_t v, const TraceRecord& r) { return v < r.t_ps; }) -
+          kept.begin()));
+    };
+    int64_t lo = -1, hi = INT64_MAX;  // held_by(lo) < cap + 1 <= held_by(hi), if any T exists
+    if (held_by(hi) > g_trace_cap) {
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (held_by(mid) > g_trace_cap ? hi : lo) = mid;
+      }
+    }
+    const auto upto = std::upper_bound(kept.begin(), kept.end(), hi,
+                                       [](int64_t v, const TraceRecord& r) { return v < r.t_ps; });
+    const std::vector<TraceRecord> mine(kept.begin(), upto);
+    std::vector<std::byte> bytes(mine.size() * sizeof(TraceRecord));
+    if (!mine.empty()) std::memcpy(bytes.data(), mine.data(), bytes.size());
+    const std::vector<std::byte> all = gather(bytes);
+    const int64_t calls = sum(recorder_->calls());  // the trace's count of dropped events
+    if (rank_ != 0 || trace_ == nullptr) return;
+    std::vector<TraceRecord> merged(mine);
+    for (const auto& part : split(all)) {
+      const size_t n = part.size() / sizeof(TraceRecord);
+      const size_t at = merged.size();
+      merged.resize(at + n);
+      if (n > 0) std::memcpy(&merged[at], part.data(), n * sizeof(TraceRecord));
+    }
+    std::sort(merged.begin(), merged.end(),
+              [](const TraceRecord& a, const TraceRecord& b) { return a.order() < b.order(); });
+    if (merged.size() > static_cast<size_t>(g_trace_cap) + 1) {
+      merged.resize(static_cast<size_t>(g_trace_cap) + 1);
+    }
+    const int64_t beyond = calls - static_cast<int64_t>(merged.size());  // past the last kept
+    // A message's number is its posting rank's (its source host's) local one.
+    const auto global_seq = [&](int src, uint64_t seq) {
+      const int rank = rank_of_node_[prepared_.fabric.hosts[static_cast<size_t>(src)]];
+      const auto& g = global_seq_[static_cast<size_t>(rank)];
+      if (seq >= g.size() || g[seq] == UINT64_MAX) {
+        throw std::logic_error("MpiEngine: a traced message that no rank posted");
+      }
+      return g[seq];
+    };
+    TraceObserver out(*trace_, *net_);
+    for (const TraceRecord& r : merged) {
+      switch (r.kind) {
+        case TraceRecord::kPosted:
+          out.message_posted(global_seq(r.src, r.seq), r.src, r.dst, r.port_or_qp, r.value, r.t_ps);
+          break;
+        case TraceRecord::kDelivered:
+          out.message_delivered(global_seq(r.src, r.seq), r.src, r.dst, r.port_or_qp, r.t_ps);
+          break;
+        case TraceRecord::kQueue:
+          out.queue_changed(r.port_or_qp, r.tc, r.value, r.t_ps);
+          break;
+        case TraceRecord::kDropped:
+          out.packet_dropped(r.port_or_qp, r.tc, r.flag != 0, r.t_ps);
+          break;
+        case TraceRecord::kWentBack:
+          out.went_back(r.port_or_qp, r.src, r.from, r.to, r.flag != 0, r.t_ps);
+          break;
+        case TraceRecord::kPfc:
+          out.pfc_decided(r.port_or_qp, r.tc, r.flag != 0, r.value, r.t_ps);
+          break;
+        case TraceRecord::kPause:
+          out.pause_changed(r.port_or_qp, r.tc, r.flag != 0, r.t_ps);
+          break;
+        default:
+          throw std::logic_error("MpiEngine: a trace record of unknown kind");
+      }
+    }
+    if (!merged.empty()) trace_->skip(merged.back().t_ps, beyond);
   }
 
   /// The failure found first (at `t_ps`, over all ranks; at the same picosecond, in the event
@@ -447,6 +637,9 @@ class MpiEngine final : public PacketEngine {
   size_t total_ = 0;
   bool phase_reported_ = false;
   bool interrupted_ = false;
+  std::optional<TraceRecorder> recorder_;          ///< with a trace cap (set_mpi_trace_cap)
+  ChromeTrace* trace_ = nullptr;                   ///< rank 0's trace.json, written at finish()
+  std::vector<std::vector<uint64_t>> global_seq_;  ///< per rank: local message number -> run's
   MPI_Datatype agreement_type_ = MPI_DATATYPE_NULL;
   MPI_Op agreement_op_ = MPI_OP_NULL;
   std::vector<int> gathered_sizes_;
@@ -460,6 +653,10 @@ std::unique_ptr<PacketEngine> make_mpi_engine(const Prepared& prepared) {
 
 void install_mpi_engine() {
   set_packet_engine_factory(&make_mpi_engine);
+}
+
+void set_mpi_trace_cap(int64_t max_events) {
+  g_trace_cap = max_events;
 }
 
 }  // namespace fabricsim

@@ -114,6 +114,11 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
         current_lp_ = kNoLp;
         current_key_ = 0;
         clear_barrier();
+        in_barrier_ = true;
+        struct EndBarrier {
+          bool& flag;
+          ~EndBarrier() { flag = false; }
+        } end_barrier{in_barrier_};
         fn(obj);  // may set the next barrier
         if (stop_requested_) return StopReason::kWorkloadDone;
         continue;

@@ -182,6 +182,9 @@ class Simulator {
   /// components record it to put things done by handlers into the sequential order later
   /// (sim/parallel: merging per-rank records).
   uint64_t current_key() const { return current_key_; }
+  /// Whether the barrier's work is running (Simulator::set_barrier): before every event at its
+  /// time, in no event (current_key() is 0; as_lp may name an LP).
+  bool in_barrier() const { return in_barrier_; }
 
   /// Ends the current run() after the event being executed (the workload is done).
   void request_stop() { stop_requested_ = true; }
@@ -240,6 +243,7 @@ class Simulator {
   int64_t now_ps_ = 0;
   uint32_t current_lp_ = kNoLp;
   uint64_t current_key_ = 0;      ///< Event::key of the executing event, 0 = none
+  bool in_barrier_ = false;       ///< the barrier's fn is running
   std::vector<uint64_t> lp_seq_;  ///< per LP: the next src_seq of its pushes
   uint64_t events_ = 0;
   uint64_t event_cap_ = UINT64_MAX;

@@ -52,6 +52,12 @@ class ChromeTrace {
   /// Counts an event at `t_ps` that the caller did not build because recording() was false
   /// (cheaper than building it to have it refused); marks the trace truncated.
   void skip(int64_t t_ps) { admit(t_ps); }
+  /// As skip(t_ps) `n` times (n >= 0): events at or after `t_ps`, past the cap, that the caller
+  /// only counted (a partitioned run's records beyond the cap).
+  void skip(int64_t t_ps, int64_t n) {
+    if (n > 0) admit(t_ps);
+    if (n > 1 && !closed_) dropped_ += n - 1;
+  }
   /// Non-metadata events written (at most max_events; the truncation note is not counted).
   int64_t events_written() const { return written_; }
   /// Non-metadata events refused by the cap.

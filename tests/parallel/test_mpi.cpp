@@ -36,6 +36,11 @@ int phold(int ranks, const std::string& args, const fs::path& err) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/// Where scratch(name) put its files (not emptied).
+fs::path scratch_path(const std::string& name) {
+  return fs::temp_directory_path() / ("fabricsim_test_mpi_" + name);
+}
+
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("fabricsim_test_mpi_" + name);
   fs::remove_all(d);
@@ -97,8 +102,9 @@ int fabricsim_run(int ranks, const std::string& scenario, const fs::path& out,
 }
 
 /// The files a run writes that must not depend on the number of ranks (perf.json holds wall
-/// times; trace.json is written by sequential runs only).
-const char* const kResultFiles[] = {"results.json", "ports.csv", "queues.csv", "flows.csv"};
+/// times). trace.json too: each rank records its share, rank 0 merges them.
+const char* const kResultFiles[] = {"results.json", "ports.csv", "queues.csv", "flows.csv",
+                                    "trace.json"};
 
 /// Runs `scenario` sequentially and on `ranks` ranks; both must exit `code` and write the same
 /// bytes. Returns the sequential results.json.
@@ -132,6 +138,12 @@ TEST_CASE("MPI run: a Clos all_reduce sweep on 2 and 3 ranks writes the sequenti
       same_bytes("clos", "scenarios/quickstart.yaml", "--set workload.maxbytes=1MiB", 0);
   CHECK(r.find("\"complete\": true") != std::string::npos);
   same_bytes("clos3", "scenarios/quickstart.yaml", "--set workload.maxbytes=64KiB", 0, 3);
+  // trace.json cut at its cap: the same events kept, the same first refused time and count of
+  // dropped events in the truncation note, from records spread over 3 ranks.
+  const std::string capped = same_bytes("clos3_cap", "scenarios/quickstart.yaml",
+                                        "--set workload.maxbytes=256KiB --trace-events 1000", 0, 3);
+  const std::string trace = slurp(scratch_path("clos3_cap") / "par" / "trace.json");
+  CHECK(trace.find("\"max_events\":1000,\"dropped_events\":") != std::string::npos);
 }
 
 TEST_CASE("MPI run: rail-optimized (InfiniBand credits) and torus sweeps") {
@@ -156,6 +168,10 @@ TEST_CASE("MPI run: the PFC watchdog breaking a ring deadlock across ranks") {
                                    "--set pfc.watchdog=true --set pfc.watchdog_action=forward", 0);
   CHECK(r.find("\"pfc_storms\": 0,") == std::string::npos);
   CHECK(r.find("\"broken_by_watchdog\": true") != std::string::npos);
+  // The watchdog's resumptions are traced at the barrier, before the events at its time, port
+  // by port: the merged trace has them in the sequential run's place.
+  CHECK(slurp(scratch_path("watchdog") / "par" / "trace.json").find("\"name\":\"paused ") !=
+        std::string::npos);
 }
 
 TEST_CASE("MPI run: a training step (DP all-reduce across ranks, TP inside servers)") {
