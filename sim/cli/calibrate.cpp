@@ -926,7 +926,10 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       "no scenario key fitted (the fits are in the report): add --scenario SCENARIO.yaml to fit "
       "link.host_rate and the NCCL latencies through the simulation, or a perftest bandwidth "
       "sweep (--perftest) for the line rate";
-  if (fragment.empty()) yaml << "# " << empty_fragment << "\n";
+  const std::string no_keys = interrupted_in.empty()
+                                  ? empty_fragment
+                                  : "no scenario key fitted: interrupted before a log was fitted";
+  if (fragment.empty()) yaml << "# " << no_keys << "\n";
   if (interrupted_in.empty() && fragment.empty() && !not_fitted.empty() &&
       not_fitted.size() == opts.perftest.size() + opts.nccl_tests.size()) {
     // No log fitted: exit 0 with an empty fragment would read as a calibration that worked.
@@ -949,7 +952,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   const std::string plotted = write_plots(out.parent_path() / out.stem(), plots);
   std::cout << "# wrote      : " << out.string() << ", " << report_path.string()
             << (plotted.empty() ? "" : ", " + plotted) << "\n";
-  if (fragment.empty()) std::cout << "# fragment   : " << empty_fragment << "\n";
+  if (fragment.empty()) std::cout << "# fragment   : " << no_keys << "\n";
   if (!fragment.empty()) {
     std::cout << "# use        : fabricsim run SCENARIO.yaml";
     for (const auto& [k, v] : fragment.items())

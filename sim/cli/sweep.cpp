@@ -1233,7 +1233,9 @@ int64_t run_parallel(std::vector<Scenario>& scenarios, const std::vector<SweepAx
             std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
       } else if (result->outcome == Outcome::kInterrupted &&
                  !(interrupt != nullptr && interrupt->load())) {
-        // SIGINT or SIGTERM to the point's process alone: the sweep was not interrupted.
+        // SIGINT or SIGTERM to the point's process alone: the sweep was not interrupted. Its
+        // row is failed, so its partial files go as a dead process's do.
+        remove_point_outputs(opts, index, static_cast<int64_t>(points));
         result = failed_point(scenarios[r.index], index, values[r.index],
                               "the point's process was interrupted by a signal the sweep did "
                               "not send (SIGINT or SIGTERM to it alone)");
@@ -1483,6 +1485,9 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                 << " from an earlier sweep that this one does not write; sweep.csv lists "
                    "this sweep's\n";
     }
+    // Results an earlier sweep left in this one's point directories go before any point runs:
+    // a point never started (past --max-wall, Ctrl-C) or unbuildable has none of its own.
+    for (int64_t i = 0; i < points; ++i) remove_point_outputs(opts, i, points);
     // An earlier sweep's plots go: this one writes its own, and a vs-KEY plot of a key it does
     // not vary would sit beside its tables as if it did (only in a directory a sweep wrote).
     if (std::filesystem::exists(dir / "sweep.csv")) {

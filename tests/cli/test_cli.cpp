@@ -1757,6 +1757,22 @@ TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit
   CHECK(yaml.find("host_rate: " + rep["fragment"]["link.host_rate"].get<std::string>()) !=
         std::string::npos);
   CHECK(yaml.find("# interrupted during the simulation of") != std::string::npos);
+
+  // Without the perftest log nothing was fitted before the signal: said so, rather than
+  // "add --scenario" (a tester's find: the scenario was given).
+  const fs::path d2 = scratch("cal_sigint_nothing");
+  const int status2 = fabricsim_then(
+      "calibrate --scenario scenarios/fat_tree_k8.yaml"
+      " --nccl-tests tests/data/nccl/nccl-allreduce-a100-16node-ib-hdr-coreweave-2022-01.txt"
+      " --out " +
+          (d2 / "cal.yaml").string(),
+      d2, "grep -q '^# simulating' " + (d2 / "out").string(), "sleep 0.2; kill -INT $pid");
+  INFO(slurp(d2 / "err"));
+  REQUIRE(WIFEXITED(status2));
+  CHECK(WEXITSTATUS(status2) == 130);
+  const std::string note = "no scenario key fitted: interrupted before a log was fitted";
+  CHECK(slurp(d2 / "out").find("# fragment   : " + note) != std::string::npos);
+  CHECK(slurp(d2 / "cal.yaml").find("# " + note) != std::string::npos);
 }
 
 TEST_CASE("calibrate: bad input is exit 2 with where and what") {

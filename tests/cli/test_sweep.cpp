@@ -450,6 +450,9 @@ TEST_CASE("sweep --jobs 2: SIGTERM to one point's process fails that point, not 
         "incomplete: internal error: the point's process was interrupted by a signal the sweep "
         "did not send (SIGINT or SIGTERM to it alone)");
   CHECK(cell(t, 2, "status") == "complete");
+  // Its row is failed and empty: the files it wrote on the signal go, as a killed point's do.
+  CHECK_FALSE(fs::exists(d / "point-001" / "results.json"));
+  CHECK(fs::exists(d / "point-002" / "results.json"));
 }
 
 TEST_CASE("sweep --jobs 2: a point that does not stop at --max-wall is killed 5 s later") {
@@ -598,6 +601,12 @@ std::string expected_gpus(const std::string& kind) {
 
 TEST_CASE("sweep over topology keys: a point that cannot be built is tabulated, the rest run") {
   const fs::path one = scratch("unbuildable_1"), two = scratch("unbuildable_2");
+  // An earlier sweep's results in every point directory: the unbuildable point's must not
+  // stay beside its row (a tester's find); the others are overwritten.
+  for (size_t p = 1; p <= 4; ++p) {
+    fs::create_directories(one / point_dir(p));
+    std::ofstream(one / point_dir(p) / "results.json") << "{\"run\": {\"complete\": true}}\n";
+  }
   const Result a = sweep_kinds_by_ratio("1", one);
   INFO(a.err);
   REQUIRE(a.exit_code == 0);
