@@ -300,9 +300,6 @@ std::string describe(const std::vector<SweepAxis>& axes, const std::vector<std::
   return s;
 }
 
-/// Runs point `index` (0-based) of `points` exactly as `fabricsim run` would and, with --out,
-/// writes its DIR/point-NNN/ (without trace.json). A point that throws is tabulated as failed;
-/// only a point directory that cannot be written throws (std::runtime_error).
 /// Removes the files a point writes from its directory (an earlier sweep's, or what a killed
 /// point process left half-written), so the directory never holds results its row does not.
 void remove_point_outputs(const RunOptions& opts, int64_t index, int64_t points) {
@@ -316,12 +313,15 @@ void remove_point_outputs(const RunOptions& opts, int64_t index, int64_t points)
   }
 }
 
+/// Runs point `index` (0-based) of `points` exactly as `fabricsim run` would and, with --out,
+/// writes its DIR/point-NNN/ (without trace.json; the sweep removed an earlier sweep's files
+/// before any point ran). A point that throws is tabulated as failed; only a point directory
+/// that cannot be written throws (std::runtime_error).
 PointResult run_point(Scenario& sc, int64_t index, int64_t points,
                       const std::vector<std::string>& values, const RunOptions& opts,
                       const std::atomic<bool>* interrupt, bool progress,
                       const std::optional<WallLimit>& wall) {
   const auto wall_start = std::chrono::steady_clock::now();
-  remove_point_outputs(opts, index, points);
   PointResult result;
   result.point = index + 1;
   std::optional<RunReport> rep;
@@ -1492,7 +1492,6 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     // not vary would sit beside its tables as if it did (only in a directory a sweep wrote).
     if (std::filesystem::exists(dir / "sweep.csv")) {
       for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-        const std::string name = entry.path().filename().string();
         const std::string ext = entry.path().extension().string();
         const std::string stem = entry.path().stem().string();
         if (entry.is_regular_file() && (ext == ".gp" || ext == ".dat" || ext == ".svg") &&
