@@ -52,7 +52,8 @@ constexpr const char* kUsage =
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR;\n"
     "      under `mpirun -np N` the packet model runs partitioned over N ranks and writes the\n"
-    "      same files, byte for byte (README \"Running over MPI\")\n"
+    "      same files, byte for byte; SIGUSR1 to mpirun stops it as Ctrl-C does a run\n"
+    "      (README \"Running over MPI\")\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]... [--mode packet|flow]   check the scenario\n"
     "      without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json] [--partitions N]\n"
@@ -314,6 +315,9 @@ int dispatch(int argc, char** argv) {
   if (cmd == "run" || cmd == "sweep") {
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
+    // Under mpirun, Ctrl-C and SIGTERM on mpirun never reach the ranks (OpenMPI kills them a
+    // second later, before they can write); it forwards SIGUSR1, which stops them the same way.
+    if (g_mpi_ranks > 1) std::signal(SIGUSR1, on_signal);
     return cmd == "run" ? cmd_run(opts, &g_interrupted)
                         : cmd_sweep(opts, varies, &g_interrupted, jobs);
   }
