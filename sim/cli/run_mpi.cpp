@@ -487,7 +487,9 @@ class MpiEngine final : public PacketEngine {
                            [](int64_t v, const TraceRecord& r) { return v < r.t_ps; }) -
           kept.begin()));
     };
-    int64_t lo = -1, hi = INT64_MAX;  // held_by(lo) < cap + 1 <= held_by(hi), if any T exists
+    // held_by(lo) < cap + 1 <= held_by(hi), when the ranks hold more than the cap; else hi is
+    // the latest record's time and every record is sent.
+    int64_t lo = -1, hi = max(kept.empty() ? -1 : kept.back().t_ps);
     if (held_by(hi) > g_trace_cap) {
       while (hi - lo > 1) {
         const int64_t mid = lo + (hi - lo) / 2;
