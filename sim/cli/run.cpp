@@ -389,8 +389,8 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   s.host_rate_bps = sc.link.host_rate_bps;
   if (!sc.cost_model.empty()) {
     FabricCost& c = s.cost.emplace();
-    c.prices = cost_model_path(sc);
-    const CostBreakdown b = fabric_cost(f, load_cost_model(c.prices));
+    c.prices = sc.cost_model;  // as written: results.json must not depend on how a path was typed
+    const CostBreakdown b = fabric_cost(f, load_cost_model(cost_model_path(sc)));
     c.switch_ports_usd = b.switches_usd;
     c.nics_usd = b.nics_usd;
     c.host_links_usd = b.host_links_usd;
@@ -867,7 +867,8 @@ CollectiveRow plan_row(const Scenario& sc, const NcclRunSetup& setup, const Size
   return row;
 }
 
-MeasuredComparison compare_measured(const NcclLog& log, const std::vector<CollectiveRow>& rows);
+MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
+                                    const std::vector<CollectiveRow>& rows);
 
 /// The collective transport of the flow mode: ranks' transfers as FlowNetwork flows.
 class FlowTransport final : public CollectiveTransport, public CompletionSink {
@@ -1030,7 +1031,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
                              net.link_bytes()};
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
-  if (prepared.measured) rep.measured = compare_measured(*prepared.measured, rep.rows);
+  if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
   return rep;
 }
 
@@ -1124,9 +1125,10 @@ TrainingSummary training_summary(const Scenario& sc, const Fabric& fabric, const
   return t;
 }
 
-MeasuredComparison compare_measured(const NcclLog& log, const std::vector<CollectiveRow>& rows) {
+MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
+                                    const std::vector<CollectiveRow>& rows) {
   MeasuredComparison m;
-  m.path = log.path;
+  m.path = sc.measured_nccl_tests;  // as written: not how the scenario's own path was typed
   std::map<int64_t, const NcclLogRow*> by_size;
   for (const NcclLogRow& r : log.rows) {
     if (r.oop_time_us > 0 && r.size_bytes > 0) by_size.emplace(r.size_bytes, &r);
@@ -1270,13 +1272,22 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
         why = StopReason::kWorkloadDone;
       }
       rep.complete = false;
-      if (deadlocked && why != StopReason::kInterrupted && why != StopReason::kEventCap) {
+      // With the watchdog on, a deadlock it had not broken when a queue pair gave up is what
+      // stopped the run: say so (exit 3), with the queue pair's failure.
+      const bool deadlock_failed_qp = !net.failure().empty() &&
+                                      net.deadlock().detected_at_ps >= 0 &&
+                                      !net.deadlock().broken_by_watchdog;
+      if ((deadlocked || deadlock_failed_qp) && why != StopReason::kInterrupted &&
+          why != StopReason::kEventCap) {
         rep.deadlocked = true;
         rep.stop_reason = std::string(net.config().credits ? "credit" : "PFC") +
                           " deadlock during " + what + ": no packet in a cycle of " +
                           std::to_string(net.deadlock().cycle.size()) + " queues " +
                           (net.config().credits ? "without InfiniBand credits" : "paused by PFC") +
                           " can move (see deadlock in results.json)";
+        if (!deadlocked) {
+          rep.stop_reason += "; the PFC watchdog had not broken it when " + net.failure();
+        }
       } else if (!net.failure().empty()) {
         rep.stop_reason = "stopped during " + what + ": " + net.failure();
       } else if (why == StopReason::kInterrupted) {
@@ -1381,7 +1392,7 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   rep.packet_struct_bytes = static_cast<int64_t>(Network::packet_bytes());
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
-  if (prepared.measured) rep.measured = compare_measured(*prepared.measured, rep.rows);
+  if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
   return rep;
 }
 

@@ -266,6 +266,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       }
       ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
     }
+    if (pol.pfc.enabled) lossless_any_ = true;
     if (pol.pfc.enabled && pol.pfc.dynamic && cfg.buffer_model != BufferModel::kShared) {
       throw DeviceConfigError(
           g[v].name, "pfc.threshold",
@@ -364,6 +365,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
     }
   }
   if (cfg.credits) {
+    lossless_any_ = true;
     // Each sender holds credits for its peer's input buffer per VL; hosts (NICs) drain their
     // input at line rate and never withhold credits.
     for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
@@ -1177,6 +1179,13 @@ void Network::on_rto(uint64_t qp_id) {
     return;
   }
   go_back(static_cast<uint32_t>(qp_id), qp.snd_una, true);
+  if (qp.retries + 1 >= cfg_.retry_count && lossless_any_ && deadlock_.detected_at_ps < 0) {
+    // This QP fails at its next timeout or the one after. If it is stuck in a deadlock, the
+    // detector must see that before the QP gives up, whatever the check interval: look at
+    // these timeouts too (the last one runs before the failing timer, at the same picosecond),
+    // so two checks in a row prove the cycle first.
+    request_check_at(qp.rto_deadline_ps);
+  }
 }
 
 // ---- lossless: PFC, credits, watchdog, deadlock detection --------------------------------
@@ -1396,8 +1405,16 @@ Network::~Network() {
 
 void Network::schedule_check() {
   if (check_at_ps_ != INT64_MAX || (deadlock_.detected_at_ps >= 0 && !cfg_.pfc_watchdog)) return;
-  check_at_ps_ = sim_.now_ps() + cfg_.deadlock_check_ps;
+  const int64_t now = sim_.now_ps();
+  while (!requested_checks_.empty() && requested_checks_.top() <= now) requested_checks_.pop();
+  check_at_ps_ = now + cfg_.deadlock_check_ps;
+  if (!requested_checks_.empty()) check_at_ps_ = std::min(check_at_ps_, requested_checks_.top());
   sim_.set_barrier(check_at_ps_, &Network::on_check_barrier, this);
+}
+
+void Network::request_check_at(int64_t t_ps) {
+  requested_checks_.push(t_ps);
+  if (t_ps < check_at_ps_) arm_check_at(t_ps);
 }
 
 void Network::on_check_barrier(void* network) {

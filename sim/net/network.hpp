@@ -57,6 +57,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <queue>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -723,9 +724,12 @@ class Network {
   void on_pause_expiry(uint64_t port_id);
   void on_xoff_refresh(uint64_t port_id);
   void on_credit(uint64_t packed);
-  /// Arms the check deadlock_check_ps from now (the simulator's barrier), unless one is armed
-  /// or a deadlock stopped the detector.
+  /// Arms the check deadlock_check_ps from now (the simulator's barrier), or at the earliest
+  /// requested check if sooner, unless one is armed or a deadlock stopped the detector.
   void schedule_check();
+  /// Asks for a check at `t_ps` (> now) besides the periodic ones: a queue pair's last
+  /// retransmission timeouts, so that a deadlock is proven before the QP fails.
+  void request_check_at(int64_t t_ps);
   static void on_check_barrier(void* network);
   /// The check: watchdog on the owned nodes, snapshot, gather, deadlock detection and report.
   void run_check();
@@ -855,7 +859,10 @@ class Network {
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
   std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF
   // The check's own state, the same on every rank (derived from merged snapshots only).
-  int64_t check_at_ps_ = INT64_MAX;     ///< the armed check's time; INT64_MAX: none
+  int64_t check_at_ps_ = INT64_MAX;  ///< the armed check's time; INT64_MAX: none
+  /// Checks asked for by request_check_at, earliest on top (times in the past are skipped).
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> requested_checks_;
+  bool lossless_any_ = false;           ///< some switch runs PFC, or InfiniBand credits
   std::vector<uint64_t> last_cycle_;    ///< the candidate cycle of the previous check
   std::vector<int64_t> last_cycle_tx_;  ///< per queue of last_cycle_: its tx_packets then
   std::vector<uint8_t> owned_;          ///< per node: owned (empty: all)

@@ -43,7 +43,7 @@ struct FabricCost {
   double host_links_usd = 0;    ///< host links × host_link_usd
   double fabric_links_usd = 0;  ///< switch-switch links × fabric_link_usd
   double total_usd = 0;         ///< the sum of the four
-  std::string prices;           ///< the prices file, resolved against the scenario's folder
+  std::string prices;           ///< the scenario's cost_model, as written (relative to its folder)
 };
 
 /// `c` as the JSON object results.json `fabric.cost_breakdown_usd` and `fabricsim topo --json`
@@ -170,7 +170,7 @@ struct NcclSummary {
 /// the sizes both have, the measured one from the log's out-of-place time column with
 /// nccl-tests' busbw factor.
 struct MeasuredComparison {
-  std::string path;  ///< the log, as resolved against the scenario's folder
+  std::string path;  ///< measured.nccl_tests as written (relative to the scenario's folder)
   struct Point {
     int64_t size_bytes;
     double measured_busbw_GBps, simulated_busbw_GBps;

@@ -1345,7 +1345,7 @@ TEST_CASE("measured.nccl_tests: the real log beside the simulated sweep, with it
       "run scenarios/roce_h200_a3ultra.yaml --set workload.maxbytes=1MiB --out " + d.string());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("# measured   : tests/data/nccl/"
+  CHECK(r.out.find("# measured   : ../tests/data/nccl/"  // as the scenario writes it
                    "nccl-allreduce-h200-2x1-gcp-a3ultra-roce-mpioperator-01.txt") !=
         std::string::npos);
   const auto m = nlohmann::json::parse(slurp(d / "results.json"))["measured"];
@@ -2192,4 +2192,72 @@ TEST_CASE("topo --partitions prints the split and a bad N exits 2") {
     CHECK(bad.exit_code == 2);
     CHECK(bad.err.find(message) != std::string::npos);
   }
+}
+
+TEST_CASE("results.json does not depend on how the scenario's path was typed") {
+  // The cost model's and the measured log's paths were resolved against the scenario's path as
+  // typed, so `run scenarios/x.yaml` and `run /abs/scenarios/x.yaml` wrote different files.
+  for (const std::string scenario : {"quickstart.yaml", "roce_h200_a3ultra.yaml"}) {
+    INFO(scenario);
+    const fs::path rel = scratch("typed_rel"), abs = scratch("typed_abs"), up = scratch("typed_up");
+    const std::string small = " --set workload.maxbytes=64KiB";
+    REQUIRE(fabricsim("run scenarios/" + scenario + small + " --out " + rel.string()).exit_code ==
+            0);
+    REQUIRE(fabricsim("run " + (fs::path(FABRICSIM_SOURCE_DIR) / "scenarios" / scenario).string() +
+                      small + " --out " + abs.string())
+                .exit_code == 0);
+    REQUIRE(fabricsim("run scenarios/../scenarios/./" + scenario + small + " --out " + up.string())
+                .exit_code == 0);
+    const std::string a = slurp(rel / "results.json");
+    REQUIRE(!a.empty());
+    CHECK(a == slurp(abs / "results.json"));
+    CHECK(a == slurp(up / "results.json"));
+    // The paths are recorded as the scenario writes them.
+    const auto j = nlohmann::json::parse(a);
+    CHECK(j["fabric"]["cost_breakdown_usd"]["prices"] == "../configs/cost_example.yaml");
+    if (scenario == "roce_h200_a3ultra.yaml") {
+      CHECK(j["measured"]["nccl_tests"] ==
+            "../tests/data/nccl/nccl-allreduce-h200-2x1-gcp-a3ultra-roce-mpioperator-01.txt");
+    }
+  }
+}
+
+TEST_CASE("a PFC deadlock is named whatever the check interval, before a queue pair gives up") {
+  // pfc-deadlock-ring forms its cycle within microseconds. Its queue pairs fail after 7
+  // retries of 67.108864 ms (the default nic.rto): 8 x 67.108864 = 536.9 ms after their last
+  // progress, which is within the first millisecond. A check interval of 300 ms (two checks: 600
+  // ms) or 1 s used to let them fail first (exit 1, deadlock null): the detector now also looks at
+  // their last two timeouts.
+  const double qp_gives_up_ms = 8 * 67.108864;
+  for (const std::string interval : {"300ms", "1s"}) {
+    INFO(interval);
+    const fs::path d = scratch("deadlock_interval_" + interval);
+    const Result r = fabricsim(
+        "run scenarios/pfc-deadlock-ring.yaml --set pfc.deadlock_check_interval=" + interval +
+        " --out " + d.string());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 3);
+    const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+    REQUIRE(j["deadlock"].is_object());
+    CHECK(j["deadlock"]["cycle"].size() == 4);  // the four routers of the ring
+    CHECK(j["deadlock"]["detected_at_ps"].get<double>() / 1e9 <= qp_gives_up_ms + 1.0);
+    CHECK(r.err.find("PFC deadlock") != std::string::npos);
+    CHECK(r.err.find("retry counter exceeded") == std::string::npos);
+  }
+  // The watchdog would break it only after 600 ms, when the queue pairs have given up: the
+  // run ends in the deadlock it found (exit 3), not as an internal error (1), and says both.
+  const fs::path w = scratch("deadlock_watchdog_late");
+  const Result r = fabricsim(
+      "run scenarios/pfc-deadlock-ring.yaml --set pfc.watchdog=true "
+      "--set pfc.watchdog_detection_time=600ms --out " +
+      w.string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  const auto j = nlohmann::json::parse(slurp(w / "results.json"));
+  CHECK(j["deadlock"].is_object());
+  CHECK(j["deadlock"]["broken_by_watchdog"] == false);
+  const std::string why = j["run"]["stop_reason"];
+  CHECK(why.find("PFC deadlock") != std::string::npos);
+  CHECK(why.find("had not broken it when queue pair") != std::string::npos);
+  CHECK(why.find("transport retry counter exceeded") != std::string::npos);
 }

@@ -158,6 +158,11 @@ TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the sam
   // The bounce deadlock's cycle runs through both tiers, so across the ranks' cut.
   const std::string dead = same_bytes("deadlock", "scenarios/pfc-deadlock-clos-bounce.yaml", "", 3);
   CHECK(dead.find("\"cycle\"") != std::string::npos);
+  // A check interval longer than the queue pairs' retries: the checks the queue pairs ask for
+  // at their last timeouts are agreed over the ranks like the periodic ones.
+  const std::string late = same_bytes("deadlock_late", "scenarios/pfc-deadlock-ring.yaml",
+                                      "--set pfc.deadlock_check_interval=1s", 3);
+  CHECK(late.find("\"cycle\"") != std::string::npos);
 }
 
 TEST_CASE("MPI run: the PFC watchdog breaking a ring deadlock across ranks") {
