@@ -34,6 +34,7 @@ BufferMmu BufferMmu::shared(int64_t shared_buffer_bytes, int64_t reserved_per_qu
   BufferMmu m;
   m.model_ = BufferModel::kShared;
   m.pool_bytes_ = shared_buffer_bytes - reserved_total;
+  m.buffer_bytes_ = shared_buffer_bytes;
   m.reserved_bytes_ = reserved_per_queue_bytes;
   m.alpha_ = alpha;
   return m;

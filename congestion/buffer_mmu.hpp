@@ -49,14 +49,31 @@ class BufferMmu {
            static_cast<double>(shared_part(queue_bytes) + need) <=
                alpha_ * static_cast<double>(pool_bytes_ - used_bytes_);
   }
+  /// Shared: whether the pool can take a packet of `bytes` joining a queue that holds
+  /// `queue_bytes` (the part beyond the queue's reservation), whatever the queue's dynamic
+  /// threshold: what a lossless frame needs before PFC sends it to the headroom. Static: true.
+  bool pool_fits(int64_t queue_bytes, int64_t bytes) const {
+    if (model_ == BufferModel::kStatic) return true;
+    return used_bytes_ + shared_part(queue_bytes + bytes) - shared_part(queue_bytes) <= pool_bytes_;
+  }
   /// A packet of `bytes` joined a queue that held `queue_bytes` before it.
   void on_enqueue(int64_t queue_bytes, int64_t bytes) {
     used_bytes_ += shared_part(queue_bytes + bytes) - shared_part(queue_bytes);
+    total_bytes_ += bytes;
+    if (total_bytes_ > peak_total_bytes_) peak_total_bytes_ = total_bytes_;
   }
   /// A packet of `bytes` left a queue that held `queue_bytes` before it left.
   void on_dequeue(int64_t queue_bytes, int64_t bytes) {
     used_bytes_ -= shared_part(queue_bytes) - shared_part(queue_bytes - bytes);
+    total_bytes_ -= bytes;
   }
+  /// Wire bytes the switch holds now, all queues and classes, and the most it ever held.
+  int64_t total_bytes() const { return total_bytes_; }
+  int64_t peak_total_bytes() const { return peak_total_bytes_; }
+  /// Shared: the pool's free bytes (below 0 while PFC headroom holds frames beyond it).
+  int64_t pool_free_bytes() const { return pool_bytes_ - used_bytes_; }
+  /// Shared: the whole buffer, reservations and pool.
+  int64_t buffer_bytes() const { return buffer_bytes_; }
 
   BufferModel model() const { return model_; }
   /// Static: the per-port buffer. Shared: the pool (buffer minus reservations).
@@ -76,6 +93,9 @@ class BufferMmu {
   int64_t pool_bytes_ = 0;      ///< shared: buffer minus reservations
   int64_t reserved_bytes_ = 0;  ///< shared: per queue
   int64_t used_bytes_ = 0;      ///< shared: pool bytes in use
+  int64_t buffer_bytes_ = 0;    ///< shared: the whole buffer
+  int64_t total_bytes_ = 0;     ///< all bytes held
+  int64_t peak_total_bytes_ = 0;
   double alpha_ = 1.0;
 };
 

@@ -284,6 +284,8 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   // of every egress, InfiniBand credits.
   lq_.resize(ports_.size() * kTrafficClasses);
   xoff_count_.assign(n, 0);
+  headroom_pool_bytes_.assign(n, 0);
+  xon_waits_for_pool_.assign(n, 0);
   const auto response_of = [&](uint32_t pid) {
     const Port& p = ports_[pid];
     const int64_t r = is_switch_[p.node] ? policy_[p.node].pfc.response_ps : cfg.pfc.response_ps;
@@ -326,7 +328,12 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
         fastest = std::max(fastest, ports_[q].rate_bps);
       in.cut_through = cfg.cut_through && fastest <= p.rate_bps;
       p.headroom_bytes = s.headroom_bytes > 0 ? s.headroom_bytes : pfc_headroom_bytes(in);
-      p.xoff_bytes = s.xoff_bytes > 0 ? s.xoff_bytes : share - p.headroom_bytes;
+      // A static port buffer holds all its lossless priorities: each gets an equal part of it
+      // for its XOFF threshold and headroom (a priority group's share, as switch ASICs carve
+      // their ingress buffers). A shared buffer's headroom is memory of its own.
+      const int64_t classes = std::max(1, std::popcount(s.lossless_mask));
+      const int64_t pg_share = cfg.buffer_model == BufferModel::kStatic ? share / classes : share;
+      p.xoff_bytes = s.xoff_bytes > 0 ? s.xoff_bytes : pg_share - p.headroom_bytes;
       const int64_t xon_offset = s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * mtu_frame;
       const std::string where = "PFC at " + g[v].name + " port " + std::to_string(p.index) +
                                 " (to " + g[p.peer_node].name + "): ";
@@ -334,8 +341,11 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
                                          ? "switch.buffer_per_port"
                                          : "switch.shared_buffer";
       const std::string share_text =
-          std::to_string(share) + " B" +
-          (cfg.buffer_model == BufferModel::kStatic ? "" : " (shared buffer / ports)");
+          std::to_string(pg_share) + " B" +
+          (cfg.buffer_model == BufferModel::kShared ? " (shared buffer / ports)"
+           : classes > 1
+               ? " (buffer_per_port / " + std::to_string(classes) + " lossless priorities)"
+               : "");
       const std::string headroom_text =
           std::to_string(p.headroom_bytes) + " B" +
           (s.headroom_bytes > 0 ? "" : " (802.1Qbb formula: rate, cable, MTU, response time)");
@@ -353,14 +363,32 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
                                     " B) must be above the XON offset (" +
                                     std::to_string(xon_offset) + " B)");
       }
+      headroom_pool_bytes_[v] += p.headroom_bytes * classes;
+      // (xoff > share - headroom: the sum could overflow for an xoff near 2^63.)
       if (!s.dynamic && s.xoff_bytes > 0 && cfg.buffer_model == BufferModel::kStatic &&
-          p.xoff_bytes + p.headroom_bytes > share) {
+          p.xoff_bytes > pg_share - p.headroom_bytes) {
         throw DeviceConfigError(
             g[v].name, "pfc.xoff",
             where + "xoff (" + std::to_string(p.xoff_bytes) + " B) plus the headroom " +
-                headroom_text + " exceed the port's buffer (" + std::to_string(share) +
-                " B, switch.buffer_per_port): lossless frames could overrun it; at most " +
-                std::to_string(std::max<int64_t>(0, share - p.headroom_bytes)) + " B");
+                headroom_text + " exceed the port's buffer" +
+                (classes > 1
+                     ? " for each of its " + std::to_string(classes) + " lossless priorities ("
+                     : " (") +
+                share_text + ", switch.buffer_per_port): lossless frames could overrun it; " +
+                "at most " + std::to_string(std::max<int64_t>(0, pg_share - p.headroom_bytes)) +
+                " B");
+      }
+      if (!s.dynamic && s.xoff_bytes > 0 && cfg.buffer_model == BufferModel::kShared &&
+          p.xoff_bytes > mmus_[v].limit_bytes()) {
+        throw DeviceConfigError(
+            g[v].name, "pfc.xoff",
+            where + "xoff (" + std::to_string(p.xoff_bytes) + " B) is more than the switch's " +
+                "whole shared pool (" + std::to_string(mmus_[v].limit_bytes()) +
+                " B: switch.shared_buffer minus the queues' reservations): one port could "
+                "never reach it; at most " +
+                std::to_string(mmus_[v].limit_bytes()) +
+                " B (XOFF also comes when the pool "
+                "runs out)");
       }
     }
   }
@@ -901,7 +929,8 @@ void Network::on_tx_done(uint64_t port_id) {
   if (is_switch_[port.node]) mmus_[port.node].on_dequeue(q.occupancy.bytes, bytes);
   occupancy_change(static_cast<uint32_t>(port_id), tc, -bytes);
   port.transmitting = false;
-  if (xoff_count_[port.node] > 0 && policy_[port.node].pfc.dynamic) {
+  if (xoff_count_[port.node] > 0 &&
+      (policy_[port.node].pfc.dynamic || xon_waits_for_pool_[port.node])) {
     recheck_dynamic_xon(port.node);
   }
   if (port.in_tx_ingress != UINT32_MAX && lossless(port.node, port.in_tx_in_tc)) {
@@ -984,10 +1013,25 @@ void Network::forward(Packet* p) {
       // headroom overflows; with credits the sender never overruns the input buffer.
       const LosslessQueue& in = lq_[static_cast<size_t>(in_pid) * kTrafficClasses + p->in_tc];
       const Port& in_port = ports_[in_pid];
-      if (!cfg_.credits && (in_port.xoff >> p->in_tc & 1) &&
-          in.ingress_bytes + p->wire_bytes > in.xoff_level_bytes + in_port.headroom_bytes) {
-        drop(p, in_pid, DropCause::kHeadroom);
-        return;
+      if (!cfg_.credits) {
+        // A full shared pool pauses the ingress at once, whatever its threshold: this frame
+        // and what follows it go to the headroom.
+        if (!(in_port.xoff >> p->in_tc & 1) && !mmu.pool_fits(q.occupancy.bytes, p->wire_bytes)) {
+          assert_xoff(in_pid, p->in_tc);
+        }
+        // Beyond the headroom, or beyond the buffer itself (a port's own with static buffers;
+        // the shared buffer and the headroom pool beside it), a frame is refused.
+        const bool beyond_buffer =
+            mmu.model() == BufferModel::kStatic
+                ? in_port.lossless_in_bytes + p->wire_bytes > mmu.limit_bytes()
+                : mmu.total_bytes() + p->wire_bytes >
+                      mmu.buffer_bytes() + headroom_pool_bytes_[p->node];
+        if (beyond_buffer ||
+            ((in_port.xoff >> p->in_tc & 1) &&
+             in.ingress_bytes + p->wire_bytes > in.xoff_level_bytes + in_port.headroom_bytes)) {
+          drop(p, in_pid, DropCause::kHeadroom);
+          return;
+        }
       }
       mmu.on_enqueue(q.occupancy.bytes, p->wire_bytes);
       ingress_change(in_pid, p->in_tc, p->wire_bytes);
@@ -1203,20 +1247,29 @@ int64_t Network::xoff_threshold(uint32_t in_pid) const {
 void Network::ingress_change(uint32_t in_pid, int tc, int64_t bytes) {
   LosslessQueue& q = lq(in_pid, tc);
   q.ingress_bytes += bytes;
-  if (cfg_.credits) return;
   Port& port = ports_[in_pid];
+  port.lossless_in_bytes += bytes;
+  port.peak_lossless_in_bytes = std::max(port.peak_lossless_in_bytes, port.lossless_in_bytes);
+  if (cfg_.credits) return;
   const uint8_t bit = static_cast<uint8_t>(1u << tc);
   if (bytes > 0 && !(port.xoff & bit) && q.ingress_bytes >= xoff_threshold(in_pid)) {
-    port.xoff |= bit;  // XOFF: pause the upstream port for this priority
-    ++xoff_count_[port.node];
-    q.xoff_level_bytes = q.ingress_bytes;
-    port.pfc_pending |= bit;
-    if (observer_ != nullptr)
-      observer_->pfc_decided(in_pid, tc, true, q.ingress_bytes, sim_.now().ps());
-    kick(in_pid);
+    assert_xoff(in_pid, tc);
   } else if (bytes < 0 && (port.xoff & bit)) {
     maybe_xon(in_pid, tc);
   }
+}
+
+void Network::assert_xoff(uint32_t in_pid, int tc) {
+  Port& port = ports_[in_pid];
+  LosslessQueue& q = lq(in_pid, tc);
+  const uint8_t bit = static_cast<uint8_t>(1u << tc);
+  port.xoff |= bit;  // XOFF: pause the upstream port for this priority
+  ++xoff_count_[port.node];
+  q.xoff_level_bytes = q.ingress_bytes;
+  port.pfc_pending |= bit;
+  if (observer_ != nullptr)
+    observer_->pfc_decided(in_pid, tc, true, q.ingress_bytes, sim_.now().ps());
+  kick(in_pid);
 }
 
 void Network::maybe_xon(uint32_t in_pid, int tc) {
@@ -1226,6 +1279,13 @@ void Network::maybe_xon(uint32_t in_pid, int tc) {
   const int64_t offset =
       s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * cfg_.wire.wire_bytes(cfg_.mtu_bytes);
   if (q.ingress_bytes > std::max<int64_t>(0, xoff_threshold(in_pid) - offset)) return;
+  const BufferMmu& mmu = mmus_[port.node];
+  if (!s.dynamic && mmu.model() == BufferModel::kShared && mmu.pool_free_bytes() < offset) {
+    // A static threshold in a shared buffer: XOFF also came from the pool running out, and XON
+    // waits until the pool has the XON offset free again (a dynamic threshold has its own).
+    xon_waits_for_pool_[port.node] = 1;
+    return;
+  }
   port.xoff &= static_cast<uint8_t>(~(1u << tc));  // XON: resume it
   --xoff_count_[port.node];
   port.pfc_pending |= static_cast<uint8_t>(1u << tc);
@@ -1235,6 +1295,7 @@ void Network::maybe_xon(uint32_t in_pid, int tc) {
 }
 
 void Network::recheck_dynamic_xon(uint32_t node) {
+  xon_waits_for_pool_[node] = 0;  // set again by maybe_xon for an XON still waiting
   // A dynamic threshold rises whenever the shared buffer frees up, whoever's bytes left: an
   // ingress in XOFF may now be below XON although none of its own frames moved.
   for (uint32_t pid = first_port_[node]; pid < first_port_[node + 1] && xoff_count_[node] > 0;
@@ -1729,6 +1790,31 @@ void Network::check_conservation() const {
                            " B != delivered " + std::to_string(b.delivered_bytes) + " + dropped " +
                            std::to_string(b.dropped_bytes) + " + in flight " +
                            std::to_string(b.in_flight_bytes));
+  }
+}
+
+void Network::check_buffers() const {
+  for (uint32_t v = 0; v < is_switch_.size(); ++v) {
+    if (!is_switch_[v] || cfg_.credits) continue;  // credits bound each VL buffer by themselves
+    const BufferMmu& m = mmus_[v];
+    const std::string& name = fabric_.graph[v].name;
+    if (m.model() == BufferModel::kShared) {
+      const int64_t limit = m.buffer_bytes() + headroom_pool_bytes_[v];
+      if (m.peak_total_bytes() > limit) {
+        throw std::logic_error("switch " + name + " held " + std::to_string(m.peak_total_bytes()) +
+                               " B, more than its shared buffer and PFC headroom (" +
+                               std::to_string(limit) + " B)");
+      }
+      continue;
+    }
+    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
+      if (ports_[pid].peak_lossless_in_bytes > m.limit_bytes()) {
+        throw std::logic_error("switch " + name + " port " + std::to_string(pid) + " held " +
+                               std::to_string(ports_[pid].peak_lossless_in_bytes) +
+                               " B of lossless frames that came in on it, more than its buffer (" +
+                               std::to_string(m.limit_bytes()) + " B)");
+      }
+    }
   }
 }
 

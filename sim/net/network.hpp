@@ -257,8 +257,12 @@ struct Port {
   bool refresh_timer = false;  ///< an XOFF refresh event is pending
   int64_t xoff_bytes = 0;      ///< as a switch ingress: static XOFF threshold (PFC)
   int64_t headroom_bytes = 0;  ///< as a switch ingress: PFC headroom
-  int64_t response_ps = 0;     ///< as an egress: PFC response delay
-  uint8_t nonempty = 0;        ///< bit tc set: queue tc has packets waiting
+  /// As a switch ingress: wire bytes of lossless frames (all priorities) that came in here and
+  /// are still in the switch, and the most there ever were (a static buffer's bound).
+  int64_t lossless_in_bytes = 0;
+  int64_t peak_lossless_in_bytes = 0;
+  int64_t response_ps = 0;  ///< as an egress: PFC response delay
+  uint8_t nonempty = 0;     ///< bit tc set: queue tc has packets waiting
   uint8_t dwrr_cursor = 0;
   bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
   std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
@@ -615,10 +619,17 @@ class Network {
   /// (PFC priority or InfiniBand credits) tail-dropped a frame: lossless traffic is lost only
   /// to headroom overflow, the PFC watchdog or a bit error, each counted apart (NetTotals).
   void check_lossless() const;
-  /// The end-of-run invariants: check_conservation() and check_lossless().
+  /// Throws std::logic_error naming the switch if it ever held more than its buffer: with
+  /// static buffers, the lossless bytes that came in on a port above buffer_per_port; with a
+  /// shared buffer, all its bytes above shared_buffer plus its PFC headroom pool (the headroom
+  /// of every ingress port and lossless priority, memory of its own beside the shared buffer).
+  /// Frames beyond those bounds are refused as headroom drops (NetTotals::headroom_drops).
+  void check_buffers() const;
+  /// The end-of-run invariants: check_conservation(), check_lossless() and check_buffers().
   void check_invariants() const {
     check_conservation();
     check_lossless();
+    check_buffers();
   }
   /// Non-empty once a QP has failed (retry counter exceeded); the network stops the simulator.
   const std::string& failure() const { return failure_; }
@@ -739,8 +750,12 @@ class Network {
   void ingress_change(uint32_t in_pid, int tc, int64_t bytes);
   /// XON for (in_pid, tc) in XOFF if its count is at or below the XON level now.
   void maybe_xon(uint32_t in_pid, int tc);
-  /// Dynamic thresholds: maybe_xon for every ingress of `node` in XOFF.
+  /// Dynamic thresholds, or an XON waiting for the shared pool: maybe_xon for every ingress
+  /// of `node` in XOFF.
   void recheck_dynamic_xon(uint32_t node);
+  /// XOFF for priority `tc` of switch ingress `in_pid` now, its headroom counted from the bytes
+  /// it holds (PFC frame queued, observer told).
+  void assert_xoff(uint32_t in_pid, int tc);
   int64_t xoff_threshold(uint32_t in_pid) const;
   /// The PFC watchdog over the owned switches' egress queues; true if it declared a storm.
   bool watchdog_scan(int64_t now);
@@ -862,7 +877,13 @@ class Network {
   int64_t check_at_ps_ = INT64_MAX;  ///< the armed check's time; INT64_MAX: none
   /// Checks asked for by request_check_at, earliest on top (times in the past are skipped).
   std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> requested_checks_;
-  bool lossless_any_ = false;           ///< some switch runs PFC, or InfiniBand credits
+  bool lossless_any_ = false;  ///< some switch runs PFC, or InfiniBand credits
+  /// Per switch with PFC: the headroom of all its ingress ports and lossless priorities, bytes
+  /// (with a shared buffer, memory beside shared_buffer).
+  std::vector<int64_t> headroom_pool_bytes_;
+  /// Per switch: an XON waits for the shared pool to free (static XOFF in a shared buffer), so
+  /// any frame leaving may allow it.
+  std::vector<uint8_t> xon_waits_for_pool_;
   std::vector<uint64_t> last_cycle_;    ///< the candidate cycle of the previous check
   std::vector<int64_t> last_cycle_tx_;  ///< per queue of last_cycle_: its tx_packets then
   std::vector<uint8_t> owned_;          ///< per node: owned (empty: all)

@@ -327,7 +327,8 @@ TEST_CASE("LosslessSnapshot: encode/decode round trip, merge is a sorted union, 
 }
 
 TEST_CASE("PFC deadlock fixed by a dateline: the same flows complete on two lossless classes") {
-  Scenario sc = torus_ring(64 << 10);
+  // 128 KiB: the port buffer holds two lossless priorities, each with its 34.8 KB headroom.
+  Scenario sc = torus_ring(128 << 10);
   sc.routing.dateline_class = 4;
   sc.pfc.priorities = {3, 4};
   Bed bed(sc);
@@ -339,6 +340,66 @@ TEST_CASE("PFC deadlock fixed by a dateline: the same flows complete on two loss
   CHECK(bed.net->messages_in_flight() == 0);
   CHECK(bed.net->totals().drops == 0);
   CHECK(bed.net->totals().pfc_tx > 0);
+}
+
+TEST_CASE("PFC static buffers: a port's lossless priorities share its buffer, never above it") {
+  // The dateline ring runs two lossless priorities (3 and 4) through the same ports. A static
+  // port buffer holds both: each priority's XOFF is half the buffer minus its headroom, so the
+  // lossless bytes that came in on a port stay within buffer_per_port. (Each priority was
+  // given the whole buffer: both could fill it, twice the memory the port has.)
+  const int64_t buffer = 128 << 10;
+  Scenario sc = torus_ring(buffer);
+  sc.routing.dateline_class = 4;
+  sc.pfc.priorities = {3, 4};
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int i = 0; i < 4; ++i) bed.net->send(i, (i + 2) % 4, 20'000'000, 0, i);
+  bed.sim.run();
+  bed.net->check_invariants();  // check_buffers() included
+  CHECK(bed.net->messages_in_flight() == 0);
+  CHECK(bed.net->totals().drops == 0);
+  int64_t peak = 0;
+  for (const Port& p : bed.net->ports()) {
+    if (bed.net->mmu(p.node) == nullptr || p.headroom_bytes == 0) continue;
+    CHECK(p.xoff_bytes == buffer / 2 - p.headroom_bytes);
+    CHECK(p.peak_lossless_in_bytes <= buffer);
+    peak = std::max(peak, p.peak_lossless_in_bytes);
+  }
+  CHECK(peak > buffer / 2 - 8 * 1082);  // the buffer was used, not avoided
+}
+
+TEST_CASE("PFC shared buffer: a static XOFF the pool cannot hold pauses when the pool runs out") {
+  // 8:1 incast into a 1 MB shared buffer with xoff 500 KB per ingress: eight ingresses could
+  // queue 4 MB below their thresholds. XOFF also comes when the pool runs out, so the switch
+  // never holds more than its buffer plus the headroom beside it of the 8 ingress ports that
+  // receive: 8 x the 802.1Qbb headroom (cable both ways, switch latency, the 100G response
+  // bound of 394 quanta, 3 frames and the PFC frame).
+  const int n = 8;
+  const int64_t rate = 100 * kGbps, mtu = 1000, w = mtu + kRoceOverhead, prop = 100'000,
+                lat = 300'000, buffer = 1'000'000;
+  Scenario sc = one_leaf(n + 1, rate, prop, lat, 0, mtu);
+  sc.sw.buffer_model = "shared";
+  sc.sw.shared_buffer_bytes = buffer;
+  sc.pfc.enabled = true;
+  sc.pfc.xoff_bytes = 500'000;
+  const int64_t headroom =
+      (2 * prop + lat + 394 * 512 * 10) * rate / 8 / 1'000'000'000'000 + 3 * w + (64 + 20);
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  for (int h = 0; h < n; ++h) bed.net->send(h, n, 2'000'000, 0, static_cast<uint64_t>(h));
+  bed.sim.run();
+  bed.net->check_invariants();
+  REQUIRE(rec.done.size() == static_cast<size_t>(n));
+  const auto t = bed.net->totals();
+  CHECK(t.drops == 0);
+  CHECK(t.pfc_tx > 0);  // no ingress reached 500 KB: the pool running out paused them
+  const uint32_t leaf = bed.net->ports()[port_between(bed, "leaf0", "host0")].node;
+  const int64_t peak = bed.net->mmu(leaf)->peak_total_bytes();
+  INFO("peak " << peak << " B, headroom " << headroom << " B per ingress");
+  CHECK(peak <= buffer + n * headroom);
+  CHECK(peak > buffer / 2);
 }
 
 TEST_CASE("InfiniBand credits: a 16:1 incast never drops, runs at line rate, credits come back") {
