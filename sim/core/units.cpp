@@ -55,6 +55,8 @@ constexpr UnitDef kTimeUnits[] = {
     {"\xCE\xBCs", 1'000'000},  // U+03BC GREEK SMALL LETTER MU: renders the same as U+00B5
     {"ms", 1'000'000'000},
     {"s", 1'000'000'000'000},
+    {"min", 60'000'000'000'000},   // wall-clock limits (--max-wall 30min)
+    {"h", 3'600'000'000'000'000},  // and long runs (--max-wall 8h); int64 ps reach 2562 h
 };
 
 constexpr UnitDef kSizeUnits[] = {
@@ -83,7 +85,7 @@ constexpr QuantityKind kTime{
     .what = "time",
     .base_unit = "picoseconds",
     .example = "ns",
-    .accepted = "ps, ns, us (or \xC2\xB5s), ms, s",
+    .accepted = "ps, ns, us (or \xC2\xB5s), ms, s, min, h",
     .units = kTimeUnits,
     .is_rate = false,
 };

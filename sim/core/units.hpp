@@ -29,8 +29,9 @@ class UnitError : public std::invalid_argument {
 /// Examples: "400Gbps" = 400e9, "400Gb/s" = 400e9, "50GB/s" = 400e9. Throws UnitError.
 int64_t parse_rate_bps(std::string_view text);
 
-/// Parses a duration into picoseconds. Units: ps, ns, us (or µs), ms, s.
-/// Examples: "1.5us" = 1'500'000, "500ns" = 500'000. Throws UnitError.
+/// Parses a duration into picoseconds. Units: ps, ns, us (or µs), ms, s, min, h.
+/// Examples: "1.5us" = 1'500'000, "500ns" = 500'000, "8h" = 28'800'000'000'000'000 (int64
+/// picoseconds reach about 2562 h). Throws UnitError.
 int64_t parse_time_ps(std::string_view text);
 
 /// Parses a size into bytes. Units: B; KB, MB, GB, TB (SI, 10³ steps); KiB, MiB, GiB, TiB

@@ -85,6 +85,13 @@ TEST_CASE("parse_time_ps: every unit", "[units]") {
   CHECK(parse_time_ps("1s") == 1'000'000'000'000);
   CHECK(parse_time_ps("0.000001s") == 1'000'000);
   CHECK(parse_time_ps("1.000ps") == 1);  // trailing zeros in the fraction do not matter
+  // Wall-clock limits in minutes and hours (`sweep --max-wall 8h`): 60 s and 3600 s.
+  CHECK(parse_time_ps("30min") == 30LL * 60 * 1'000'000'000'000);
+  CHECK(parse_time_ps("1.5min") == 90'000'000'000'000);
+  CHECK(parse_time_ps("8h") == 8LL * 3600 * 1'000'000'000'000);
+  CHECK(parse_time_ps("2562h") == 2562LL * 3600 * 1'000'000'000'000);
+  CHECK_THAT(time_error("2563h"), Contains("too large"));  // int64 ps end at 2562.05 h
+  CHECK_THAT(time_error("8H"), Contains("case-sensitive"));
 }
 
 TEST_CASE("parse_size_bytes: SI and binary units", "[units]") {
