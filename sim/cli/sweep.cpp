@@ -86,8 +86,10 @@ const std::vector<std::string> kMetricColumns = {"status",
                                                  "ecn_marked",
                                                  "cnp_tx",
                                                  "drops",
-                                                 "fct_p50_us",
-                                                 "fct_p99_us",
+                                                 "traffic_fct_p50_us",
+                                                 "traffic_fct_p99_us",
+                                                 "message_fct_p50_us",
+                                                 "message_fct_p99_us",
                                                  "simulated_us"};
 /// The cost proxy, results.json `fabric.cost_usd` exactly (shortest round-trip text); empty for
 /// a point without a cost_model or without a report.
@@ -173,12 +175,11 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
   for (int64_t v : {k.pfc_pause_tx, k.ecn_marked, k.cnp_tx, k.drops}) {
     c.push_back(std::to_string(v));
   }
-  // FCT of the traffic flows when the scenario has them, else of every message.
-  const bool traffic =
-      std::any_of(rep->flows.begin(), rep->flows.end(), [](const FlowRow& f) { return f.traffic; });
-  const FctSummary fct = fct_summary(rep->flows, traffic);
-  c.push_back(fct.completed > 0 ? format_ps_as_us(fct.p50_ps) : "");
-  c.push_back(fct.completed > 0 ? format_ps_as_us(fct.p99_ps) : "");
+  // FCT of the traffic flows and of the collectives' messages, apart (empty where none).
+  for (const FctSummary* fct : {&rep->fct_traffic, &rep->fct_messages}) {
+    c.push_back(fct->completed > 0 ? format_ps_as_us(fct->p50_ps) : "");
+    c.push_back(fct->completed > 0 ? format_ps_as_us(fct->p99_ps) : "");
+  }
   c.push_back(format_ps_as_us(rep->simulated_ps));
   return c;
 }

@@ -1109,6 +1109,7 @@ void Network::receive_data(Packet* p, const Qp& qp) {
     ++rx.rcv_msg;
     --in_flight_;
     const int64_t now = sim_.now().ps();
+    fct_[m.tag >> 63].record(now - m.start_ps);  // every message, recorded or not
     if (flows_.size() < cfg_.max_flow_records) {
       flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes,
                                   m.start_ps, now, m.retransmitted_rx, m.tag, sim_.current_key()});

@@ -70,6 +70,7 @@
 #include "congestion/ecn.hpp"
 #include "congestion/pfc.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/core/quantile_histogram.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/net/lossless_snapshot.hpp"
@@ -608,6 +609,10 @@ class Network {
   const std::vector<FlowRecord>& flows() const { return flows_; }
   /// Delivered messages not recorded because the bound was reached.
   int64_t flows_unrecorded() const { return flows_unrecorded_; }
+  /// Completion times (delivery - post, ps) of every delivered message, recorded or not, of
+  /// those posted with the tag's top bit clear (`top_tag_bit` false) or set: collectives'
+  /// messages and traffic flows (TrafficPlayer::kTagBit) as `fabricsim run` tags them.
+  const QuantileHistogram& fct_histogram(bool top_tag_bit) const { return fct_[top_tag_bit]; }
   /// Closes the occupancy integrals at the current time (call before reading averages).
   void settle_statistics();
 
@@ -857,6 +862,7 @@ class Network {
   std::vector<uint32_t> free_messages_;
   std::vector<FlowRecord> flows_;
   int64_t flows_unrecorded_ = 0;
+  QuantileHistogram fct_[2];  ///< by the tag's top bit: every delivered message's FCT
   uint64_t next_seq_ = 0;
   uint32_t ecmp_salt_ = 0;
   size_t in_flight_ = 0;

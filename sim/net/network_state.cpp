@@ -122,6 +122,10 @@ std::vector<std::byte> Network::export_state(const std::vector<uint8_t>& owned_n
                              byte_balance().in_flight_bytes - imported_in_flight_bytes_,
                              static_cast<int64_t>(pool_.capacity())};
   w.put_span(scalars, std::size(scalars));
+  for (const QuantileHistogram& h : fct_) {  // this rank's deliveries
+    w.put(h.max());
+    w.put_span(h.counts().data(), h.counts().size());
+  }
   for (uint32_t v = 0; v < is_switch_.size(); ++v) {
     if (v >= owned_nodes.size() || !owned_nodes[v]) continue;
     w.put<uint32_t>(v);
@@ -172,6 +176,10 @@ void Network::import_state(std::span<const std::byte> blob) {
   in_flight_ += static_cast<size_t>(scalars[11]);  // senders count up, receivers down
   imported_in_flight_bytes_ += scalars[12];
   imported_pool_capacity_ += static_cast<size_t>(scalars[13]);
+  for (QuantileHistogram& h : fct_) {
+    const auto max = r.get<int64_t>();
+    h.merge(QuantileHistogram::from_parts(r.get_vector<uint64_t>(), max));
+  }
   for (;;) {
     const auto v = r.get<uint32_t>();
     if (v == UINT32_MAX) break;

@@ -48,14 +48,6 @@ nlohmann::ordered_json json_number(double v) {
   return v;
 }
 
-/// Nearest-rank percentile num/den of an ascending, non-empty list: the value at rank
-/// ceil(num/den × N) (1-based), so p50 of {1,2,3,4} is 2 and p99 of 10 values is the largest.
-int64_t nearest_rank(const std::vector<int64_t>& sorted, int64_t num, int64_t den) {
-  const auto n = static_cast<int64_t>(sorted.size());
-  const int64_t rank = std::max<int64_t>(1, (num * n + den - 1) / den);
-  return sorted[static_cast<std::size_t>(std::min(rank, n) - 1)];
-}
-
 }  // namespace
 
 std::string csv_field(const std::string& s) {
@@ -69,19 +61,28 @@ std::string csv_field(const std::string& s) {
   return q;
 }
 
-FctSummary fct_summary(const std::vector<FlowRow>& flows, bool traffic_only) {
-  std::vector<int64_t> fct;
-  for (const auto& f : flows) {
-    if (f.end_ps >= f.start_ps && (f.traffic || !traffic_only))
-      fct.push_back(f.end_ps - f.start_ps);
-  }
+FctSummary fct_summary(std::vector<int64_t> fct_ps) {
   FctSummary s;
-  s.completed = static_cast<int64_t>(fct.size());
-  if (fct.empty()) return s;
-  std::sort(fct.begin(), fct.end());
-  s.p50_ps = nearest_rank(fct, 50, 100);
-  s.p99_ps = nearest_rank(fct, 99, 100);
-  s.max_ps = fct.back();
+  s.completed = static_cast<int64_t>(fct_ps.size());
+  if (fct_ps.empty()) return s;
+  std::sort(fct_ps.begin(), fct_ps.end());
+  const auto at_rank = [&](int64_t num, int64_t den) {  // nearest rank: ceil(num/den x N)
+    const int64_t rank = std::max<int64_t>(1, (num * s.completed + den - 1) / den);
+    return fct_ps[static_cast<size_t>(rank - 1)];
+  };
+  s.p50_ps = at_rank(50, 100);
+  s.p99_ps = at_rank(99, 100);
+  s.max_ps = fct_ps.back();
+  return s;
+}
+
+FctSummary fct_summary(const QuantileHistogram& h) {
+  FctSummary s;
+  s.completed = h.count();
+  if (s.completed == 0) return s;
+  s.p50_ps = h.percentile(50, 100);
+  s.p99_ps = h.percentile(99, 100);
+  s.max_ps = h.max();
   return s;
 }
 
@@ -188,10 +189,9 @@ void print_summary(std::ostream& out, const RunReport& r) {
         << (r.deadlock.broken_by_watchdog ? "; broken by the PFC watchdog" : "") << ")\n";
   }
   // The traffic flows' completion times (a collective's messages are in results.json).
-  const bool traffic =
-      std::any_of(r.flows.begin(), r.flows.end(), [](const FlowRow& f) { return f.traffic; });
-  if (traffic || (!r.has_workload && !r.training && !r.flows.empty())) {
-    const FctSummary fct = fct_summary(r.flows, traffic);
+  const bool traffic = r.fct_traffic.completed > 0;
+  if (traffic || (!r.has_workload && !r.training && r.fct_messages.completed > 0)) {
+    const FctSummary& fct = traffic ? r.fct_traffic : r.fct_messages;
     if (fct.completed > 0) {
       // Without traffic flows, the messages are those of the training step's collectives and
       // pipeline sends (a run stopped before the step's summary), or of a collective.
@@ -353,42 +353,41 @@ void write_results_json(const std::string& path, const RunReport& r) {
                        {"in_flight_bytes", cons.in_flight_bytes}};
   int64_t retransmitted = 0;
   for (const auto& f : r.flows) retransmitted += f.retransmitted_packets;
-  const FctSummary fct = fct_summary(r.flows);
-  ordered_json fct_us = {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
-  ordered_json fct_ps_json = fct_us;
-  if (fct.completed > 0) {
-    fct_us = {{"p50", static_cast<double>(fct.p50_ps) / 1e6},
-              {"p99", static_cast<double>(fct.p99_ps) / 1e6},
-              {"max", static_cast<double>(fct.max_ps) / 1e6}};
-    fct_ps_json = {{"p50", fct.p50_ps}, {"p99", fct.p99_ps}, {"max", fct.max_ps}};
-  }
   // count: every delivered message; recorded: those in flows.csv (the first ones, up to a
-  // bound), over which the percentiles are taken.
+  // bound). The completion times are over every delivered message (fct_summary).
+  const auto fct_json = [](const FctSummary& f, ordered_json& us, ordered_json& ps) {
+    us = {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
+    ps = us;
+    if (f.completed == 0) return;
+    us = {{"p50", static_cast<double>(f.p50_ps) / 1e6},
+          {"p99", static_cast<double>(f.p99_ps) / 1e6},
+          {"max", static_cast<double>(f.max_ps) / 1e6}};
+    ps = {{"p50", f.p50_ps}, {"p99", f.p99_ps}, {"max", f.max_ps}};
+  };
+  ordered_json fct_us, fct_ps_json;
+  fct_json(r.fct_all, fct_us, fct_ps_json);
   j["flows"] = {{"count", static_cast<int64_t>(r.flows.size()) + r.flows_unrecorded},
                 {"recorded", r.flows.size()},
-                {"completed", fct.completed},
+                {"completed", r.fct_all.completed},
                 {"fct_us", fct_us},
                 {"fct_ps", fct_ps_json},
                 {"retransmitted_packets", retransmitted}};
-  // The scenario's traffic flows alone (null without any).
-  int64_t traffic_count = 0;
-  for (const auto& f : r.flows) traffic_count += f.traffic ? 1 : 0;
-  if (traffic_count > 0) {
-    const FctSummary t = fct_summary(r.flows, true);
-    ordered_json t_us = {{"p50", nullptr}, {"p99", nullptr}, {"max", nullptr}};
-    ordered_json t_ps = t_us;
-    if (t.completed > 0) {
-      t_us = {{"p50", static_cast<double>(t.p50_ps) / 1e6},
-              {"p99", static_cast<double>(t.p99_ps) / 1e6},
-              {"max", static_cast<double>(t.max_ps) / 1e6}};
-      t_ps = {{"p50", t.p50_ps}, {"p99", t.p99_ps}, {"max", t.max_ps}};
+  // The scenario's traffic flows alone, and the collectives' messages alone (null without).
+  int64_t traffic_recorded = 0;
+  for (const auto& f : r.flows) traffic_recorded += f.traffic ? 1 : 0;
+  for (const bool traffic : {true, false}) {
+    const FctSummary& f = traffic ? r.fct_traffic : r.fct_messages;
+    const int64_t recorded =
+        traffic ? traffic_recorded : static_cast<int64_t>(r.flows.size()) - traffic_recorded;
+    const char* key = traffic ? "traffic" : "messages";
+    if (f.completed == 0) {
+      j["flows"][key] = nullptr;
+      continue;
     }
-    j["flows"]["traffic"] = {{"recorded", traffic_count},
-                             {"completed", t.completed},
-                             {"fct_us", t_us},
-                             {"fct_ps", t_ps}};
-  } else {
-    j["flows"]["traffic"] = nullptr;
+    ordered_json us, ps;
+    fct_json(f, us, ps);
+    j["flows"][key] = {
+        {"recorded", recorded}, {"completed", f.completed}, {"fct_us", us}, {"fct_ps", ps}};
   }
   if (r.deadlock.detected_at_ps >= 0) {
     j["deadlock"] = {{"detected_at_ps", r.deadlock.detected_at_ps},

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/quantile_histogram.hpp"
+
 namespace fabricsim {
 
 /// One size of the sweep, as nccl-tests prints it and results.json stores it.
@@ -210,6 +212,21 @@ struct FlowStats {
   double link_bytes = 0;      ///< wire bytes × hops summed over flows
 };
 
+/// Flow completion times (delivery - post) of every delivered message of a kind, however many
+/// flows.csv records: nearest-rank p50 and p99 (the value at rank ceil(p × N), 1-based), exact
+/// while flows.csv holds every message of the kind, else to within 0.1 % (QuantileHistogram:
+/// 1024 buckets per power of two, the bucket's largest value), and the largest exactly, as
+/// results.json `flows` and the run summary quote them. The three are -1 when none completed.
+struct FctSummary {
+  int64_t completed = 0;
+  int64_t p50_ps = -1, p99_ps = -1, max_ps = -1;
+};
+/// The FctSummary of the values in `h`.
+FctSummary fct_summary(const QuantileHistogram& h);
+/// The FctSummary of `fct_ps`, exact (flows.csv holds every message: the percentiles are
+/// nearest-rank values of the list).
+FctSummary fct_summary(std::vector<int64_t> fct_ps);
+
 struct RunReport {
   std::string scenario;
   uint64_t seed = 0;
@@ -244,21 +261,13 @@ struct RunReport {
   std::vector<QueueRow> queues;
   std::vector<FlowRow> flows;
   int64_t flows_unrecorded = 0;  ///< delivered messages beyond the flow-record bound
+  /// Completion times of every delivered message: all of them, the scenario's traffic flows,
+  /// the collectives' (and training step's) messages.
+  FctSummary fct_all, fct_traffic, fct_messages;
 };
 
-/// Flow completion times (end_ps - start_ps) of the completed flows (end_ps >= start_ps):
-/// nearest-rank p50 and p99 (the value at rank ceil(p × N), 1-based) and the largest, as
-/// results.json `flows.fct_ps` and the run summary quote them. The three are -1 when no flow
-/// completed.
-struct FctSummary {
-  int64_t completed = 0;
-  int64_t p50_ps = -1, p99_ps = -1, max_ps = -1;
-};
 /// A CSV text field, quoted (RFC 4180) only when it holds a comma, quote or line break.
 std::string csv_field(const std::string& s);
-
-/// Over the completed rows of `flows`, or only the traffic flows' with `traffic_only`.
-FctSummary fct_summary(const std::vector<FlowRow>& flows, bool traffic_only = false);
 
 /// The nccl-tests header line block ("#  size  count  type  redop  root  time  algbw  busbw
 /// #wrong" with units), printed once before the rows.

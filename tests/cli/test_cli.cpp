@@ -685,11 +685,12 @@ TEST_CASE("sweep: a 2x2 product runs 4 points, each as `run` would, and tabulate
   CHECK(!fs::exists(d / "point-005"));
   const auto t = csv_table(d / "sweep.csv");
   REQUIRE(t.size() == 5);  // header + 4 points
-  CHECK(t[0] == std::vector<std::string>{"point", "link.host_rate", "ecn.enabled", "status",
-                                         "avg_busbw_GBps", "busbw_at_max_size_GBps",
-                                         "max_queue_bytes", "worst_port_p99_queue_bytes",
-                                         "pfc_pause_tx", "ecn_marked", "cnp_tx", "drops",
-                                         "fct_p50_us", "fct_p99_us", "simulated_us"});
+  CHECK(t[0] ==
+        std::vector<std::string>{"point", "link.host_rate", "ecn.enabled", "status",
+                                 "avg_busbw_GBps", "busbw_at_max_size_GBps", "max_queue_bytes",
+                                 "worst_port_p99_queue_bytes", "pfc_pause_tx", "ecn_marked",
+                                 "cnp_tx", "drops", "traffic_fct_p50_us", "traffic_fct_p99_us",
+                                 "message_fct_p50_us", "message_fct_p99_us", "simulated_us"});
   // The first --vary is outermost.
   const std::vector<std::pair<std::string, std::string>> order = {
       {"100Gbps", "false"}, {"100Gbps", "true"}, {"200Gbps", "false"}, {"200Gbps", "true"}};
@@ -712,7 +713,10 @@ TEST_CASE("sweep: a 2x2 product runs 4 points, each as `run` would, and tabulate
     CHECK(std::stoll(cell(t, i, "max_queue_bytes")) == j["counters"]["max_queue_bytes"]);
     CHECK(std::stoll(cell(t, i, "ecn_marked")) == j["counters"]["ecn_marked"]);
     CHECK(std::stoll(cell(t, i, "drops")) == j["counters"]["drops"]);
-    CHECK(std::stod(cell(t, i, "fct_p99_us")) == Approx(j["flows"]["fct_us"]["p99"].get<double>()));
+    // A collective's messages only: the message columns are results.json's flows.messages.
+    CHECK(cell(t, i, "traffic_fct_p99_us").empty());
+    CHECK(std::stod(cell(t, i, "message_fct_p99_us")) ==
+          Approx(j["flows"]["messages"]["fct_us"]["p99"].get<double>()));
     CHECK(std::stod(cell(t, i, "simulated_us")) ==
           Approx(j["run"]["simulated_ps"].get<double>() / 1e6));
   }
@@ -867,7 +871,8 @@ TEST_CASE("sweep: a deadlocked point is tabulated, the rest still run, and the e
   const auto t = csv_table(d / "sweep.csv");
   REQUIRE(t.size() == 3);
   CHECK(cell(t, 1, "status") == "deadlock");
-  CHECK(cell(t, 1, "fct_p50_us").empty());  // no flow completed
+  CHECK(cell(t, 1, "traffic_fct_p50_us").empty());  // no flow completed
+  CHECK(!cell(t, 2, "traffic_fct_p50_us").empty());
   CHECK(cell(t, 2, "status") == "complete");
   CHECK(cell(t, 2, "avg_busbw_GBps").empty());  // traffic only: no collective
   CHECK(!nlohmann::json::parse(slurp(d / "point-001" / "results.json"))["deadlock"].is_null());

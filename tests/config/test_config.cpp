@@ -2125,8 +2125,8 @@ TEST_CASE("traffic: bad lists, items and values say where and what", "[config]")
           "expected a time with a unit, e.g. 10us, got '10'");
     check(flows("  - {src: 0, dst: 1, size: 1MiB, start: -1us}\n"), 20, 41, "traffic[0].start",
           "expected a time from 0s to 3600s, got a negative time '-1us'");
-    check(flows("  - {src: 0, dst: 1, size: 1MiB, start: 2h}\n"), 20, 41, "traffic[0].start",
-          unit_error(fabricsim::parse_time_ps, "2h"));
+    check(flows("  - {src: 0, dst: 1, size: 1MiB, start: 2d}\n"), 20, 41, "traffic[0].start",
+          unit_error(fabricsim::parse_time_ps, "2d"));
     check(flows("  - {src: 0, dst: 1, size: 1MiB, start: 3601s}\n"), 20, 41, "traffic[0].start",
           "expected a time from 0s to 3600s, got '3601s'");
   }

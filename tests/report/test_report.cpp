@@ -285,38 +285,58 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   CHECK(j["mode"] == "packet");
 }
 
-TEST_CASE("results.json flow completion times are nearest-rank percentiles") {
+TEST_CASE("results.json flow completion times are nearest-rank percentiles over every message") {
   TempDir d("flows");
-  SECTION("five finished flows and one unfinished") {
+  SECTION("ten delivered messages, six recorded: the percentiles cover all ten") {
     RunReport r;
-    // FCTs 1.234567, 7.000001, 2.5, 10, 3 us; sorted: 1.234567 2.5 3 7.000001 10.
     r.flows = {
         flow(0, 100, 100 + 1'234'567, 1), flow(1, 0, 7'000'001), flow(2, 5, 5 + 2'500'000, 2),
         flow(3, 0, 10'000'000),           flow(4, 1, 3'000'001), flow(5, 50, -1, 4)};
-    r.flows_unrecorded = 4;  // delivered beyond the record bound: counted, not in percentiles
+    r.flows_unrecorded = 4;
+    // The completion times of all ten (four beyond the record bound): sorted 1.234567 2.5 3
+    // 3 3 3 3 7.000001 10 10 us.
+    fabricsim::QuantileHistogram h;
+    for (int64_t us_x : {1'234'567, 7'000'001, 2'500'000, 10'000'000, 3'000'000, 3'000'000,
+                         3'000'000, 3'000'000, 3'000'000, 10'000'000}) {
+      h.record(us_x);
+    }
+    r.fct_all = r.fct_messages = fabricsim::fct_summary(h);
     const auto j = results_of(d.path, r);
     CHECK(j["flows"]["count"] == 10);
     CHECK(j["flows"]["recorded"] == 6);
-    CHECK(j["flows"]["completed"] == 5);
-    // p50: rank ceil(0.5 x 5) = 3 -> 3 us; p99: rank ceil(0.99 x 5) = 5 -> 10 us.
-    CHECK(j["flows"]["fct_ps"]["p50"] == 3'000'000);
-    CHECK(j["flows"]["fct_ps"]["p99"] == 10'000'000);
+    CHECK(j["flows"]["completed"] == 10);
+    // p50: rank ceil(0.5 x 10) = 5 -> 3 us; p99: rank 10 -> 10 us; both to within 1/1024.
+    CHECK(j["flows"]["fct_ps"]["p50"].get<int64_t>() >= 3'000'000);
+    CHECK(j["flows"]["fct_ps"]["p50"].get<int64_t>() <= 3'000'000 + 3'000'000 / 1024);
+    CHECK(j["flows"]["fct_ps"]["p99"] == 10'000'000);  // the largest, exactly
     CHECK(j["flows"]["fct_ps"]["max"] == 10'000'000);
-    CHECK(j["flows"]["fct_us"]["p50"].get<double>() == 3.0);
-    CHECK(j["flows"]["fct_us"]["p99"].get<double>() == 10.0);
     CHECK(j["flows"]["fct_us"]["max"].get<double>() == 10.0);
     CHECK(j["flows"]["retransmitted_packets"] == 7);  // 1 + 2 + 4
+    CHECK(j["flows"]["messages"]["completed"] == 10);
+    CHECK(j["flows"]["traffic"].is_null());
   }
-  SECTION("200 flows: p99 is the 198th value, not an interpolation") {
+  SECTION("200 values below 2048 ps are exact: p99 is the 198th, not an interpolation") {
     RunReport r;
-    for (int i = 200; i >= 1; --i) r.flows.push_back(flow(i, 0, int64_t{1000} * i));
+    fabricsim::QuantileHistogram h;
+    for (int i = 200; i >= 1; --i) h.record(int64_t{10} * i);
+    r.fct_all = fabricsim::fct_summary(h);
     const auto j = results_of(d.path, r);
-    CHECK(j["flows"]["fct_ps"]["p50"] == 100'000);  // rank 100
-    CHECK(j["flows"]["fct_ps"]["p99"] == 198'000);  // rank ceil(198.0) = 198
-    CHECK(j["flows"]["fct_ps"]["max"] == 200'000);
-    CHECK(j["flows"]["fct_us"]["p99"].get<double>() == 0.198);
+    CHECK(j["flows"]["fct_ps"]["p50"] == 1'000);  // rank 100
+    CHECK(j["flows"]["fct_ps"]["p99"] == 1'980);  // rank ceil(198.0) = 198
+    CHECK(j["flows"]["fct_ps"]["max"] == 2'000);
+    CHECK(j["flows"]["fct_us"]["p99"].get<double>() == 0.00198);
     // The text carries the exact decimal.
-    CHECK(slurp(d.path / "results.json").find("\"p99\": 0.198,") != std::string::npos);
+    CHECK(slurp(d.path / "results.json").find("\"p99\": 0.00198,") != std::string::npos);
+  }
+  SECTION("every message recorded: exact nearest-rank values of the list") {
+    RunReport r;
+    std::vector<int64_t> fct;
+    for (int i = 200; i >= 1; --i) fct.push_back(int64_t{1000} * i + 7);
+    r.fct_all = fabricsim::fct_summary(fct);
+    const auto j = results_of(d.path, r);
+    CHECK(j["flows"]["fct_ps"]["p50"] == 100'007);  // rank 100
+    CHECK(j["flows"]["fct_ps"]["p99"] == 198'007);  // rank ceil(198.0) = 198
+    CHECK(j["flows"]["fct_ps"]["max"] == 200'007);
   }
   SECTION("no flows: null percentiles") {
     const auto j = results_of(d.path, RunReport{});
@@ -326,6 +346,7 @@ TEST_CASE("results.json flow completion times are nearest-rank percentiles") {
       CHECK(j["flows"]["fct_ps"][k].is_null());
     }
     CHECK(j["flows"]["retransmitted_packets"] == 0);
+    CHECK(j["flows"]["messages"].is_null());
   }
 }
 
