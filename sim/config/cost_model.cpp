@@ -4,13 +4,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <map>
-#include <memory>
 #include <vector>
 
 #include "sim/config/loader.hpp"
@@ -54,19 +50,7 @@ std::string key_list() {
 }
 
 YAML::Node parse(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
-    throw ConfigError(path, 0, 0, "",
-                      std::string("cannot open cost file: ") + std::strerror(errno));
-  }
-  std::string text;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) text.append(buffer, n);
-  if (std::ferror(f.get())) {
-    throw ConfigError(path, 0, 0, "",
-                      std::string("cannot read cost file: ") + std::strerror(errno));
-  }
+  const std::string text = read_config_file(path, "cost file");
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);

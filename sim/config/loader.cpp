@@ -13,15 +13,12 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
-#include <memory>
 #include <regex>
 #include <span>
 #include <sstream>
@@ -29,6 +26,7 @@
 #include <tuple>
 #include <utility>
 
+#include "sim/core/input_file.hpp"
 #include "sim/core/units.hpp"
 
 namespace fabricsim {
@@ -90,6 +88,15 @@ std::string closest_match(const std::string& word, const std::vector<std::string
     }
   }
   return best.empty() ? best_abbreviated : best;
+}
+
+std::string read_config_file(const std::string& path, const std::string& noun) {
+  try {
+    return read_input_file(path, noun, kMaxConfigFileBytes,
+                           "a scenario, switch profile or cost file is a page of YAML");
+  } catch (const InputFileError& e) {
+    throw ConfigError(path, 0, 0, "", e.what());
+  }
 }
 
 namespace {
@@ -1072,26 +1079,6 @@ const std::pair<const char*, const char*> kTrafficAliases[] = {
 
 // ---- reading -----------------------------------------------------------------------------
 
-/// The text of a scenario file, or of what `noun` names (e.g. "switch profile 'x.yaml'").
-std::string read_file(const std::string& path, const std::string& noun = "scenario file") {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw ConfigError(path, 0, 0, "", "cannot open " + noun + ": " + std::strerror(errno));
-  constexpr size_t kMaxBytes = 16 << 20;  // a scenario is a page of YAML, not a data file
-  std::string text;
-  char buffer[4096];
-  size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, f.get())) > 0) {
-    text.append(buffer, n);
-    if (text.size() > kMaxBytes) {
-      throw ConfigError(path, 0, 0, "", "not a " + noun + ": larger than 16 MiB");
-    }
-  }
-  if (std::ferror(f.get())) {
-    throw ConfigError(path, 0, 0, "", "cannot read " + noun + ": " + std::strerror(errno));
-  }
-  return text;
-}
-
 YAML::Node parse_yaml(const std::string& file, std::string text) {
   // A binary file (an archive, an executable) is not YAML: say so, not "unknown escape".
   if (const size_t nul = text.find('\0'); nul != std::string::npos) {
@@ -1533,7 +1520,7 @@ void merge_profile(const Context& ctx, const Value& profile, Context& pctx,
   pctx.file = file.lexically_normal().string();
   std::string text;
   try {
-    text = read_file(pctx.file, "switch profile '" + pctx.file + "'");
+    text = read_config_file(pctx.file, "switch profile '" + pctx.file + "'");
   } catch (const ConfigError& e) {
     profile.fail(e.message());
   }
@@ -2407,7 +2394,7 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
                        const std::vector<std::string>& varied) {
   Context ctx;
   ctx.file = path;
-  YAML::Node root = parse_yaml(path, read_file(path));
+  YAML::Node root = parse_yaml(path, read_config_file(path, "scenario file"));
   for (const std::string& o : overrides) apply_override(root, o, "--set", ctx);
   for (const std::string& o : varied) apply_override(root, o, "--vary", ctx);
   return build(ctx, root);

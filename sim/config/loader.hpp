@@ -1,6 +1,7 @@
 // Scenario YAML -> Scenario, with errors that say where and what.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -70,6 +71,16 @@ void check_switch_overrides(const Scenario& sc, const std::vector<std::string>& 
 /// ("traffic[2].dst") for a host that does not exist (with a "did you mean" for a name) and for
 /// a flow whose src and dst are the same host; flows are checked in order, src before dst.
 void resolve_traffic(Scenario& sc, const std::vector<std::string>& host_names);
+
+/// The largest YAML file fabricsim reads (a scenario, a switch profile, a cost file): a scenario
+/// is a page of YAML, the largest in scenarios/ and configs/ a few KB.
+inline constexpr int64_t kMaxConfigFileBytes = int64_t{16} << 20;
+
+/// The text of the YAML file `path` that `noun` names ("scenario file", "switch profile 'x'",
+/// "cost file"), read with read_input_file (sim/core/input_file.hpp): a regular file of at most
+/// kMaxConfigFileBytes. Throws ConfigError (the path, no position) with read_input_file's
+/// message for a missing file, a directory, a FIFO or device, a larger file or a read error.
+std::string read_config_file(const std::string& path, const std::string& noun);
 
 /// The closest candidate to `word` by edit distance, when it is close enough (distance at most
 /// max(2, word.size() / 3)); failing that, the closest candidate that `word` abbreviates (its

@@ -397,7 +397,7 @@ TEST_CASE("inputs a fresh user found to end in internal errors are bad input (ex
       {"run scenarios/quickstart.yaml --seed -1", "--seed -1: expected a non-negative integer"},
       {"run scenarios/quickstart.yaml --out /proc/fabricsim", "--out /proc/fabricsim"},
       {"run scenarios/quickstart.yaml --out ''", "expected a directory name"},
-      {"validate /dev/zero", "larger than 16 MiB"},
+      {"validate /dev/zero", "it is a character device, not a regular file"},
       {"validate scenarios/fat_tree_k8.yaml --set topology.k=120", "routing tables"},
   };
   for (const Case& c : cases) {
@@ -1378,7 +1378,8 @@ TEST_CASE("measured.nccl_tests: the real log beside the simulated sweep, with it
   const Result missing =
       fabricsim("validate scenarios/roce_h200_a3ultra.yaml --set measured.nccl_tests=nope.txt");
   CHECK(missing.exit_code == 2);
-  CHECK(missing.err.find("nope.txt:0: cannot open file") != std::string::npos);
+  CHECK(missing.err.find("nope.txt:0: cannot open log file: No such file or directory") !=
+        std::string::npos);
 }
 
 namespace {
@@ -1795,7 +1796,7 @@ TEST_CASE("calibrate: bad input is exit 2 with where and what") {
            out.string(),
        "fabricsim calibrate takes it with --perftest"},
       {"--nccl-tests tests/data --out " + out.string(),
-       "tests/data:0: is a directory; expected a log file"},
+       "tests/data:0: cannot read log file: Is a directory"},
       {"--nccl-tests " + nccl + " --holdout below=1MiB --out " + out.string(), "above=SIZE"},
       {"--nccl-tests " + nccl + " --holdout file=other.txt --out " + out.string(),
        "one of the --nccl-tests logs"},
