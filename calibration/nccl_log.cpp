@@ -1,5 +1,6 @@
 #include "calibration/nccl_log.hpp"
 
+#include "calibration/log_checks.hpp"
 #include "collectives/nccl_tests.hpp"
 
 #include <algorithm>
@@ -52,6 +53,12 @@ std::string strip_prefixes(std::string s) {
   while (std::regex_search(s, m, kPrefix)) s = m.suffix().str();
   return s;
 }
+
+/// A row's time, algbw and busbw as printed, for the checks of log_checks.hpp.
+struct RowText {
+  NcclBlockText oop, ip;
+  bool in_place = true;  ///< the row has the in-place block
+};
 
 /// The table layout, read from the "#  size  count  type …" header line.
 struct Layout {
@@ -112,13 +119,6 @@ bool to_int64(const std::string& s, int64_t& out) {
   errno = 0;
   out = std::strtoll(s.c_str(), nullptr, 10);
   return errno == 0;
-}
-
-std::string fmt(double v, int digits = 4) {
-  std::ostringstream o;
-  o.precision(digits);
-  o << v;
-  return o.str();
 }
 
 /// The digits a regex matched as a count up to `max`. Throws ParseError at `line` of `path` when
@@ -237,6 +237,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   std::set<std::string> body_collectives;
   std::set<std::string> versions;
   std::map<int, int> rank_first_line;
+  std::vector<RowText> printed;  // beside log.rows: the row's numbers as printed
 
   for (size_t idx = 0; idx < lines.size(); ++idx) {
     const int ln = static_cast<int>(idx + 1);
@@ -320,7 +321,12 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
     }
     if (std::regex_search(t, m, kRank)) {
       NcclRank r;
-      r.rank = static_cast<int>(count_of(m[1], path, ln));
+      r.rank = static_cast<int>(count_of(m[1], path, ln, std::numeric_limits<int>::max()));
+      if (r.rank >= kMaxNcclRanks) {
+        throw ParseError(path, ln,
+                         "rank " + m[1].str() + ": more than " + std::to_string(kMaxNcclRanks) +
+                             " ranks, beyond any real run; expected the rank of one GPU");
+      }
       r.host = m[2];
       r.device = static_cast<int>(count_of(m[3], path, ln));
       r.gpu = trim(m[4]);
@@ -398,9 +404,18 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       continue;
     }
 
-    // A result row: size and count integers, then a type name.
+    // A result row: size and count integers, then a type name. Inside a table, a line with the
+    // table's column count and a number in its first two, or one whose first columns read as
+    // numbers and a type but with other characters than ASCII digits (a full-width '１'), is a
+    // row too: read and reported at its line, never skipped as noise.
     const auto tok = split_ws(t);
-    if (tok.size() < 3 || !all_digits(tok[0]) || !all_digits(tok[1]) || !all_alpha(tok[2])) {
+    const bool in_table = header_line != 0 && footer_line == 0;
+    const bool row_like = in_table && tok.size() >= 3 &&
+                          ((static_cast<int>(tok.size()) == layout.ncols &&
+                            (starts_like_number(tok[0]) || starts_like_number(tok[1]))) ||
+                           (numberish(tok[0]) && numberish(tok[1]) && all_alpha(tok[2])));
+    if (!row_like &&
+        (tok.size() < 3 || !all_digits(tok[0]) || !all_digits(tok[1]) || !all_alpha(tok[2]))) {
       if (header_line == 0) {
         const std::string name = collective_in(t);
         if (!name.empty()) body_collectives.insert(name);
@@ -439,7 +454,8 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
     NcclLogRow row;
     row.line = ln;
     auto bad = [&](const std::string& what, const std::string& value) {
-      return ParseError(path, ln, "cannot read " + what + " '" + value + "'");
+      return ParseError(path, ln,
+                        "cannot read " + what + " '" + value + "'" + non_ascii_hint(value));
     };
     if (!to_int64(tok[0], row.size_bytes)) throw bad("size", tok[0]);
     if (!to_int64(tok[1], row.count)) throw bad("count", tok[1]);
@@ -459,16 +475,15 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       row.root = static_cast<int>(root);
       i = 5;
     }
+    RowText text;
+    text.in_place = !oop_only;
     auto block = [&](int at, double& time, double& algbw, double& busbw, int64_t& wrong,
-                     double& error, const char* which) {
+                     double& error, const char* which, NcclBlockText& printed) {
       const std::string w(which);
       if (!to_double(tok[at], time)) throw bad(w + " time", tok[at]);
-      if (time < 0) {
-        throw ParseError(path, ln,
-                         "negative " + w + " time '" + tok[at] + "'; expected microseconds >= 0");
-      }
       if (!to_double(tok[at + 1], algbw)) throw bad(w + " algbw", tok[at + 1]);
       if (!to_double(tok[at + 2], busbw)) throw bad(w + " busbw", tok[at + 2]);
+      printed = NcclBlockText{tok[at], tok[at + 1], tok[at + 2], time, algbw, busbw};
       const std::string& last = tok[at + 3];
       if (layout.error_column) {
         if (!to_double(last, error)) throw bad(w + " error", last);
@@ -479,12 +494,17 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       }
     };
     block(i, row.oop_time_us, row.oop_algbw_GBps, row.oop_busbw_GBps, row.oop_wrong, row.oop_error,
-          "out-of-place");
+          "out-of-place", text.oop);
     if (!oop_only) {
       block(i + 4, row.ip_time_us, row.ip_algbw_GBps, row.ip_busbw_GBps, row.ip_wrong, row.ip_error,
-            "in-place");
+            "in-place", text.ip);
     }
-    if (row.count * elem_bytes > row.size_bytes) {
+    if (row.size_bytes < 0 || row.count < 0) {
+      throw ParseError(path, ln, "negative size or count; expected bytes and elements >= 0");
+    }
+    check_nccl_time_and_algbw(path, ln, "out-of-place", row.size_bytes, text.oop);
+    if (text.in_place) check_nccl_time_and_algbw(path, ln, "in-place", row.size_bytes, text.ip);
+    if (row.count > row.size_bytes / elem_bytes) {
       throw ParseError(path, ln,
                        "count " + std::to_string(row.count) + " x " + std::to_string(elem_bytes) +
                            " bytes exceeds size " + std::to_string(row.size_bytes));
@@ -507,6 +527,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
                           std::to_string(row.size_bytes) + ": results failed validation");
     }
     log.rows.push_back(row);
+    printed.push_back(text);
   }
 
   // --- No rows: say why. ---
@@ -568,18 +589,27 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   }
   const bool listed_all =
       !log.ranks.empty() && static_cast<int>(log.ranks.size()) == max_rank + 1 && !rank_list_cut;
+  const std::string device_list = log.ranks.empty()
+                                      ? std::string()
+                                      : "the device list: Rank " + std::to_string(max_rank) +
+                                            " at line " + std::to_string(rank_first_line[max_rank]);
+  std::string nranks_source;  // where log.nranks comes from, for messages
   if (!log.ranks.empty() && !rank_list_cut) {
     log.nranks = max_rank + 1;
+    nranks_source = device_list;
   } else if (!log.ranks.empty()) {
     log.nranks = std::max(hdr_ranks, max_rank + 1);
+    nranks_source = hdr_ranks >= max_rank + 1 ? "the ## nodes x GPUs header" : device_list;
     log.notes.push_back(
         "device list cut after rank " + std::to_string(max_rank) + "; nranks " +
         std::to_string(log.nranks) +
         (hdr_ranks >= max_rank + 1 ? " from the ## nodes x GPUs header" : " is a lower bound"));
   } else if (hdr_ranks > 0) {
     log.nranks = hdr_ranks;
+    nranks_source = "the ## nodes x GPUs header";
   } else {
     log.nranks = fabricsim_ranks;  // fabricsim run's "# nccl : R ranks on S servers" line
+    nranks_source = "the '# nccl : R ranks' line";
   }
   if (listed_all) {
     log.nodes = static_cast<int>(hosts.size());
@@ -592,29 +622,18 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
                         std::to_string(hosts.size()) + " host(s) listed)");
   }
 
-  // --- Consistency of the rows with the header and the rank count. ---
+  // --- busbw of every row against algbw and the rank count: nccl-tests computes busbw as
+  // algbw x busbw_factor(collective, nranks), so a row that disagrees has another rank count
+  // than the device list or header says (spliced from another run), or was edited. ---
   if (!log.collective.empty() && log.nranks > 0) {
-    const double f = busbw_factor(log.collective, log.nranks);
-    for (const auto& r : log.rows) {
-      const double algbw = r.oop_algbw_GBps, busbw = r.oop_busbw_GBps;
-      if (!(algbw >= 1.0)) continue;
-      // Both columns are rounded to 0.01: allow half a unit on each.
-      if (std::abs(algbw * f - busbw) <= 0.005 * f + 0.0051) continue;
-      const double ratio = busbw / algbw;
-      std::string implied;
-      if (log.collective == "all_reduce" && ratio < 2.0) {
-        implied = std::to_string(static_cast<int>(std::lround(2.0 / (2.0 - ratio))));
-      } else if ((log.collective == "all_gather" || log.collective == "reduce_scatter" ||
-                  log.collective == "alltoall") &&
-                 ratio < 1.0) {
-        implied = std::to_string(static_cast<int>(std::lround(1.0 / (1.0 - ratio))));
+    for (size_t k = 0; k < log.rows.size(); ++k) {
+      const int ln = log.rows[k].line;
+      check_nccl_busbw(path, ln, "out-of-place", log.collective, log.nranks, nranks_source,
+                       printed[k].oop);
+      if (printed[k].in_place) {
+        check_nccl_busbw(path, ln, "in-place", log.collective, log.nranks, nranks_source,
+                         printed[k].ip);
       }
-      log.notes.push_back("line " + std::to_string(r.line) + ": busbw/algbw = " + fmt(ratio, 6) +
-                          (implied.empty() ? "" : " implies " + implied + " ranks") +
-                          ", not the busbw factor " + fmt(f, 6) + " of nranks " +
-                          std::to_string(log.nranks) +
-                          " (header spliced from another run, or NCCL_ALGO=NVLS)");
-      break;
     }
   }
   if (log.maxbytes > 0 && log.rows.back().size_bytes > log.maxbytes &&

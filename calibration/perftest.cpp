@@ -1,5 +1,7 @@
 #include "calibration/perftest.hpp"
 
+#include "calibration/log_checks.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -266,10 +268,6 @@ bool parse_int(std::string_view s, int64_t& out) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
 /// The value of "key : value" in `line` (perftest's test-info block), or "".
 std::string info_value(const std::string& line, std::string_view needle, const std::regex& re) {
   if (line.find(needle) == std::string::npos) return {};  // cheap: most lines have none
@@ -419,7 +417,12 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
         continue;
       }
       const std::vector<std::string_view> fields = split_ws(t);
-      if (all_digits(fields.front())) {
+      // A row starts with the size; one written with other digits than ASCII (a full-width
+      // '８'), or starting with another number ("0.000" for columns out of order), or a line of
+      // the table's width with a number second, is a row too: reported below, not skipped.
+      if (numberish(fields.front()) || starts_like_number(fields.front()) ||
+          (fields.size() == table.cols.size() && fields.size() >= 2 &&
+           starts_like_number(fields[1]))) {
         if (fields.size() != table.cols.size()) {
           throw ParseError(path, n,
                            "row has " + std::to_string(fields.size()) +
@@ -436,9 +439,9 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
           if (col == Col::kBytes || col == Col::kIters || col == Col::kSl) {
             int64_t v = 0;
             if (!parse_int(field, v) || (v <= 0 && col != Col::kSl)) {
-              throw ParseError(
-                  path, n,
-                  "field " + std::to_string(c + 1) + " '" + field + "' is not a positive integer");
+              throw ParseError(path, n,
+                               "field " + std::to_string(c + 1) + " '" + field +
+                                   "' is not a positive integer" + non_ascii_hint(field));
             }
             if (col == Col::kBytes) bw.bytes = lat.bytes = v;
             if (col == Col::kIters) bw.iterations = lat.iterations = v;
@@ -447,9 +450,9 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
           char* end = nullptr;
           const double v = std::strtod(field.c_str(), &end);
           if (end != field.c_str() + field.size() || !std::isfinite(v) || v < 0) {
-            throw ParseError(
-                path, n,
-                "field " + std::to_string(c + 1) + " '" + field + "' is not a non-negative number");
+            throw ParseError(path, n,
+                             "field " + std::to_string(c + 1) + " '" + field +
+                                 "' is not a non-negative number" + non_ascii_hint(field));
           }
           const double scale = table.unit == Unit::kGb ? kGbps : kMBps;
           // The fastest NIC ports are 800 Gb/s (1600 both ways): a bandwidth beyond twice that
@@ -500,10 +503,22 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
               break;
           }
         }
-        if (log.latency)
+        if (log.latency) {
+          check_perftest_latency(path, n,
+                                 {lat.t_min_us, lat.t_max_us, lat.t_typical_us, lat.t_avg_us,
+                                  lat.p99_us, lat.p99_9_us});
           log.lat_rows.push_back(lat);
-        else
+        } else {
+          const auto avg = std::find(table.cols.begin(), table.cols.end(), Col::kBwAvg);
+          const auto rate = std::find(table.cols.begin(), table.cols.end(), Col::kMsgRate);
+          if (avg != table.cols.end() && rate != table.cols.end()) {
+            check_perftest_msg_rate(path, n, bw.bytes,
+                                    std::string(fields[size_t(avg - table.cols.begin())]),
+                                    table.unit == Unit::kGb ? kGbps : kMBps,
+                                    std::string(fields[size_t(rate - table.cols.begin())]));
+          }
           log.bw_rows.push_back(bw);
+        }
         continue;
       }
       if (is_error_line(t)) {

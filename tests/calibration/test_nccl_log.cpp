@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "calibration/log_checks.hpp"
 #include "calibration/nccl_log.hpp"
 
 using namespace fabricsim;
@@ -71,7 +72,9 @@ TEST_CASE("every log in tests/data/nccl parses or throws at the expected line", 
       {"nccl-allreduce-a800-12node-2gpu-k8s-kubeflow-01.txt", 0},
       {"nccl-allreduce-gb200-nvl72-1rack-coreweave-01.txt", 0},
       {"nccl-allreduce-gb200-nvl72-20rack-coreweave-01.txt", 0},
-      {"nccl-allreduce-gb200-nvl72-2rack-coreweave-01.txt", 0},
+      // line 17: the first row; busbw/algbw fits 128 ranks, the only device line (line 12,
+      // 'Rank 143') says 144: the line is from another run (the file's own header says so).
+      {"nccl-allreduce-gb200-nvl72-2rack-coreweave-01.txt", 17},
       {"nccl-allreduce-gb300-16node-mnnvl-oci-01.txt", 0},
       {"nccl-allreduce-gb300-32node-mnnvl-roce400-oci-01.txt", 0},
       {"nccl-allreduce-h100-12node-ib-ndr-sharp-coreweave-01.txt", 0},
@@ -340,13 +343,23 @@ TEST_CASE("stale spliced headers are noted", "[nccl_log]") {
   CHECK(sharp.notes[2] ==
         "rows reach 8589934592 bytes but the header says maxBytes 2147483648: header from another "
         "run");
+}
 
-  // 'Rank 143' (line 12) gives 144 ranks, but busbw/algbw in the rows fits 128.
-  const NcclLog gb =
-      parse_nccl_tests_file(data("nccl-allreduce-gb200-nvl72-2rack-coreweave-01.txt"));
-  CHECK(gb.nranks == 144);
-  REQUIRE(gb.notes.size() == 1);
-  CHECK(gb.notes[0].rfind("line 17: busbw/algbw = 1.98433 implies 128 ranks", 0) == 0);
+TEST_CASE("a device line from another run than the table is refused at the first row",
+          "[nccl_log]") {
+  // 'Rank 143' (line 12, the only device line) gives 144 ranks, but the first row (line 17)
+  // has busbw 493.94 = 1.98433 x algbw 248.92, and 2(n-1)/n = 1.98433 for n = 128; for 144 it
+  // is 1.98611 (494.38 GB/s, 0.44 above the printed busbw; rounding allows 0.015).
+  std::string msg;
+  CHECK(
+      error_line(
+          [] { parse_nccl_tests_file(data("nccl-allreduce-gb200-nvl72-2rack-coreweave-01.txt")); },
+          &msg) == 17);
+  CHECK(msg.find("out-of-place busbw 493.94 GB/s is 1.98433 x algbw 248.92 GB/s") !=
+        std::string::npos);
+  CHECK(msg.find("all_reduce on 144 ranks (the device list: Rank 143 at line 12)") !=
+        std::string::npos);
+  CHECK(msg.find("busbw / algbw fits 128 ranks") != std::string::npos);
 }
 
 TEST_CASE("hang and launcher-problem logs throw with the line", "[nccl_log]") {
@@ -452,4 +465,173 @@ TEST_CASE("#wrong > 0 and out-of-bounds values are noted", "[nccl_log]") {
   CHECK(log.notes[0] ==
         "line 7: #wrong 3 out-of-place, 0 in-place at size 8: results failed validation");
   CHECK(log.notes[1] == "line 8: 3 out-of-bounds values (FAILED): results failed validation");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plausibility: the numbers of a row agree the way nccl-tests computes them (algbw = size / time,
+// busbw = algbw x busbw_factor(collective, nranks)), within the rounding of the printed digits.
+
+namespace {
+
+/// kHeader's 2-rank device list with an all_reduce starting line in front (line 1), so the
+/// header's lines move down by one: ranks at lines 5-6, table header at line 7, rows from 8.
+const std::string kAllReduce = "# Collective test starting: all_reduce_perf\n" + kHeader;
+
+/// A current-format row of size `size` with the same numbers in both blocks.
+std::string row(int64_t size, const std::string& time, const std::string& algbw,
+                const std::string& busbw) {
+  const std::string block = "  " + time + "  " + algbw + "  " + busbw + "  0";
+  return "  " + std::to_string(size) + "  " + std::to_string(size / 4) + "  float  sum  -1" +
+         block + block + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("half_last_digit: half a unit of the last printed digit", "[nccl_log]") {
+  CHECK(half_last_digit("14.79") == Approx(0.005));
+  CHECK(half_last_digit("2156.8") == Approx(0.05));
+  CHECK(half_last_digit("11469") == Approx(0.5));
+  CHECK(half_last_digit("5e-07") == Approx(5e-08));
+  CHECK(half_last_digit("1.5e3") == Approx(50));
+}
+
+TEST_CASE("a row's time must be positive and at most an hour", "[nccl_log]") {
+  std::string msg;
+  SECTION("the base row parses") {
+    CHECK(parse_nccl_tests(kAllReduce + row(1048576, "98.57", "10.64", "10.64"), "t.txt")
+              .rows.size() == 1);
+  }
+  SECTION("0.00 us") {
+    CHECK(text_error_line(kAllReduce + row(8, "0.00", "0.00", "0.00"), &msg) == 8);
+    CHECK(msg == "out-of-place time 0.00 us; expected a positive time in microseconds");
+  }
+  SECTION("negative") {
+    CHECK(text_error_line(kAllReduce + row(8, "-14.79", "0.00", "0.00"), &msg) == 8);
+    CHECK(msg.find("expected a positive time") != std::string::npos);
+  }
+  SECTION("1e308 us, which the bandwidth columns round to 0.00") {
+    CHECK(text_error_line(kAllReduce + row(8, "1e308", "0.00", "0.00"), &msg) == 8);
+    CHECK(msg.find("out-of-place time 1e308 us is more than an hour") != std::string::npos);
+  }
+  SECTION("an hour is the bound: 3.6e9 us passes, 3.7e9 does not") {
+    CHECK(
+        parse_nccl_tests(kAllReduce + row(8, "3600000000", "0.00", "0.00"), "t.txt").rows.size() ==
+        1);
+    CHECK(text_error_line(kAllReduce + row(8, "3700000000", "0.00", "0.00")) == 8);
+  }
+}
+
+TEST_CASE("a row's algbw must be size / time within the printed rounding", "[nccl_log]") {
+  // 1048576 B in 98.57 us: the time was in [98.565, 98.575) us, so algbw in
+  // [10.6374, 10.6384] GB/s before rounding to 2 decimals: 10.64 only.
+  CHECK(
+      parse_nccl_tests(kAllReduce + row(1048576, "98.57", "10.64", "10.64"), "t.txt").rows.size() ==
+      1);
+  std::string msg;
+  CHECK(text_error_line(kAllReduce + row(1048576, "98.57", "10.65", "10.65"), &msg) == 8);
+  CHECK(msg ==
+        "out-of-place algbw 10.65 GB/s, but size 1048576 B in 98.57 us is 10.64 GB/s (nccl-tests' "
+        "algbw = size / time): the row was edited or its columns are shifted");
+  CHECK(text_error_line(kAllReduce + row(1048576, "98.57", "10.63", "10.63")) == 8);
+  // A time printed with fewer digits allows more: 11469 us is [11468.5, 11469.5).
+  CHECK(parse_nccl_tests(kAllReduce + row(4294967296, "11469", "374.47", "374.47"), "t.txt")
+            .rows.size() == 1);
+}
+
+TEST_CASE("a row's busbw must be algbw times the busbw factor of the log's rank count",
+          "[nccl_log]") {
+  std::string msg;
+  SECTION("2 ranks: all_reduce's 2(n-1)/n is 1") {
+    CHECK(parse_nccl_tests(kAllReduce + row(1048576, "98.57", "10.64", "10.64"), "t.txt").nranks ==
+          2);
+    CHECK(text_error_line(kAllReduce + row(1048576, "98.57", "10.64", "10.66"), &msg) == 8);
+    CHECK(msg.find("out-of-place busbw 10.66 GB/s is 1.00188 x algbw 10.64 GB/s; all_reduce on 2 "
+                   "ranks (the device list: Rank 1 at line 6) has busbw = 2(n-1)/n x algbw = 1 x "
+                   "10.64 = 10.64 GB/s") == 0);
+  }
+  SECTION("a device line 'Rank 999999' over a 2-rank table") {
+    const std::string text = "# Collective test starting: all_reduce_perf\n" +
+                             kHeader.substr(0, kHeader.find("#       size")) +
+                             "#  Rank 999999 Group  0 Pid  3 on h3 device  0 [0x1b] NVIDIA H100\n" +
+                             kHeader.substr(kHeader.find("#       size")) +
+                             row(1048576, "98.57", "10.64", "10.64");
+    CHECK(text_error_line(text, &msg) == 9);
+    CHECK(msg.find("all_reduce on 1000000 ranks (the device list: Rank 999999 at line 7)") !=
+          std::string::npos);
+    CHECK(msg.find("busbw / algbw fits 2 ranks") != std::string::npos);
+  }
+  SECTION("rows too small to show a bandwidth cannot contradict a rank count") {
+    const std::string text = kAllReduce.substr(0, kAllReduce.find("#       size")) +
+                             "#  Rank 999999 Group  0 Pid  3 on h3 device  0 [0x1b] NVIDIA H100\n" +
+                             kHeader.substr(kHeader.find("#       size")) + kRow8;
+    CHECK(parse_nccl_tests(text, "t.txt").nranks == 1000000);
+  }
+  SECTION("rank numbers are at most a million") {
+    const std::string text = kAllReduce.substr(0, kAllReduce.find("#       size")) +
+                             "#  Rank 999999999 Group  0 Pid  3 on h3 device  0 [0x1b] NVIDIA\n" +
+                             kHeader.substr(kHeader.find("#       size")) + kRow8;
+    CHECK(text_error_line(text, &msg) == 7);
+    CHECK(msg ==
+          "rank 999999999: more than 1000000 ranks, beyond any real run; expected the "
+          "rank of one GPU");
+  }
+  SECTION("the in-place block is checked too") {
+    CHECK(text_error_line(kAllReduce +
+                              "  1048576  262144  float  sum  -1  98.57  10.64  10.64  0  98.57  "
+                              "10.64  21.28  0\n",
+                          &msg) == 8);
+    CHECK(msg.rfind("in-place busbw 21.28 GB/s", 0) == 0);
+  }
+  SECTION("no collective named: nothing to check busbw against") {
+    CHECK(
+        parse_nccl_tests(kHeader + row(1048576, "98.57", "10.64", "21.28"), "t.txt").rows.size() ==
+        1);
+  }
+}
+
+TEST_CASE("a table row that does not parse is reported at its line, not skipped", "[nccl_log]") {
+  std::string msg;
+  SECTION("a full-width digit in the size") {
+    CHECK(text_error_line(
+              kHeader + kRow8 +
+                  "  １6  4  float  sum  -1  14.93  0.00  0.00  0  15.54  0.00  0.00  0\n",
+              &msg) == 8);
+    CHECK(msg == "cannot read size '１6' (non-ASCII characters; expected ASCII digits 0-9)");
+  }
+  SECTION("a size in full-width digits only, with a column missing") {
+    CHECK(
+        text_error_line(kHeader + kRow8 +
+                            "  １６  4  float  sum  -1  14.93  0.00  0.00  0  15.54  0.00  0.00\n",
+                        &msg) == 8);
+    CHECK(msg.find("row has 12 columns") != std::string::npos);
+  }
+  SECTION("a full-width digit in the count") {
+    CHECK(text_error_line(
+              kHeader + kRow8 +
+                  "  16  ４  float  sum  -1  14.93  0.00  0.00  0  15.54  0.00  0.00  0\n",
+              &msg) == 8);
+    CHECK(msg == "cannot read count '４' (non-ASCII characters; expected ASCII digits 0-9)");
+  }
+  SECTION("a row of the table's width with a size in other words") {
+    CHECK(text_error_line(
+              kHeader + kRow8 +
+                  "  16B  4  float  sum  -1  14.93  0.00  0.00  0  15.54  0.00  0.00  0\n",
+              &msg) == 8);
+    CHECK(msg == "cannot read size '16B'");
+  }
+  SECTION("a row of the table's width with its size and time swapped") {
+    CHECK(
+        text_error_line(kHeader + kRow8 +
+                            "  14.93  4  float  sum  -1  16  0.00  0.00  0  15.54  0.00  0.00  0\n",
+                        &msg) == 8);
+    CHECK(msg == "cannot read size '14.93'");
+  }
+  SECTION("noise of another width inside the table is still skipped") {
+    const NcclLog log = parse_nccl_tests(
+        kHeader + kRow8 +
+            "node1:123:456 [0] NCCL INFO comm 0x55 rank 0 nranks 2 - Destroy COMPLETE\n" +
+            "Warning: Permanently added 'node2' (ED25519) to the list of known hosts.\n" + kRow16,
+        "t.txt");
+    CHECK(log.rows.size() == 2);
+  }
 }

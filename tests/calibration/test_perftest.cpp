@@ -442,3 +442,98 @@ TEST_CASE("perftest: variants from perftest_parameters.h: QoS, per-port, duratio
   CHECK(t.bw_rows[1].bytes == 8192);
   CHECK(has_note(t, "line 4: another result table"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Plausibility (calibration/log_checks.hpp): a row's numbers agree the way perftest computes them.
+
+namespace {
+
+/// The ib_write_bw log cut after its table header (line 27), then `rows`.
+std::string bw_log(const std::string& rows) {
+  return first_lines("perftest-ib_write_bw-ib-qdr40g-cx3-docker-01.txt", 27) + rows;
+}
+
+/// The ib_write_lat log cut after its table header (line 26), then `rows`.
+std::string lat_log(const std::string& rows) {
+  return first_lines("perftest-ib_write_lat-ib-qdr40g-cx3-docker-01.txt", 26) + rows;
+}
+
+}  // namespace
+
+TEST_CASE("perftest: MsgRate must be BW average / size within the printed rounding") {
+  // 41.68 MB/sec of 8-byte messages: 41.68 x 1048576 / 8 / 1e6 = 5.46308 Mpps, and BW average
+  // was in [41.675, 41.685): MsgRate in [5.46243, 5.46374] before its 6 decimals.
+  std::string msg;
+  CHECK(parse_perftest(bw_log(" 8   50000   0.00   41.68   5.462932\n"), "t.txt").bw_rows.size() ==
+        1);
+  CHECK(parse_perftest(bw_log(" 8   50000   0.00   41.68   5.463700\n"), "t.txt").bw_rows.size() ==
+        1);
+  CHECK(
+      error_line([] { parse_perftest(bw_log(" 8   50000   0.00   41.68   5.463800\n"), "t.txt"); },
+                 &msg) == 28);
+  CHECK(msg.rfind("MsgRate 5.463800 Mpps, but BW average 41.68 of 8-byte messages is 5.46308", 0) ==
+        0);
+  CHECK(error_line([] {
+          parse_perftest(bw_log(" 8   50000   0.00   41.68   5.462000\n"), "t.txt");
+        }) == 28);
+}
+
+TEST_CASE("perftest: latencies of one sample set must be in order and at most an hour") {
+  std::string msg;
+  const std::string ok = " 8  20000  0.89  9.06  0.99  1.04  0.25  1.22  6.05\n";
+  CHECK(parse_perftest(lat_log(ok), "t.txt").lat_rows.size() == 1);
+  // Two values 0.01 apart the wrong way can be rounding (t_min 1.00 over t_typical 0.99); 0.02
+  // cannot.
+  CHECK(parse_perftest(lat_log(" 8  20000  1.00  9.06  0.99  1.04  0.25  1.22  6.05\n"), "t.txt")
+            .lat_rows.size() == 1);
+  CHECK(error_line(
+            [] {
+              parse_perftest(lat_log(" 8  20000  1.01  9.06  0.99  1.04  0.25  1.22  6.05\n"),
+                             "t.txt");
+            },
+            &msg) == 27);
+  CHECK(msg ==
+        "t_min 1.01 us is above t_typical 0.99 us; perftest computes both from the same samples, "
+        "so t_min <= t_typical: the row was edited or its columns are shifted");
+  // the 99.9th percentile above t_max
+  CHECK(error_line(
+            [] {
+              parse_perftest(lat_log(" 8  20000  0.89  9.06  0.99  1.04  0.25  1.22  9.08\n"),
+                             "t.txt");
+            },
+            &msg) == 27);
+  CHECK(msg.rfind("99.9% percentile 9.08 us is above t_max 9.06 us", 0) == 0);
+  CHECK(error_line(
+            [] {
+              parse_perftest(lat_log(" 8  20000  0.89  1e308  0.99  1.04  0.25  1.22  6.05\n"),
+                             "t.txt");
+            },
+            &msg) == 27);
+  CHECK(msg.rfind("t_max 1e+308 us is more than an hour for one message", 0) == 0);
+}
+
+TEST_CASE("perftest: a table row that does not parse is reported at its line, not skipped") {
+  std::string msg;
+  // a full-width digit for the size
+  CHECK(
+      error_line([] { parse_perftest(bw_log(" ８   50000   0.00   41.68   5.462932\n"), "t.txt"); },
+                 &msg) == 28);
+  CHECK(msg ==
+        "field 1 '８' is not a positive integer (non-ASCII characters; expected ASCII "
+        "digits 0-9)");
+  // columns out of order: the row starts with a bandwidth
+  CHECK(
+      error_line([] { parse_perftest(bw_log(" 0.000   50000   8   41.68   5.462932\n"), "t.txt"); },
+                 &msg) == 28);
+  CHECK(msg == "field 1 '0.000' is not a positive integer");
+  // a size that is not a number in a row of the table's width
+  CHECK(
+      error_line([] { parse_perftest(bw_log(" 8B   50000   0.00   41.68   5.462932\n"), "t.txt"); },
+                 &msg) == 28);
+  CHECK(msg == "field 1 '8B' is not a positive integer");
+  // noise of another width is still skipped
+  CHECK(parse_perftest(bw_log(" Conflicting CPU frequency values detected: 1200.000 != 3400.000\n"
+                              " 8   50000   0.00   41.68   5.462932\n"),
+                       "t.txt")
+            .bw_rows.size() == 1);
+}

@@ -1259,8 +1259,9 @@ TEST_CASE("collectives: reviewer findings on NCCL settings from the environment"
 
 TEST_CASE("calibrate: every log in tests/data parses and fits, or is refused at its line") {
   // Exit 0 (fitted) or 2 (a log that is not a complete run, e.g. a hang without rows, or one
-  // with too few sizes to fit: the 4 GB300 logs have 2), never an internal error; the report
-  // lists each file.
+  // with too few sizes to fit: the 4 GB300 logs have 2, or the GB200 2-rack log, whose device
+  // line is from a 144-rank run and its rows from a 128-rank one), never an internal error; the
+  // report lists each file.
   int ok = 0, refused = 0;
   for (const char* dir : {"perftest", "nccl"}) {
     for (const auto& e :
@@ -1289,8 +1290,8 @@ TEST_CASE("calibrate: every log in tests/data parses and fits, or is refused at 
       }
     }
   }
-  CHECK(ok >= 40);
-  CHECK(refused <= 6);
+  CHECK(ok >= 39);
+  CHECK(refused <= 7);
 }
 
 TEST_CASE("calibrate: the fragment fitted through a scenario reproduces the log it was fitted on") {
@@ -1914,7 +1915,8 @@ TEST_CASE("calibrate: a second fresh tester's findings") {
     std::ofstream(f) << text;
     const Result r = fabricsim("calibrate --nccl-tests " + f.string() + " --out " + out.string());
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("negative out-of-place time '-1291.8'") != std::string::npos);
+    CHECK(r.err.find("out-of-place time -1291.8 us; expected a positive time in microseconds") !=
+          std::string::npos);
   }
   SECTION("two sizes left to fit are not fitted (was a negative bandwidth), and say so (exit 2)") {
     const Result r = fabricsim(
