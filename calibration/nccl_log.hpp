@@ -114,14 +114,18 @@ struct NcclLog {
 /// line with a NUL byte); it looks like a perftest output (line of the first perftest marker);
 /// no table header is found (line 0, "no nccl-tests result table found; expected …"); a table
 /// header has no rows after it (the header's line); a row has the wrong number of columns or an
-/// unreadable number or type (that row's line); a second result table follows rows of a first
+/// unreadable number or type (that row's line; inside a table a line of the table's width
+/// starting like a number, or with full-width digits, is such a row, not noise); a row's
+/// numbers disagree (calibration/log_checks.hpp: a time not in (0, 1 h], algbw not size / time,
+/// busbw not algbw x the busbw factor of nranks; that row's line); a device line names a rank
+/// of a million or more (its line); a second result table follows rows of a first
 /// (its header's line); rank 0 appears more than once in the device list, i.e. several 1-rank
 /// runs are interleaved because nccl-tests was built without MPI (the repeated line); or row
 /// sizes go down for the same root (rows of several runs interleaved; that row's line).
 NcclLog parse_nccl_tests(const std::string& text, const std::string& path);
 
-/// Reads `path` and parses it with parse_nccl_tests. Throws ParseError (line 0) if the file
-/// cannot be read.
+/// Reads `path` (read_log_text: a regular file of at most kMaxLogFileBytes) and parses it with
+/// parse_nccl_tests. Throws ParseError (line 0) if the file cannot be read.
 NcclLog parse_nccl_tests_file(const std::string& path);
 
 }  // namespace fabricsim

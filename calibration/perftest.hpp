@@ -94,11 +94,15 @@ struct PerftestLog {
 /// Throws ParseError for: an empty or binary text (line 0, or the line of the first NUL byte);
 /// no table header (line 0, or the line of an error perftest printed, e.g. "Couldn't connect");
 /// a header with an unknown column or no rows (the header's line); a row with the wrong number
-/// of fields or a field that is not a number (the row's line); a second table with other
+/// of fields or a field that is not a number (the row's line; a line starting like a number,
+/// with full-width digits, or of the table's width with a number second is such a row); a row
+/// whose numbers disagree (calibration/log_checks.hpp: latencies out of order or above an hour,
+/// MsgRate not BW average / size; the row's line); a second table with other
 /// columns (its header's line); a title that contradicts the table (the header's line).
 PerftestLog parse_perftest(const std::string& text, const std::string& path);
 
-/// Reads `path` and parses it; ParseError with line 0 if the file cannot be read.
+/// Reads `path` (read_log_text: a regular file of at most kMaxLogFileBytes) and parses it;
+/// ParseError with line 0 if the file cannot be read.
 PerftestLog parse_perftest_file(const std::string& path);
 
 }  // namespace fabricsim

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (issue 11) for a fixed time each, by hand or as CI's smoke run.
-#   fuzz/run.sh [SECONDS per target, default 600] [TARGET ...]   (default: all four)
+#   fuzz/run.sh [SECONDS per target, default 600] [TARGET ...]   (default: all five)
 # Builds them first with clang into build-fuzz/ (FABRICSIM_FUZZ=ON: ASan + UBSan + libFuzzer).
 # Seeds: scenarios/, configs/, tests/data/, tests/bad_inputs/ (scenario); tests/data/perftest and
-# tests/data/nccl (the log parsers); unit strings from the scenarios (units). Corpora grow in
+# tests/data/nccl (the log parsers); unit strings from the scenarios (units); none for
+# fuzz_log_plausibility, which builds its logs from the fuzzer's bytes. Corpora grow in
 # build-fuzz/corpus/TARGET; a crash, an uncaught exception, a leak, a timeout (> 10 s for one
 # input) or an allocation over 2 GB is written to build-fuzz/findings/TARGET/ and reported.
 # Prints per target: runs, executions, corpus size, findings. Exit 1 when anything was found.
@@ -11,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-600}
 shift || true
-TARGETS=${*:-fuzz_units fuzz_perftest fuzz_nccl_log fuzz_scenario}
+TARGETS=${*:-fuzz_units fuzz_perftest fuzz_nccl_log fuzz_log_plausibility fuzz_scenario}
 B=${FUZZ_BUILD:-build-fuzz}
 command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install -y clang)" >&2; exit 2; }
 mkdir -p "$B"
@@ -31,6 +32,7 @@ seed() {  # target -> seed directory
         sed 's/^:[[:space:]]*//' | sort -u | awk -v d="$d" '{ f = d "/" NR; printf "%s", $0 > f; close(f) }' ;;
     fuzz_perftest) cp tests/data/perftest/* "$d/" ;;
     fuzz_nccl_log) cp tests/data/nccl/* "$d/" ;;
+    fuzz_log_plausibility) ;;  # its input is a recipe for a log, not a log
     fuzz_scenario)
       for f in scenarios/*.yaml configs/*.yaml configs/*/*.yaml tests/data/config/*.yaml \
                tests/data/cli/*.yaml tests/bad_inputs/*.yaml; do
