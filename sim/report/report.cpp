@@ -5,21 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
 
 #include "sim/core/units.hpp"
+#include "sim/report/output_file.hpp"
 
 namespace fabricsim {
 namespace {
-
-std::ofstream open_for_write(const std::string& path) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  return out;
-}
 
 /// nccl-tests' time column: %7.2f below 100 us, %7.1f below 10 ms… (src/common.cu).
 std::string format_time_us(double us) {
@@ -228,6 +222,10 @@ nlohmann::ordered_json fabric_cost_json(const FabricCost& c) {
 }
 
 void write_results_json(const std::string& path, const RunReport& r) {
+  write_output_file(path, results_json_text(r));
+}
+
+std::string results_json_text(const RunReport& r) {
   using nlohmann::ordered_json;
   ordered_json j;
   j["scenario"] = r.scenario;
@@ -441,10 +439,15 @@ void write_results_json(const std::string& path, const RunReport& r) {
                        {"max_active_flows", r.flow_stats->max_active},
                        {"not_modelled", "queues, PFC, ECN/DCQCN, drops, retransmissions"}};
   }
-  auto out = open_for_write(path);
+  if (!r.files_not_written
+           .empty()) {  // only then: results.json of a run fully written is unchanged
+    ordered_json unwritten = ordered_json::array();
+    for (const UnwrittenFile& f : r.files_not_written)
+      unwritten.push_back({{"file", f.file}, {"error", f.error}});
+    j["files_not_written"] = std::move(unwritten);
+  }
   // Names come from the user's files: invalid UTF-8 is replaced (U+FFFD), never a throw.
-  out << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << '\n';
-  if (!out) throw std::runtime_error("error writing " + path);
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + '\n';
 }
 
 void write_perf_json(const std::string& path, const RunReport& r) {
@@ -461,12 +464,12 @@ void write_perf_json(const std::string& path, const RunReport& r) {
     j["flows_per_s"] = r.wall_s > 0 ? static_cast<double>(r.flow_stats->flows) / r.wall_s : 0.0;
     j["link_bytes_per_s"] = r.wall_s > 0 ? r.flow_stats->link_bytes / r.wall_s : 0.0;
   }
-  auto out = open_for_write(path);
-  out << j.dump(2) << '\n';
+  write_output_file(path, j.dump(2) + '\n');
 }
 
 void write_ports_csv(const std::string& path, const RunReport& r) {
-  auto out = open_for_write(path);
+  OutputFile file(path);
+  std::ostream& out = file.stream();
   out << "node,port,peer,rate_bps,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,drop_bytes,"
          "corrupt_drops,max_queue_bytes,avg_queue_bytes,p50_queue_bytes,p99_queue_bytes,"
          "p999_queue_bytes,pfc_tx,pfc_rx,headroom_drops\n";
@@ -478,11 +481,12 @@ void write_ports_csv(const std::string& path, const RunReport& r) {
         << ',' << p.p99_queue_bytes << ',' << p.p999_queue_bytes << ',' << p.pfc_tx << ','
         << p.pfc_rx << ',' << p.headroom_drops << '\n';
   }
-  if (!out) throw std::runtime_error("error writing " + path);
+  file.commit();
 }
 
 void write_queues_csv(const std::string& path, const RunReport& r) {
-  auto out = open_for_write(path);
+  OutputFile file(path);
+  std::ostream& out = file.stream();
   out << "node,port,peer,traffic_class,tx_packets,tx_bytes,drops,drop_bytes,max_queue_bytes,"
          "avg_queue_bytes,mean_sojourn_ns,ecn_marked,paused_us,watchdog_drops\n";
   for (const auto& q : r.queues) {
@@ -492,11 +496,12 @@ void write_queues_csv(const std::string& path, const RunReport& r) {
         << fixed(q.mean_sojourn_ps / 1e3, 3) << ',' << q.ecn_marked << ','
         << format_ps_as_us(q.paused_ps) << ',' << q.watchdog_drops << '\n';
   }
-  if (!out) throw std::runtime_error("error writing " + path);
+  file.commit();
 }
 
 void write_flows_csv(const std::string& path, const RunReport& r) {
-  auto out = open_for_write(path);
+  OutputFile file(path);
+  std::ostream& out = file.stream();
   out << "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets,source\n";
   for (const auto& f : r.flows) {
     const bool done = f.end_ps >= f.start_ps;
@@ -506,7 +511,7 @@ void write_flows_csv(const std::string& path, const RunReport& r) {
         << (done ? format_ps_as_us(f.end_ps - f.start_ps) : "") << ',' << f.retransmitted_packets
         << ',' << (f.traffic ? "traffic" : "collective") << '\n';
   }
-  if (!out) throw std::runtime_error("error writing " + path);
+  file.commit();
 }
 
 int64_t peak_rss_bytes() {

@@ -226,6 +226,11 @@ FctSummary fct_summary(const QuantileHistogram& h);
 /// The FctSummary of `fct_ps`, exact (flows.csv holds every message: the percentiles are
 /// nearest-rank values of the list).
 FctSummary fct_summary(std::vector<int64_t> fct_ps);
+/// An output file of a run that could not be written (results.json `files_not_written`).
+struct UnwrittenFile {
+  std::string file;   ///< its name in the --out folder: "flows.csv", "trace.json"
+  std::string error;  ///< why: strerror of the errno ("No space left on device")
+};
 
 struct RunReport {
   std::string scenario;
@@ -264,6 +269,9 @@ struct RunReport {
   /// Completion times of every delivered message: all of them, the scenario's traffic flows,
   /// the collectives' (and training step's) messages.
   FctSummary fct_all, fct_traffic, fct_messages;
+  /// The run's output files that could not be written whole (none were left half-written):
+  /// results.json ends with `files_not_written` only when this is not empty.
+  std::vector<UnwrittenFile> files_not_written;
 };
 
 /// A CSV text field, quoted (RFC 4180) only when it holds a comma, quote or line break.
@@ -283,15 +291,18 @@ void print_summary(std::ostream& out, const RunReport& report);
 /// dropped_bytes, in_flight_bytes}, flows {count, completed, fct_us {p50, p99, max}, fct_ps {p50,
 /// p99, max}, retransmitted_packets}, deadlock, run, ports_truncated, ports [PortRow objects].
 /// FCT percentiles are nearest-rank over completed flows (end_ps >= start_ps), null when there is
-/// none. Non-finite doubles are written as null. Throws std::runtime_error if the file cannot be
-/// written.
+/// none. Non-finite doubles are written as null. Ends with `files_not_written` [{file, error}]
+/// when report.files_not_written is not empty. Every writer below writes its file whole or not at
+/// all (output_file.hpp) and throws OutputError (path and errno) when it cannot.
 void write_results_json(const std::string& path, const RunReport& report);
+/// The text write_results_json writes.
+std::string results_json_text(const RunReport& report);
 /// perf.json: wall_s, events_per_s, packet_hops_per_s, peak_rss_bytes.
 void write_perf_json(const std::string& path, const RunReport& report);
 /// ports.csv: one line per PortRow, columns node,port,peer,rate_bps,tx_packets,tx_bytes,
 /// rx_packets,rx_bytes,drops,drop_bytes,corrupt_drops,max_queue_bytes,avg_queue_bytes (%.1f),
 /// p50_queue_bytes,p99_queue_bytes,p999_queue_bytes. Text fields are quoted as RFC 4180 asks
-/// when they hold a comma, quote or line break. Throws std::runtime_error if it cannot be written.
+/// when they hold a comma, quote or line break.
 void write_ports_csv(const std::string& path, const RunReport& report);
 /// queues.csv: one line per QueueRow, columns node,port,peer,traffic_class,tx_packets,tx_bytes,
 /// drops,drop_bytes,max_queue_bytes,avg_queue_bytes (%.1f),mean_sojourn_ns (%.3f),ecn_marked.

@@ -52,15 +52,13 @@ void append_args(std::string& out, const std::string& args_json) {
 
 }  // namespace
 
-ChromeTrace::ChromeTrace(const std::string& path, int64_t max_events)
-    : path_(path), max_events_(max_events) {
+ChromeTrace::ChromeTrace(const std::string& path, int64_t max_events) : max_events_(max_events) {
   if (max_events < 1) {
     throw std::invalid_argument("ChromeTrace: max_events must be at least 1, got " +
                                 std::to_string(max_events));
   }
-  out_.open(path, std::ios::binary | std::ios::trunc);
-  if (!out_) throw std::runtime_error("cannot write " + path);
-  out_ << "[\n";
+  file_ = std::make_unique<OutputFile>(path);
+  file_->stream() << "[\n";
 }
 
 ChromeTrace::~ChromeTrace() {
@@ -91,7 +89,18 @@ void ChromeTrace::begin_line() {
 }
 
 void ChromeTrace::flush_line() {
-  out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+  std::ostream& out = file_->stream();
+  out.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+  if (out) return;
+  // The disk is full (or the file too large): stop here, drop the partial file, go on with the
+  // run; close() reports it.
+  try {
+    file_->check();
+  } catch (const OutputError& e) {
+    failure_.emplace(e);
+  }
+  file_.reset();
+  closed_ = true;
 }
 
 void ChromeTrace::process_name(int pid, const std::string& name) {
@@ -183,7 +192,13 @@ void ChromeTrace::instant(const std::string& cat, const std::string& name, int p
 }
 
 void ChromeTrace::close() {
-  if (closed_) return;
+  if (closed_) {
+    if (failure_ && !failure_reported_) {
+      failure_reported_ = true;
+      throw *failure_;
+    }
+    return;
+  }
   closed_ = true;
   if (truncated_) {
     // Global scope ("s":"g"): the viewer draws it across every track, where recording stopped.
@@ -198,10 +213,18 @@ void ChromeTrace::close() {
     append_int(line_, dropped_);
     line_ += "}}";
     flush_line();
+    if (!file_) return close();  // that line failed: report it
   }
-  out_ << (first_ ? "]\n" : "\n]\n");
-  out_.close();
-  if (!out_) throw std::runtime_error("error writing " + path_);
+  line_ = first_ ? "]\n" : "\n]\n";
+  flush_line();
+  if (!file_) return close();
+  try {
+    file_->commit();
+  } catch (const OutputError& e) {
+    failure_.emplace(e);
+  }
+  file_.reset();
+  if (failure_) close();
 }
 
 }  // namespace fabricsim

@@ -6,17 +6,25 @@
 // saying the trace was truncated (no multi-GB surprise files). Timestamps are simulated time in
 // microseconds printed exactly from integer picoseconds ("ts": 12.345678), so the file is
 // byte-identical for the same scenario and seed.
+//
+// The file is written whole or not at all (output_file.hpp): the events go to a temporary file
+// during the run, renamed to `path` by close(). A write that fails (a full disk) stops the
+// trace there: its temporary file is removed, recording() turns false so the run goes on
+// without it, and close() reports the failure.
 #pragma once
 
 #include <cstdint>
-#include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
+
+#include "sim/report/output_file.hpp"
 
 namespace fabricsim {
 
 class ChromeTrace {
  public:
-  /// Opens `path` for writing. Throws std::runtime_error if it cannot be written, and
+  /// Opens `path`'s temporary file. Throws OutputError if it cannot be written, and
   /// std::invalid_argument if max_events < 1.
   ChromeTrace(const std::string& path, int64_t max_events);
   /// Closes the JSON array (also done by the destructor; idempotent).
@@ -44,8 +52,9 @@ class ChromeTrace {
   void instant(const std::string& cat, const std::string& name, int pid, int tid, int64_t t_ps,
                const std::string& args_json = "");
 
-  /// Whether the next event would still be written (false once max_events is reached, and
-  /// after close()). Callers may test it to skip building args for an event that is dropped.
+  /// Whether the next event would still be written (false once max_events is reached, after a
+  /// failed write, and after close()). Callers may test it to skip building args for an event
+  /// that is dropped.
   bool recording() const { return !closed_ && written_ < max_events_; }
   /// True once an event was refused because max_events had been written.
   bool truncated() const { return truncated_; }
@@ -64,9 +73,13 @@ class ChromeTrace {
   int64_t events_dropped() const { return dropped_; }
   /// Finishes the file: if events were refused, one global instant event named
   /// "trace truncated: max_events reached (N events)" (N = max_events) at the time of the first
-  /// refused event, then "]". Events offered after close() are ignored. Throws
-  /// std::runtime_error on a write error (once; later calls do nothing).
+  /// refused event, then "]", and renames the file into place. Events offered after close()
+  /// are ignored. Throws OutputError when the file could not be written whole, now or during
+  /// the run (once; later calls do nothing): no file is then left at `path`'s temporary name,
+  /// and `path` is as it was before.
   void close();
+  /// Whether a write failed (during the run or in close()): the file was not written.
+  bool failed() const { return failure_.has_value(); }
 
  private:
   /// Counts an event against the cap; false if it must not be written.
@@ -83,9 +96,10 @@ class ChromeTrace {
   /// Writes line_ to the file.
   void flush_line();
 
-  std::ofstream out_;
-  std::string path_;
-  std::string line_;  ///< reused buffer for the event being formatted
+  std::unique_ptr<OutputFile> file_;    ///< null once closed or failed
+  std::optional<OutputError> failure_;  ///< the write that failed
+  bool failure_reported_ = false;       ///< close() threw it already
+  std::string line_;                    ///< reused buffer for the event being formatted
   int64_t max_events_;
   int64_t written_ = 0;
   int64_t dropped_ = 0;
