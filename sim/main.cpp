@@ -1,5 +1,6 @@
 // fabricsim: command-line entry point (DESIGN.md §4). Parses arguments with
-// Boost.Program_options and maps errors to exit codes: 2 bad input, 1 internal error.
+// Boost.Program_options and maps errors to exit codes: 2 bad input, 74 an output file not
+// written, 1 internal error.
 #include <algorithm>
 #include <charconv>
 #include <csignal>
@@ -16,6 +17,7 @@
 #include "sim/cli/sweep.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
+#include "sim/report/output_file.hpp"
 
 #ifdef FABRICSIM_HAVE_MPI
 #include <mpi.h>
@@ -73,16 +75,20 @@ constexpr const char* kUsage =
     "      per numeric --vary key, vs-KEY.gp/.dat/.svg (SVGs when gnuplot is on PATH);\n"
     "      --max-wall bounds the whole sweep (no point starts after it, running ones stop),\n"
     "      --max-events each point; stopped points are tabulated as limited (exit 124);\n"
-    "      exit 3 if a point deadlocked, 1 if one stopped otherwise\n"
+    "      exit 3 if a point deadlocked, 1 if one stopped otherwise, 74 if a file could not be\n"
+    "      written\n"
     "  calibrate [--perftest FILE]... [--nccl-tests FILE]... [--scenario SCENARIO.yaml]\n"
     "        [--set KEY=VALUE]... [--holdout above=SIZE|largest=N|file=PATH] --out FILE.yaml\n"
     "      parse perftest and nccl-tests outputs, fit link bandwidth, per-message overhead and\n"
     "      latency/bandwidth per regime (with 95% intervals), flag unhealthy logs; with\n"
     "      --scenario, fit link.host_rate and nccl.launch_latency through the simulation and\n"
-    "      compare every size; write the fragment to FILE.yaml and FILE.report.json\n"
+    "      compare every size; write the fragment to FILE.yaml (a regular file) and\n"
+    "      FILE.report.json beside it\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
-    "  124 --max-wall or --max-events reached, 130 interrupted (SIGINT/SIGTERM); what\n"
-    "  finished is still printed and written\n";
+    "  74 an output file could not be written (a full disk: no file is left half-written,\n"
+    "  results.json lists the files not written), 124 --max-wall or --max-events reached,\n"
+    "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written); 130 wins\n"
+    "  over 74, and 74 over 1, 3 and 124\n";
 
 /// Where bad-input messages go: stderr, or nowhere on MPI ranks other than 0 (every rank
 /// meets the same bad input; rank 0 says it).
@@ -387,6 +393,9 @@ int main_guarded(int argc, char** argv) {
   } catch (const po::error& e) {
     bad << "fabricsim: " << e.what() << "\n" << kUsage;
     return kExitBadInput;
+  } catch (const OutputError& e) {  // "cannot write PATH: No space left on device"
+    std::cerr << "fabricsim: " << e.what() << "\n";
+    return kExitOutput;
   } catch (const std::exception& e) {
     std::cerr << "fabricsim: "
               << (g_mpi_ranks > 1 ? "rank " + std::to_string(g_mpi_rank) + ": " : "")

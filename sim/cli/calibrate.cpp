@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -17,6 +16,7 @@
 
 #include "calibration/calibrate.hpp"
 #include "collectives/nccl_tests.hpp"
+#include "sim/cli/calibrate_outputs.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 
@@ -359,52 +359,6 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
   return best;
 }
 
-/// One input's curves for gnuplot: measured and fitted (and simulated, when there is a
-/// scenario) against the message size.
-struct PlotSeries {
-  std::string title, ylabel;
-  std::vector<int64_t> bytes;
-  std::vector<double> measured, fitted, simulated;  ///< simulated: NaN where not simulated
-};
-
-/// Writes STEM.plot.dat and STEM.plot.gp and, when gnuplot is on the PATH, runs it to draw
-/// STEM-N.svg per input (log-scale sizes). Returns what it wrote, for the summary line.
-std::string write_plots(const std::filesystem::path& stem, const std::vector<PlotSeries>& series) {
-  if (series.empty()) return "";
-  const std::string dat = stem.string() + ".plot.dat", gp = stem.string() + ".plot.gp";
-  std::ofstream d(dat, std::ios::trunc), g(gp, std::ios::trunc);
-  g << "# gnuplot " << gp << ": measured vs fitted per input (fabricsim calibrate)\n"
-    << "set terminal svg size 800,500 dynamic\nset logscale x 2\nset xlabel 'size (bytes)'\n"
-    << "set key left top\nset grid\n";
-  for (size_t i = 0; i < series.size(); ++i) {
-    const PlotSeries& p = series[i];
-    d << "# " << i << " " << p.title << "\n# bytes measured fitted simulated\n";
-    for (size_t k = 0; k < p.bytes.size(); ++k) {
-      d << p.bytes[k] << " " << p.measured[k] << " " << p.fitted[k] << " "
-        << (std::isnan(p.simulated[k]) ? std::string("NaN") : std::to_string(p.simulated[k]))
-        << "\n";
-    }
-    d << "\n\n";
-    const std::string svg = stem.string() + "-" + std::to_string(i) + ".svg";
-    g << "set output '" << svg << "'\nset title \"" << p.title << "\" noenhanced\nset ylabel '"
-      << p.ylabel << "'\nplot '" << dat << "' index " << i
-      << " using 1:2 with points pt 7 title 'measured', '' index " << i
-      << " using 1:3 with lines lw 2 title 'fitted'";
-    bool simulated = false;
-    for (double v : p.simulated) simulated |= !std::isnan(v);
-    if (simulated) g << ", '' index " << i << " using 1:4 with linespoints title 'simulated'";
-    g << "\n";
-  }
-  d.close();
-  g.close();
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    return gp + " (gnuplot not found: run `gnuplot " + gp + "` to draw the SVGs)";
-  }
-  const std::string cmd = "gnuplot '" + gp + "' 2>/dev/null";
-  if (std::system(cmd.c_str()) != 0) return gp + " (gnuplot failed on it)";
-  return gp + ", " + stem.string() + "-*.svg";
-}
-
 }  // namespace
 
 int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interrupt) {
@@ -469,19 +423,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
                       "predicting a held-out file needs --scenario (the fabric to simulate it on)");
   }
-  const std::filesystem::path out(opts.out);
-  const std::filesystem::path report_path =
-      out.parent_path() / (out.stem().string() + ".report.json");
-  {
-    std::error_code ec;
-    if (!out.parent_path().empty()) std::filesystem::create_directories(out.parent_path(), ec);
-    const bool existed = std::filesystem::exists(out, ec);
-    {
-      std::ofstream probe(out, std::ios::app);
-      if (!probe) throw ConfigError("--out " + opts.out, 0, 0, "--out", "cannot write this file");
-    }
-    if (!existed) std::filesystem::remove(out, ec);  // nothing is left behind on a later error
-  }
+  const CalibrateFiles files = check_calibrate_out(opts.out);  // before any log is read
+  const std::filesystem::path& report_path = files.report;
   const auto interrupted = [&] {
     if (interrupt == nullptr || !interrupt->load()) return false;
     std::cerr << "fabricsim: calibrate interrupted: nothing written\n";
@@ -942,16 +885,9 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
                           "nccl-tests log with at least 3 sizes with a time (and --scenario to "
                           "fit the simulator's parameters)");
   }
-  {
-    std::ofstream y(out, std::ios::trunc);
-    y << yaml.str();
-    std::ofstream r(report_path, std::ios::trunc);
-    r << report.dump(2) << "\n";
-    if (!y || !r) throw std::runtime_error("cannot write " + opts.out + " or its report");
-  }
-  const std::string plotted = write_plots(out.parent_path() / out.stem(), plots);
-  std::cout << "# wrote      : " << out.string() << ", " << report_path.string()
-            << (plotted.empty() ? "" : ", " + plotted) << "\n";
+  const CalibrateWritten written =
+      write_calibrate_outputs(files, yaml.str(), report.dump(2) + "\n", plots);
+  if (!written.wrote.empty()) std::cout << "# wrote      : " << written.wrote << "\n";
   if (fragment.empty()) std::cout << "# fragment   : " << no_keys << "\n";
   if (!fragment.empty()) {
     std::cout << "# use        : fabricsim run SCENARIO.yaml";
@@ -959,12 +895,16 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       std::cout << " --set " << k << "=" << v.get<std::string>();
     std::cout << "\n";
   }
+  for (const OutputError& e : written.failures) std::cerr << "fabricsim: " << e.what() << "\n";
+  if (!written.failures.empty()) {
+    std::cerr << "fabricsim: calibrate: no file was left half-written\n";
+  }
   if (!interrupted_in.empty()) {
     std::cerr << "fabricsim: calibrate interrupted during the simulation of " << interrupted_in
               << ": wrote what was fitted before it\n";
     return kExitInterrupted;
   }
-  return kExitOk;
+  return written.failures.empty() ? kExitOk : kExitOutput;
 }
 
 }  // namespace fabricsim

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -30,6 +29,7 @@
 #include "collectives/nccl_tests.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "sim/cli/run_outputs.hpp"
 #include "sim/cli/trace_observer.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
@@ -204,11 +204,11 @@ void check_out_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw ConfigError(where, 0, 0, "", "cannot create the directory: " + ec.message());
-  const std::filesystem::path probe = std::filesystem::path(dir) / ".fabricsim_write_test";
-  if (!std::ofstream(probe)) {
-    throw ConfigError(where, 0, 0, "", "cannot write files in this directory");
+  try {  // as results.json will be written: a temporary file beside it, then a rename
+    check_output_file((std::filesystem::path(dir) / "results.json").string());
+  } catch (const OutputError& e) {
+    throw ConfigError(where, 0, 0, "", "cannot write files in this directory: " + e.reason());
   }
-  std::filesystem::remove(probe, ec);
 }
 
 namespace {
@@ -824,7 +824,6 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
 
 }  // namespace
 
-/// What every run's report starts with: the scenario, its fabric and the workload's NCCL setup.
 RunReport report_header(const Scenario& sc, const Prepared& prepared) {
   RunReport rep;
   rep.scenario = sc.name;
@@ -1441,15 +1440,6 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
   return rep;
 }
 
-void write_run_outputs(const std::string& dir_name, const RunReport& rep) {
-  const std::filesystem::path dir(dir_name);
-  write_results_json((dir / "results.json").string(), rep);
-  write_perf_json((dir / "perf.json").string(), rep);
-  write_ports_csv((dir / "ports.csv").string(), rep);
-  write_queues_csv((dir / "queues.csv").string(), rep);
-  write_flows_csv((dir / "flows.csv").string(), rep);
-}
-
 /// The training step's times, in ms, and its critical path.
 void print_training(std::ostream& os, const TrainingSummary& t) {
   const auto ms = [](int64_t ps) { return static_cast<double>(ps) / 1e9; };
@@ -1607,11 +1597,17 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   const bool progress = opts.progress && opts.reports && isatty(STDERR_FILENO);
   std::optional<ChromeTrace> trace;
   const std::filesystem::path dir(opts.out_dir);
+  std::vector<OutputError> failures;  // output files not written
+  std::vector<UnwrittenFile> unwritten;
   if (opts.out_given && opts.trace_max_events > 0 && opts.reports) {
-    trace.emplace((dir / "trace.json").string(), opts.trace_max_events);
+    try {
+      trace.emplace((dir / "trace.json").string(), opts.trace_max_events);
+    } catch (const OutputError& e) {  // the run goes on without it
+      trace_not_written(dir, e, unwritten, failures);
+    }
   } else if (opts.out_given && opts.reports) {
-    std::error_code ec;  // no trace asked: leave no trace.json of an earlier run beside these
-    std::filesystem::remove(dir / "trace.json", ec);
+    // no trace asked: leave no trace.json of an earlier run beside these
+    remove_output_file((dir / "trace.json").string());
   }
   std::optional<WallLimit> wall;
   if (opts.max_wall_ps > 0) {
@@ -1621,7 +1617,14 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   RunReport rep = simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
                                    opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
-  if (trace) trace->close();
+  rep.files_not_written = std::move(unwritten);
+  if (trace) {
+    try {
+      trace->close();  // renamed into place, whole, before results.json is written
+    } catch (const OutputError& e) {
+      trace_not_written(dir, e, rep.files_not_written, failures);
+    }
+  }
   if (sc.has_workload) {
     print_table_header(std::cout);
     for (const auto& row : rep.rows) print_table_row(std::cout, row);
@@ -1630,31 +1633,14 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   if (rep.training) print_training(std::cout, *rep.training);
   print_summary(std::cout, rep);
   if (opts.out_given && opts.reports) {
-    write_run_outputs(dir.string(), rep);
-    std::cout << "# wrote      : " << (dir / "results.json").string()
-              << ", perf.json, ports.csv, queues.csv, flows.csv";
-    if (rep.flows_unrecorded > 0) {
-      std::cout << " (the first " << rep.flows.size() << " of "
-                << rep.flows.size() + rep.flows_unrecorded << " messages)";
-    }
-    if (trace) {
-      std::cout << ", trace.json (" << trace->events_written() << " events";
-      if (trace->truncated()) {
-        std::cout << "; stopped at the cap of " << opts.trace_max_events
-                  << ": raise it with --trace-events N";
-      }
-      std::cout << ")";
-    }
-    std::cout << "\n";
+    const std::vector<OutputError> more = write_run_outputs(dir.string(), rep);
+    failures.insert(failures.end(), more.begin(), more.end());
+    print_wrote(std::cout, dir, rep, trace ? &*trace : nullptr, opts.trace_max_events);
+    std::cout.flush();
+    print_unwritten(std::cerr, failures);
   }
-  if (!rep.complete) {
-    if (opts.reports) std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
-    return rep.interrupted  ? kExitInterrupted
-           : rep.limited    ? kExitLimit
-           : rep.deadlocked ? kExitDeadlock
-                            : kExitInternal;
-  }
-  return kExitOk;
+  if (!rep.complete && opts.reports) std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
+  return run_exit_code(rep, !failures.empty());
 }
 
 int cmd_validate(const RunOptions& opts) {
@@ -1698,6 +1684,13 @@ void print_partition(const Partition& p) {
 int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
              const TopoPartitionOptions& partition_opts) {
   const Scenario sc = load(opts);
+  if (!dot_path.empty()) {  // a folder that is not there is a typo: said before any work
+    try {
+      check_output_file(dot_path);
+    } catch (const OutputError& e) {
+      throw ConfigError("--dot " + dot_path, 0, 0, "", "cannot write the DOT file: " + e.reason());
+    }
+  }
   const Fabric fabric = build_fabric(sc);
   std::optional<Partition> partition;
   if (partition_opts.parts > 0) {
@@ -1714,11 +1707,8 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
   const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
   const FabricMetrics m = compute_metrics(fabric, routes);
   const std::optional<FabricCost>& cost = s.cost;
-  if (!dot_path.empty()) {
-    std::ofstream out(dot_path);
-    if (!out) throw ConfigError("--dot " + dot_path, 0, 0, "", "cannot write the DOT file");
-    out << to_dot(fabric);
-  }
+  // Whole or not at all; a failure is OutputError: exit 74 with the path and the reason.
+  if (!dot_path.empty()) write_output_file(dot_path, to_dot(fabric));
   const std::string routing =
       std::string(to_string(routes.algorithm())) + ", " + sc.routing.load_balancing;
   if (json) {

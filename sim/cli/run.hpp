@@ -30,6 +30,9 @@ enum ExitCode : int {
   kExitInternal = 1,
   kExitBadInput = 2,
   kExitDeadlock = 3,
+  /// An output file could not be written (a full disk, a quota, a file too large): EX_IOERR of
+  /// sysexits.h. Nothing was left half-written; what was written says what is missing.
+  kExitOutput = 74,
   kExitLimit = 124,  ///< --max-wall or --max-events reached (as timeout(1)); results written
   kExitInterrupted = 130
 };
@@ -71,14 +74,18 @@ struct Prepared {
 /// ConfigError (exit 2).
 Scenario load(const RunOptions& opts);
 
-/// Creates `dir` (with parents) and proves it writable, so a typo costs seconds, not a run.
-/// Throws ConfigError naming "--out DIR" (exit 2).
+/// Creates `dir` (with parents) and proves that files can be created in it, so a typo costs
+/// seconds, not a run. Throws ConfigError naming "--out DIR" and the system's reason (exit 2).
 void check_out_dir(const std::string& dir);
 
 /// Builds and checks everything a run needs before anything is printed or written, and
 /// resolves the scenario's traffic host names against the fabric. Throws ConfigError (exit 2)
 /// for a fabric that cannot be built, routed or run.
 Prepared prepare(Scenario& scenario);
+
+/// What every run's report starts with: the scenario, its fabric (summarize) and the workload's
+/// NCCL setup; no rows, counters or outcome yet.
+RunReport report_header(const Scenario& sc, const Prepared& prepared);
 
 /// results.json's `fabric`: the fabric's shape, rates and bisection bandwidth and, with a
 /// `cost_model:`, its cost proxy. Throws ConfigError if the cost model does not read.
@@ -151,10 +158,6 @@ class PacketEngine {
 
 /// Installs the engine simulate() uses for packet-mode runs (nullptr: sequential).
 void set_packet_engine_factory(std::unique_ptr<PacketEngine> (*factory)(const Prepared&));
-
-/// Writes results.json, perf.json, ports.csv, queues.csv and flows.csv of `report` into
-/// `dir` (which must exist). Throws std::runtime_error when a file cannot be written.
-void write_run_outputs(const std::string& dir, const RunReport& report);
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
 int cmd_validate(const RunOptions& opts);

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -26,9 +25,11 @@
 #include <stdexcept>
 
 #include "collectives/nccl_tests.hpp"
+#include "sim/cli/run_outputs.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
+#include "sim/report/output_file.hpp"
 #include "sim/report/report.hpp"
 
 namespace fabricsim {
@@ -67,6 +68,8 @@ struct PointResult {
   std::optional<double> cost_usd;
   /// results.json `training.step_ps` and `exposed_comm_ps`; nullopt without a training step.
   std::optional<int64_t> step_ps, exposed_comm_ps;
+  /// Its files in DIR/point-NNN/ that could not be written: "cannot write PATH: REASON".
+  std::vector<std::string> unwritten;
 };
 /// The sweep table: the same columns in sweep.csv, sweep.md and on stdout.
 struct Table {
@@ -250,19 +253,10 @@ void write_markdown_table(std::ostream& out, const Table& t) {
   for (size_t r = 1; r < cells.size(); ++r) line(cells[r]);
 }
 
-/// Writes `text` to `path` through a temporary file and a rename, so that a reader (or a sweep
-/// killed mid-write) never sees half a table. Throws std::runtime_error when it cannot.
+/// Writes `text` to `path` whole or not at all (output_file.hpp), so that a reader (or a sweep
+/// killed mid-write) never sees half a table. Throws OutputError.
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out || !(out << text) || !out.flush()) {
-      throw std::runtime_error("cannot write " + tmp.string());
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw std::runtime_error("cannot write " + path.string() + ": " + ec.message());
+  write_output_file(path.string(), text);
 }
 
 /// A shell word for the command line quoted in sweep.md.
@@ -307,17 +301,28 @@ void remove_point_outputs(const RunOptions& opts, int64_t index, int64_t points)
   if (!opts.out_given) return;
   const std::filesystem::path point_dir =
       std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
-  for (const char* f :
-       {"results.json", "perf.json", "ports.csv", "queues.csv", "flows.csv", "trace.json"}) {
+  const char* const names[] = {"results.json", "perf.json", "ports.csv",
+                               "queues.csv",   "flows.csv", "trace.json"};
+  for (const char* f : names) {
     std::error_code ec;
     std::filesystem::remove(point_dir / f, ec);
+  }
+  // A killed point process's temporary files (NAME.tmp-PID, output_file.hpp).
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(point_dir, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    for (const char* f : names) {
+      std::error_code rm;
+      if (name.rfind(std::string(f) + ".tmp-", 0) == 0) std::filesystem::remove(it->path(), rm);
+    }
   }
 }
 
 /// Runs point `index` (0-based) of `points` exactly as `fabricsim run` would and, with --out,
 /// writes its DIR/point-NNN/ (without trace.json; the sweep removed an earlier sweep's files
-/// before any point ran). A point that throws is tabulated as failed; only a point directory
-/// that cannot be written throws (std::runtime_error).
+/// before any point ran); the files that could not be written are in `unwritten`. A point that
+/// throws is tabulated as failed.
 PointResult run_point(Scenario& sc, int64_t index, int64_t points,
                       const std::vector<std::string>& values, const RunOptions& opts,
                       const std::atomic<bool>* interrupt, bool progress,
@@ -343,8 +348,14 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
   if (rep && opts.out_given) {
     const std::filesystem::path point_dir =
         std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
-    std::filesystem::create_directories(point_dir);
-    write_run_outputs(point_dir.string(), *rep);  // no trace.json: `run --trace-events 0`
+    std::error_code ec;
+    std::filesystem::create_directories(point_dir, ec);
+    if (ec) {
+      result.unwritten.push_back(OutputError(point_dir.string(), ec.value()).what());
+    } else {  // no trace.json: `run --trace-events 0`
+      for (const OutputError& e : write_run_outputs(point_dir.string(), *rep))
+        result.unwritten.push_back(e.what());
+    }
   }
   result.cells.push_back(std::to_string(index + 1));
   for (const std::string& v : values) result.cells.push_back(v);
@@ -471,6 +482,8 @@ std::string encode(const PointResult& r) {
   put_u64(s, r.step_ps ? 1 : 0);
   put_u64(s, static_cast<uint64_t>(r.step_ps.value_or(0)));
   put_u64(s, static_cast<uint64_t>(r.exposed_comm_ps.value_or(0)));
+  put_u64(s, r.unwritten.size());
+  for (const std::string& u : r.unwritten) put_str(s, u);
   put_u64(s, kResultEnd);
   return s;
 }
@@ -536,6 +549,8 @@ std::optional<PointResult> decode(const std::string& s) {
     r.step_ps = static_cast<int64_t>(step);
     r.exposed_comm_ps = static_cast<int64_t>(exposed);
   }
+  const uint64_t unwritten = u64();
+  for (uint64_t i = 0; ok && i < unwritten; ++i) r.unwritten.push_back(str());
   if (u64() != kResultEnd || pos != s.size()) ok = false;
   if (!ok) return std::nullopt;
   return r;
@@ -995,12 +1010,14 @@ std::string run_gnuplot(const std::string& exe, const std::filesystem::path& dir
 }
 
 /// Writes the plots of a sweep into `dir`, drawing the SVGs when gnuplot is on PATH. Returns
-/// the line for sweep.md and the line for stdout.
+/// the line for sweep.md and the line for stdout. A plot whose script or data cannot be written
+/// is left out (neither file left behind), its failure appended to `failures`.
 std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir,
                                                 const std::string& scenario,
                                                 const std::vector<SweepAxis>& axes,
                                                 const std::vector<std::vector<std::string>>& values,
-                                                const std::vector<const PointResult*>& rows) {
+                                                const std::vector<const PointResult*>& rows,
+                                                std::vector<OutputError>& failures) {
   std::vector<Plot> plots;
   const bool steps = std::any_of(rows.begin(), rows.end(),
                                  [](const PointResult* p) { return p->step_ps.has_value(); });
@@ -1016,17 +1033,26 @@ std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir
     }
   }
   const std::string gnuplot = find_gnuplot();
+  const size_t failed_before = failures.size();
   std::string md, drawn, undrawn;
   for (const Plot& p : plots) {
-    write_file(dir / (p.stem + ".gp"), p.gp);
-    write_file(dir / (p.stem + ".dat"), p.dat);
     std::error_code ec;  // an SVG of an earlier sweep must not pass for this one's
     std::filesystem::remove(dir / (p.stem + ".svg"), ec);
+    try {
+      write_file(dir / (p.stem + ".gp"), p.gp);
+      write_file(dir / (p.stem + ".dat"), p.dat);
+    } catch (const OutputError& e) {  // a script without its data (or an old one's) is no plot
+      failures.push_back(e);
+      remove_output_file((dir / (p.stem + ".gp")).string());
+      remove_output_file((dir / (p.stem + ".dat")).string());
+      continue;
+    }
     bool svg = false;
     if (!gnuplot.empty() && p.drawable) {
       const std::string failure = run_gnuplot(gnuplot, dir, p.stem + ".gp");
       svg = failure.empty() && std::filesystem::exists(dir / (p.stem + ".svg"));
       if (!failure.empty()) {
+        std::filesystem::remove(dir / (p.stem + ".svg"), ec);  // perhaps half drawn
         std::cerr << "fabricsim sweep: note: gnuplot " << p.stem << ".gp failed (" << failure
                   << "); " << p.stem << ".gp and " << p.stem << ".dat are written\n";
       }
@@ -1045,6 +1071,9 @@ std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir
           "FILE.gp` in " +
           dir.string() + ")";
     }
+  }
+  if (drawn.empty() && undrawn.empty() && failures.size() > failed_before) {
+    out += "none written (see stderr)";
   }
   return {"Plots: " + md + (gnuplot.empty() ? " (gnuplot was not on PATH: no SVG)" : ""), out};
 }
@@ -1092,7 +1121,7 @@ std::string start_point(std::vector<Scenario>& scenarios,
       const PointResult r =
           run_point(scenarios[index], i, points, values[index], opts, interrupt, false, wall);
       if (write_all(fds[1], encode(r))) code = exit_code_of(r.outcome);
-    } catch (const std::exception& e) {  // its outputs could not be written
+    } catch (const std::exception& e) {  // an internal error outside the simulation
       write_all(fds[1], encode(failed_point(scenarios[index], i, values[index], e.what())));
     } catch (...) {
     }
@@ -1558,6 +1587,10 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                                                         values[static_cast<size_t>(i)], why);
   }
   std::string plots_line;  // under the table of sweep.md, once the plots are written
+  // The tables' and plots' files not written at the end (a failure before it is tried again
+  // after the next point; the tables' last writing is what stays).
+  std::vector<OutputError> unwritten;
+  bool tables_noted = false;  // a failure to write the tables during the sweep was said
   // The rows of the points finished so far, in point order.
   const auto finished_rows = [&] {
     std::vector<const PointResult*> rows;
@@ -1603,9 +1636,27 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                     p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0.0);
       perf << buf;
     }
-    write_file(dir / "sweep.csv", csv.str());
-    write_file(dir / "sweep.md", md.str());
-    write_file(dir / "sweep_perf.csv", perf.str());
+    // Each whole or not at all; one that fails does not stop the others or the sweep.
+    std::vector<OutputError> failures;
+    for (const auto& [name, text] : {std::pair<const char*, std::string>{"sweep.csv", csv.str()},
+                                     {"sweep.md", md.str()},
+                                     {"sweep_perf.csv", perf.str()}}) {
+      try {
+        write_file(dir / name, text);
+      } catch (const OutputError& e) {
+        failures.push_back(e);
+        remove_output_file((dir / name).string());  // an earlier version is not this sweep's
+      }
+    }
+    return failures;
+  };
+  // After each point: a failure is said once, and tried again after the next point.
+  const auto write_tables_during = [&] {
+    const std::vector<OutputError> failures = write_tables();
+    if (failures.empty() || tables_noted) return;
+    tables_noted = true;
+    std::cerr << "fabricsim sweep: note: " << failures.front().what()
+              << "; trying again after each point\n";
   };
 
   const bool progress = opts.progress && isatty(STDERR_FILENO);
@@ -1621,13 +1672,13 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
       }
       const auto k = static_cast<size_t>(i);
       results[k] = run_point(scenarios[k], i, points, values[k], opts, interrupt, progress, wall);
-      if (opts.out_given) write_tables();
+      if (opts.out_given) write_tables_during();
       if (results[k]->outcome == Outcome::kInterrupted) break;
     }
   } else {
     started =
         run_parallel(scenarios, axes, values, opts, interrupt, wall, jobs, progress, results, [&] {
-          if (opts.out_given) write_tables();
+          if (opts.out_given) write_tables_during();
         });
   }
   // Points left unstarted: by an interrupt, or by the --max-wall deadline.
@@ -1639,24 +1690,59 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   }
 
   std::string plots_out;
+  std::vector<OutputError> table_failures;
   if (opts.out_given) {
-    std::tie(plots_line, plots_out) = write_plots(dir, first.name, axes, values, finished_rows());
-    write_tables();
+    std::tie(plots_line, plots_out) =
+        write_plots(dir, first.name, axes, values, finished_rows(), unwritten);
+    table_failures = write_tables();
   } else {
     tabulate();
   }
 
   std::cout << "#\n";
   write_markdown_table(std::cout, table);
+  // Point files not written, by point (each point's results.json lists its own).
+  int64_t points_unwritten = 0;
+  for (const PointResult& p : table.rows) points_unwritten += p.unwritten.empty() ? 0 : 1;
   if (opts.out_given) {
-    std::cout << "# wrote      : " << (dir / "sweep.csv").string()
-              << ", sweep.md, sweep_perf.csv and " << table.rows.size() << " point director"
-              << (table.rows.size() == 1 ? "y" : "ies") << " (" << point_dir_name(1, points)
-              << " ...: results.json, perf.json, ports.csv, "
-              << "queues.csv, flows.csv)\n"
-              << plots_out << "\n";
+    std::string tables;
+    for (const char* name : {"sweep.csv", "sweep.md", "sweep_perf.csv"}) {
+      const bool failed = std::any_of(
+          table_failures.begin(), table_failures.end(),
+          [&](const OutputError& e) { return std::filesystem::path(e.path()).filename() == name; });
+      if (!failed) tables += tables.empty() ? (dir / name).string() : ", " + std::string(name);
+    }
+    std::cout << "# wrote      : " << (tables.empty() ? "" : tables + " and ") << table.rows.size()
+              << " point director" << (table.rows.size() == 1 ? "y" : "ies") << " ("
+              << point_dir_name(1, points) << " ...: results.json, perf.json, ports.csv, "
+              << "queues.csv, flows.csv)";
+    if (!table_failures.empty() || points_unwritten > 0 || !unwritten.empty()) {
+      std::cout << "; not written: ";
+      for (const OutputError& e : table_failures)
+        std::cout << std::filesystem::path(e.path()).filename().string() << ", ";
+      if (points_unwritten > 0) std::cout << "files of " << points_unwritten << " points, ";
+      if (!unwritten.empty()) std::cout << unwritten.size() << " plots, ";
+      std::cout << "see stderr";
+    }
+    std::cout << "\n" << plots_out << "\n";
   }
   std::cout.flush();
+  unwritten.insert(unwritten.end(), table_failures.begin(), table_failures.end());
+  for (const PointResult& p : table.rows) {
+    for (const std::string& u : p.unwritten) {
+      std::cerr << "fabricsim sweep: point " << p.point << "/" << points << " ("
+                << describe(axes, values[static_cast<size_t>(p.point - 1)]) << "): " << u << "\n";
+    }
+  }
+  for (const OutputError& e : unwritten) std::cerr << "fabricsim sweep: " << e.what() << "\n";
+  const bool outputs_failed = points_unwritten > 0 || !unwritten.empty();
+  if (outputs_failed) {
+    std::cerr << "fabricsim sweep: no file was left half-written"
+              << (points_unwritten > 0 ? "; a point's results.json lists its files not written "
+                                         "(files_not_written)"
+                                       : "")
+              << "\n";
+  }
 
   bool failed = false, deadlocked = false;
   for (const PointResult& p : table.rows) {
@@ -1685,7 +1771,9 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     std::cerr << "; " << table.rows.size() << " of " << points << " points tabulated, " << stopped
               << " of them stopped before the end (status limited)\n";
   }
-  // A failure (1) or a deadlock (3) is a finding; a limit (124) only cut the sweep short.
+  // A failure (1) or a deadlock (3) is a finding; a limit (124) only cut the sweep short. Files
+  // not written (74) come first, as for `run`: what a script would read is missing.
+  if (outputs_failed) return kExitOutput;
   return failed ? kExitInternal : deadlocked ? kExitDeadlock : limited ? kExitLimit : kExitOk;
 }
 

@@ -1,0 +1,140 @@
+#include "sim/cli/run_outputs.hpp"
+
+#include <iostream>
+#include <system_error>
+
+namespace fabricsim {
+
+std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunReport& rep) {
+  const std::filesystem::path dir(dir_name);
+  std::vector<OutputError> failures;
+  // Writes one file; on failure removes what an earlier run left under its name (it would pass
+  // for this run's) and goes on.
+  const auto attempt = [&](const char* name, void (*write)(const std::string&, const RunReport&)) {
+    const std::string path = (dir / name).string();
+    try {
+      write(path, rep);
+      return true;
+    } catch (const OutputError& e) {
+      failures.push_back(e);
+      remove_output_file(path);
+      return false;
+    }
+  };
+  // results.json first, in full; the text is kept to amend it in place should a second copy
+  // not fit later.
+  const std::string results_path = (dir / "results.json").string();
+  const std::string first = results_json_text(rep);
+  bool results = true;
+  try {
+    write_output_file(results_path, first);
+  } catch (const OutputError& e) {
+    results = false;
+    failures.push_back(e);
+    remove_output_file(results_path);
+  }
+  const size_t listed = rep.files_not_written.size();
+  const std::pair<const char*, void (*)(const std::string&, const RunReport&)> others[] = {
+      {"perf.json", write_perf_json},
+      {"ports.csv", write_ports_csv},
+      {"queues.csv", write_queues_csv},
+      {"flows.csv", write_flows_csv}};
+  for (const auto& [name, write] : others) {
+    if (!attempt(name, write)) rep.files_not_written.push_back({name, failures.back().reason()});
+  }
+  if (results && rep.files_not_written.size() > listed) {
+    // results.json was written before these failed: say so in it, through a temporary copy;
+    // where even that does not fit, in place (the list is a few bytes more). If that fails too,
+    // the first results.json is kept as it was (whole, without the list) or, if it could not be
+    // put back, removed; stderr says which.
+    const std::string second = results_json_text(rep);
+    try {
+      write_output_file(results_path, second);
+    } catch (const OutputError&) {
+      try {
+        rewrite_output_file_in_place(results_path, first, second);
+      } catch (const OutputError& e) {
+        failures.push_back(e);
+      }
+    }
+  }
+  return failures;
+}
+
+void trace_not_written(const std::filesystem::path& dir, const OutputError& e,
+                       std::vector<UnwrittenFile>& unwritten, std::vector<OutputError>& failures) {
+  unwritten.push_back({"trace.json", e.reason()});
+  failures.push_back(e);
+  remove_output_file((dir / "trace.json").string());  // an earlier run's is not this one's
+}
+
+void print_wrote(std::ostream& out, const std::filesystem::path& dir, const RunReport& rep,
+                 const ChromeTrace* trace, int64_t trace_cap) {
+  const auto unwritten = [&](const std::string& name) {
+    for (const UnwrittenFile& f : rep.files_not_written) {
+      if (f.file == name) return true;
+    }
+    return false;
+  };
+  // results.json never lists itself: it is there when it was written (a failed one is removed).
+  const bool results = std::filesystem::exists(dir / "results.json");
+  std::string line;
+  const auto add = [&](const std::string& text) {
+    line += line.empty() ? (dir / text).string() : ", " + text;
+  };
+  if (results) add("results.json");
+  for (const char* name : {"perf.json", "ports.csv", "queues.csv"}) {
+    if (!unwritten(name)) add(name);
+  }
+  if (!unwritten("flows.csv")) {
+    add("flows.csv");
+    if (rep.flows_unrecorded > 0) {
+      line += " (the first " + std::to_string(rep.flows.size()) + " of " +
+              std::to_string(rep.flows.size() + rep.flows_unrecorded) + " messages)";
+    }
+  }
+  if (trace != nullptr && !trace->failed()) {
+    add("trace.json");
+    line += " (" + std::to_string(trace->events_written()) + " events";
+    if (trace->truncated()) {
+      line += "; stopped at the cap of " + std::to_string(trace_cap) +
+              ": raise it with --trace-events N";
+    }
+    line += ")";
+  }
+  std::string missing;
+  if (!results) missing = "results.json";
+  for (const UnwrittenFile& f : rep.files_not_written) {
+    missing += (missing.empty() ? "" : ", ") + f.file;
+  }
+  out << "# wrote      : " << (line.empty() ? "nothing" : line);
+  if (!missing.empty()) out << "; not written: " << missing << " (see stderr)";
+  out << "\n";
+}
+
+void print_unwritten(std::ostream& err, const std::vector<OutputError>& failures) {
+  if (failures.empty()) return;
+  // results.json failed: not written at all, or written first and then not again with the list
+  // (its first version stays, whole).
+  enum { kListed, kNotWritten, kUnlisted } results = kListed;
+  for (const OutputError& e : failures) {
+    err << "fabricsim: " << e.what() << "\n";
+    if (std::filesystem::path(e.path()).filename() == "results.json") {
+      results = std::filesystem::exists(e.path()) ? kUnlisted : kNotWritten;
+    }
+  }
+  err << "fabricsim: no file was left half-written; "
+      << (results == kListed     ? "results.json lists the files not written (files_not_written)"
+          : results == kUnlisted ? "results.json, written before them, does not list them"
+                                 : "results.json was not written")
+      << "\n";
+}
+
+int run_exit_code(const RunReport& rep, bool outputs_failed) {
+  if (rep.interrupted) return kExitInterrupted;
+  if (outputs_failed) return kExitOutput;
+  if (rep.complete) return kExitOk;
+  return rep.limited ? kExitLimit : rep.deadlocked ? kExitDeadlock : kExitInternal;
+}
+
+}  // namespace fabricsim

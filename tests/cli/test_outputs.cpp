@@ -1,0 +1,236 @@
+// End-to-end: output files that cannot be written (a full disk, a file too large, a directory
+// where a file goes). A full disk is
+// simulated without root: RLIMIT_FSIZE set in a forked child before it runs fabricsim (SIGXFSZ
+// ignored, so a write past the limit fails with EFBIG: "File too large"), /dev/full, or a
+// directory or file put where fabricsim writes.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+
+namespace fs = std::filesystem;
+using cli_testing::cell;
+using cli_testing::csv_table;
+using cli_testing::Result;
+using cli_testing::slurp;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  return cli_testing::scratch_dir("fabricsim_test_outputs_", name);
+}
+
+/// Runs `fabricsim ARGS` from the source directory; with `max_file_bytes` > 0, no file it writes
+/// may grow beyond that (RLIMIT_FSIZE, SIGXFSZ ignored: the write fails with EFBIG).
+Result fabricsim(const std::string& args, rlim_t max_file_bytes = 0) {
+  const fs::path dir = scratch("io");
+  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && exec " +
+                          FABRICSIM_BINARY + " " + args + " >" + (dir / "out").string() + " 2>" +
+                          (dir / "err").string();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (max_file_bytes > 0) {
+      const rlimit limit{max_file_bytes, max_file_bytes};
+      if (std::signal(SIGXFSZ, SIG_IGN) == SIG_ERR || ::setrlimit(RLIMIT_FSIZE, &limit) != 0) {
+        ::_exit(99);
+      }
+    }
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(98);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"),
+                slurp(dir / "err")};
+}
+
+/// Leftovers of a file written through a temporary name (NAME.tmp-PID) in `dir` and below.
+std::vector<std::string> temporary_files(const fs::path& dir) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.path().filename().string().find(".tmp-") != std::string::npos)
+      found.push_back(e.path().string());
+  }
+  return found;
+}
+
+/// results.json without `files_not_written`: what a run whose files were all written has.
+nlohmann::json without_unwritten(nlohmann::json j) {
+  j.erase("files_not_written");
+  return j;
+}
+
+const std::string kFileTooLarge = std::strerror(EFBIG);  // "File too large"
+
+}  // namespace
+
+TEST_CASE(
+    "run on a full disk: the files that fit are written whole, results.json lists the "
+    "rest, exit 74") {
+  // 1 MiB all_reduce: results.json is about 36 KB, flows.csv about 230 KB and trace.json
+  // about 11 MB; at most 100 KB a file, trace.json fails during the run and flows.csv after
+  // results.json. It used to stop on trace.json as an "internal error" (exit 1) with no
+  // results.json, and leave trace.json cut at the limit.
+  const std::string run = "run scenarios/quickstart.yaml --set workload.maxbytes=1MiB --out ";
+  const fs::path whole = scratch("full_reference"), d = scratch("full");
+  REQUIRE(fabricsim(run + whole.string()).exit_code == 0);
+  const Result r = fabricsim(run + d.string(), 100'000);
+  INFO(r.err);
+  CHECK(r.exit_code == 74);
+  CHECK(r.err.find("fabricsim: cannot write " + (d / "trace.json").string() + ": " +
+                   kFileTooLarge) != std::string::npos);
+  CHECK(r.err.find("fabricsim: cannot write " + (d / "flows.csv").string() + ": " +
+                   kFileTooLarge) != std::string::npos);
+  CHECK(r.err.find("internal error") == std::string::npos);
+  CHECK(r.out.find("# wrote      : " + (d / "results.json").string() +
+                   ", perf.json, ports.csv, queues.csv; not written: trace.json, flows.csv") !=
+        std::string::npos);
+  // Nothing half-written: the files that fit are those of the run without a limit.
+  CHECK_FALSE(fs::exists(d / "trace.json"));
+  CHECK_FALSE(fs::exists(d / "flows.csv"));
+  CHECK(temporary_files(d).empty());
+  for (const char* f : {"ports.csv", "queues.csv"}) CHECK(slurp(d / f) == slurp(whole / f));
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK(j["files_not_written"] ==
+        nlohmann::json::parse(R"([{"file": "trace.json", "error": ")" + kFileTooLarge +
+                              R"("}, {"file": "flows.csv", "error": ")" + kFileTooLarge +
+                              R"("}])"));
+  CHECK(without_unwritten(j) == nlohmann::json::parse(slurp(whole / "results.json")));
+  CHECK(j["run"]["complete"] == true);  // the run itself was whole
+  // A run whose files were all written has no files_not_written at all.
+  CHECK_FALSE(nlohmann::json::parse(slurp(whole / "results.json")).contains("files_not_written"));
+}
+
+TEST_CASE("run --trace-events 0 on a full disk: flows.csv is not cut, nor an earlier run's kept") {
+  // flows.csv was cut at the limit (row 202 on a 64 KiB tmpfs) while results.json said
+  // nothing of it. An earlier run's flows.csv in the folder must not pass for this run's.
+  const fs::path d = scratch("full_no_trace");
+  std::ofstream(d / "flows.csv") << "id,src\n1,0\n";
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.maxbytes=1MiB --trace-events 0 --out " +
+          d.string(),
+      100'000);
+  INFO(r.err);
+  CHECK(r.exit_code == 74);
+  CHECK_FALSE(fs::exists(d / "flows.csv"));
+  CHECK(temporary_files(d).empty());
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  REQUIRE(j["files_not_written"].size() == 1);
+  CHECK(j["files_not_written"][0]["file"] == "flows.csv");
+  CHECK(j["files_not_written"][0]["error"] == kFileTooLarge);
+}
+
+TEST_CASE("a deadlocked run whose trace.json cannot be written exits 74, the deadlock reported") {
+  // Precedence (README "Commands"): an output not written (74) wins over the run's outcome
+  // (3 here), which results.json and stderr still give.
+  const fs::path d = scratch("full_deadlock");
+  const Result r = fabricsim("run scenarios/pfc-deadlock-ring.yaml --out " + d.string(), 100'000);
+  INFO(r.err);
+  CHECK(r.exit_code == 74);
+  CHECK(r.err.find("PFC deadlock") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK_FALSE(j["deadlock"].is_null());
+  CHECK(j["files_not_written"][0]["file"] == "trace.json");
+  CHECK_FALSE(fs::exists(d / "trace.json"));
+}
+
+TEST_CASE("sweep: a point folder that cannot be made does not stop the sweep or its tables") {
+  // A file named like point 1's folder: its files cannot be written. The sweep used to stop
+  // there as an internal error (exit 1) with no sweep.csv.
+  const fs::path d = scratch("sweep_point_file");
+  std::ofstream(d / "point-001") << "not a folder\n";
+  const Result r = fabricsim(
+      "sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,32KiB --jobs 1 --out " +
+      d.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 74);
+  CHECK(r.err.find("fabricsim sweep: point 1/2 (workload.maxbytes=16KiB): cannot write " +
+                   (d / "point-001").string() + ": ") != std::string::npos);
+  CHECK(slurp(d / "point-001") == "not a folder\n");  // left as it was
+  const auto t = csv_table(d / "sweep.csv");
+  REQUIRE(t.size() == 3);
+  CHECK(cell(t, 1, "status") == "complete");  // the point ran; only its files are missing
+  CHECK(cell(t, 2, "status") == "complete");
+  CHECK(fs::exists(d / "point-002" / "results.json"));
+  CHECK(fs::exists(d / "sweep.md"));
+}
+
+TEST_CASE("sweep: a table that cannot be written leaves the others, and is not claimed") {
+  const fs::path d = scratch("sweep_table_dir");
+  fs::create_directories(d / "sweep.csv");  // a folder where sweep.csv goes
+  const Result r = fabricsim(
+      "sweep scenarios/quickstart.yaml --vary workload.maxbytes=16KiB,32KiB --jobs 2 "
+      "--out " +
+      d.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 74);
+  CHECK(r.err.find("fabricsim sweep: cannot write " + (d / "sweep.csv").string() + ": " +
+                   std::strerror(EISDIR)) != std::string::npos);
+  const size_t at = r.out.find("# wrote      : ");
+  REQUIRE(at != std::string::npos);
+  const std::string wrote = r.out.substr(at, r.out.find('\n', at) - at);
+  CHECK(wrote.rfind("# wrote      : " + (d / "sweep.md").string() +
+                        ", sweep_perf.csv and 2 point directories",
+                    0) == 0);
+  CHECK(wrote.find("; not written: sweep.csv, see stderr") != std::string::npos);
+  CHECK(slurp(d / "sweep.md").find("| complete |") != std::string::npos);
+  CHECK(fs::exists(d / "point-001" / "results.json"));
+  CHECK(fs::is_directory(d / "sweep.csv"));  // what was there is left alone
+  CHECK(temporary_files(d).empty());
+}
+
+TEST_CASE("calibrate --out must be a regular file: /dev/full and /dev/null are refused, exit 2") {
+  // They were taken (exit 0), and the report and plots written beside them, into /dev.
+  const std::string perftest =
+      "tests/data/perftest/perftest-ib_write_bw-ib-qdr40g-cx3-docker-01.txt";
+  for (const char* device : {"/dev/full", "/dev/null"}) {
+    INFO(device);
+    const Result r = fabricsim("calibrate --perftest " + perftest + " --out " + device);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(std::string("--out ") + device + ": is a character device, not a file") !=
+          std::string::npos);
+    CHECK(r.out.empty());  // refused before any log was read
+    for (const char* side : {".report.json", ".plot.dat", ".plot.gp"})
+      CHECK_FALSE(fs::exists(std::string(device) + side));
+  }
+}
+
+TEST_CASE(
+    "calibrate on a full disk: no empty or half file, the fragment says the report is "
+    "missing, exit 74") {
+  // At most 1 KiB a file: the fragment (about 300 B) fits, the report (about 5 KB) and the
+  // plot data do not. They were left empty or cut, and the command said "internal error".
+  const fs::path d = scratch("cal_full");
+  const Result r = fabricsim(
+      "calibrate --perftest "
+      "tests/data/perftest/perftest-ib_write_bw-ib-qdr40g-cx3-docker-01.txt"
+      " --out " +
+          (d / "cal.yaml").string(),
+      1024);
+  INFO(r.err);
+  CHECK(r.exit_code == 74);
+  CHECK(r.err.find("fabricsim: cannot write " + (d / "cal.report.json").string() + ": " +
+                   kFileTooLarge) != std::string::npos);
+  CHECK_FALSE(fs::exists(d / "cal.report.json"));
+  const std::string yaml = slurp(d / "cal.yaml");
+  CHECK(yaml.find("# report: " + (d / "cal.report.json").string() + " could not be written (" +
+                  kFileTooLarge + ")") != std::string::npos);
+  CHECK(yaml.find("host_rate: ") != std::string::npos);
+  for (const auto& e : fs::directory_iterator(d)) {
+    INFO(e.path());
+    CHECK(fs::file_size(e.path()) > 0);
+  }
+  CHECK(temporary_files(d).empty());
+}
