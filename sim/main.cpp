@@ -33,13 +33,36 @@ using namespace fabricsim;
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-int g_mpi_ranks = 1;  ///< ranks of the MPI job this process is one of (1: none)
+std::atomic<bool> g_interrupted{false};   ///< lock-free: set from the signal handler
+volatile std::sig_atomic_t g_signal = 0;  ///< the signal that set it
+int g_mpi_ranks = 1;                      ///< ranks of the MPI job this process is one of (1: none)
 int g_mpi_rank = 0;
 bool g_internal_error = false;        ///< main_guarded caught an unexpected exception
 std::ostream g_null_stream(nullptr);  ///< discards (messages other ranks leave to rank 0)
-extern "C" void on_signal(int) {
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
   g_interrupted.store(true);
+}
+
+/// The signals that stop a run, a sweep or a calibration cleanly (exit 130, what finished
+/// written): Ctrl-C, a kill, a closed terminal (SIGHUP), Ctrl-\ (SIGQUIT).
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+/// Installed first thing in main, before the options are read, so that a signal at any moment
+/// (a job scheduler's SIGTERM right after the start) is remembered rather than fatal: `run`
+/// then stops before its simulation with a results.json saying so. Under mpirun, also SIGUSR1:
+/// OpenMPI forwards it to the ranks, where Ctrl-C and SIGTERM on mpirun never arrive (it kills
+/// them a second later, before they can write).
+void install_stop_handlers(bool mpi) {
+  for (const int sig : kStopSignals) std::signal(sig, on_signal);
+  if (mpi) std::signal(SIGUSR1, on_signal);
+}
+
+/// For commands that do not look at g_interrupted (validate, topo): the signals act as if no
+/// handler had been installed, one that came already included.
+void let_signals_stop() {
+  for (const int sig : kStopSignals) std::signal(sig, SIG_DFL);
+  if (g_signal != 0) std::raise(g_signal);
 }
 
 constexpr const char* kUsage =
@@ -87,8 +110,8 @@ constexpr const char* kUsage =
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
     "  74 an output file could not be written (a full disk: no file is left half-written,\n"
     "  results.json lists the files not written), 124 --max-wall or --max-events reached,\n"
-    "  130 interrupted (SIGINT/SIGTERM; what finished is still printed and written); 130 wins\n"
-    "  over 74, and 74 over 1, 3 and 124\n";
+    "  130 interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT; what finished is still printed and\n"
+    "  written); 130 wins over 74, and 74 over 1, 3 and 124\n";
 
 /// Where bad-input messages go: stderr, or nowhere on MPI ranks other than 0 (every rank
 /// meets the same bad input; rank 0 says it).
@@ -146,8 +169,6 @@ int dispatch(int argc, char** argv) {
         return kExitBadInput;
       }
     }
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
     return cmd_calibrate(c, &g_interrupted);
   }
   if (cmd != "run" && cmd != "validate" && cmd != "topo" && cmd != "sweep") {
@@ -319,14 +340,10 @@ int dispatch(int argc, char** argv) {
 #endif
   }
   if (cmd == "run" || cmd == "sweep") {
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
-    // Under mpirun, Ctrl-C and SIGTERM on mpirun never reach the ranks (OpenMPI kills them a
-    // second later, before they can write); it forwards SIGUSR1, which stops them the same way.
-    if (g_mpi_ranks > 1) std::signal(SIGUSR1, on_signal);
     return cmd == "run" ? cmd_run(opts, &g_interrupted)
                         : cmd_sweep(opts, varies, &g_interrupted, jobs);
   }
+  let_signals_stop();
   if (cmd == "validate") return cmd_validate(opts);
   return cmd_topo(opts, dot_path, vm.count("json") > 0, partition);
 }
@@ -349,9 +366,11 @@ int main(int argc, char** argv) {
   // before it writes its files: writes to the closed pipe fail (EPIPE) and are dropped instead.
   std::signal(SIGPIPE, SIG_IGN);
   const int world = mpi_world_size_from_env();
+  install_stop_handlers(world > 1);
   if (world <= 1) return main_guarded(argc, argv);
 #ifdef FABRICSIM_HAVE_MPI
   MPI_Init(&argc, &argv);
+  install_stop_handlers(true);  // again, in case MPI_Init installed its own
   MPI_Comm_rank(MPI_COMM_WORLD, &g_mpi_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_mpi_ranks);
   // Every rank runs the same; rank 0 alone prints results and writes files. The others keep

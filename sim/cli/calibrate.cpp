@@ -686,7 +686,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
           // What was fitted so far is written (the closed-form fits, the logs simulated
           // before this one), and the exit code says it was interrupted.
           interrupted_in = log.path;
-          s.skipped = "interrupted during its simulation by SIGINT or SIGTERM";
+          s.skipped =
+              "interrupted during its simulation by a signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT)";
         } else {
           s.skipped = "the simulation did not finish: " + stop.reason;
         }
@@ -716,7 +717,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
             compare(ctx, log, where, sizes, 1, s);  // every size held out
           } catch (const SimStopped& stop) {
             if (stop.interrupted) interrupted_in = log.path;
-            s.skipped = stop.interrupted ? "interrupted during its prediction by SIGINT or SIGTERM"
+            s.skipped = stop.interrupted ? "interrupted during its prediction by a signal (SIGINT, "
+                                           "SIGTERM, SIGHUP or SIGQUIT)"
                                          : "the simulation did not finish: " + stop.reason;
           }
         }

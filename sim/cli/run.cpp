@@ -1552,7 +1552,22 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   Scenario sc = load(opts);
   if (opts.out_given) check_out_dir(opts.out_dir);
   if (opts.mpi_ranks > 1) check_partitioned(opts);
+  // A signal before the simulation (even before the options were read: the handlers come
+  // first) stops the run here, its files saying so. Not under MPI: there the ranks must agree
+  // on when they stop, which the partitioned simulation's first window does.
+  const auto stopped_early = [&] {
+    return opts.mpi_ranks == 1 && interrupt != nullptr && interrupt->load();
+  };
+  if (stopped_early()) {
+    return stop_before_simulation(opts, sc, nullptr,
+                                  "the scenario was read; the fabric was not built");
+  }
   const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
+  if (stopped_early()) {
+    return stop_before_simulation(opts, sc, &prepared,
+                                  "the scenario was read and the fabric built and routed; "
+                                  "nothing was simulated");
+  }
   // The flow mode is one logical process: under mpirun rank 0 runs it alone, as a sequential
   // run; the other ranks have nothing to do.
   if (opts.mpi_ranks > 1 && sc.mode == "flow" && !opts.reports) return kExitOk;

@@ -137,4 +137,34 @@ int run_exit_code(const RunReport& rep, bool outputs_failed) {
   return rep.limited ? kExitLimit : rep.deadlocked ? kExitDeadlock : kExitInternal;
 }
 
+int stop_before_simulation(const RunOptions& opts, const Scenario& sc, const Prepared* prepared,
+                           const std::string& how_far) {
+  RunReport rep;
+  if (prepared != nullptr) {
+    rep = report_header(sc, *prepared);
+  } else {  // the fabric was not built: its kind is known, its size is not
+    rep.scenario = sc.name;
+    rep.seed = sc.seed;
+    rep.mode = sc.mode;
+    rep.fabric.kind = sc.topology.kind;
+    rep.fabric.oversubscription = sc.topology.oversubscription;
+    rep.fabric.host_rate_bps = sc.link.host_rate_bps;
+    rep.has_workload = false;  // no NCCL setup was made: `nccl` is left out
+    rep.has_training = sc.training.enabled;
+  }
+  rep.complete = false;
+  rep.interrupted = true;
+  rep.stop_reason = "interrupted before the simulation started (" + how_far + ")";
+  if (opts.out_given && opts.reports) {
+    const std::filesystem::path dir(opts.out_dir);
+    // nothing was traced: no trace.json of an earlier run beside these
+    remove_output_file((dir / "trace.json").string());
+    std::vector<OutputError> failures = write_run_outputs(opts.out_dir, rep);
+    print_wrote(std::cout, dir, rep, nullptr, 0);
+    print_unwritten(std::cerr, failures);
+  }
+  if (opts.reports) std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
+  return kExitInterrupted;
+}
+
 }  // namespace fabricsim

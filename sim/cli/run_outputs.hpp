@@ -1,5 +1,6 @@
-// What `run --out DIR` (and each sweep point) writes, in which order, and how a file that could
-// not be written is told (stderr, results.json `files_not_written`, exit 74).
+// What `run --out DIR` (and each sweep point) writes, in which order, how a file that could not
+// be written is told (stderr, results.json `files_not_written`, exit 74), and the files of a
+// run stopped by a signal before its simulation started.
 #pragma once
 
 #include <filesystem>
@@ -45,5 +46,14 @@ void print_unwritten(std::ostream& err, const std::vector<OutputError>& failures
 /// when an output could not be written (`outputs_failed`), else 124 a limit, 3 a deadlock, 1 any
 /// other incomplete run, 0.
 int run_exit_code(const RunReport& report, bool outputs_failed);
+
+/// `run` stopped by a signal before its simulation started. `prepared` is nullptr when the
+/// signal came before the fabric was built; `how_far` says what was done ("the scenario was
+/// loaded and checked"). With --out, writes the files of a run that simulated nothing:
+/// results.json with no rows, zero counters, `run.complete` false and `run.stop_reason`
+/// "interrupted before the simulation started (HOW_FAR)", the CSVs with their headers only, and
+/// no trace.json. Says so on stderr; returns 130.
+int stop_before_simulation(const RunOptions& opts, const Scenario& sc, const Prepared* prepared,
+                           const std::string& how_far);
 
 }  // namespace fabricsim

@@ -1263,12 +1263,12 @@ int64_t run_parallel(std::vector<Scenario>& scenarios, const std::vector<SweepAx
             std::chrono::duration<double>(std::chrono::steady_clock::now() - r.start).count();
       } else if (result->outcome == Outcome::kInterrupted &&
                  !(interrupt != nullptr && interrupt->load())) {
-        // SIGINT or SIGTERM to the point's process alone: the sweep was not interrupted. Its
-        // row is failed, so its partial files go as a dead process's do.
+        // A signal to the point's process alone: the sweep was not interrupted. Its row is
+        // failed, so its partial files go as a dead process's do.
         remove_point_outputs(opts, index, static_cast<int64_t>(points));
         result = failed_point(scenarios[r.index], index, values[r.index],
                               "the point's process was interrupted by a signal the sweep did "
-                              "not send (SIGINT or SIGTERM to it alone)");
+                              "not send (SIGINT, SIGTERM, SIGHUP or SIGQUIT to it alone)");
       }
       results[r.index] = std::move(result);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));

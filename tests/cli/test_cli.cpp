@@ -1752,7 +1752,8 @@ TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit
   const auto rep = nlohmann::json::parse(slurp(d / "cal.report.json"));
   CHECK(rep["interrupted"] == true);
   REQUIRE(rep["simulated"].size() == 1);
-  CHECK(rep["simulated"][0]["skipped"] == "interrupted during its simulation by SIGINT or SIGTERM");
+  CHECK(rep["simulated"][0]["skipped"] ==
+        "interrupted during its simulation by a signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT)");
   // The same rate as the perftest log calibrated alone.
   const fs::path alone = scratch("cal_sigint_alone") / "cal.yaml";
   const Result a = fabricsim("calibrate --perftest " + perftest + " --out " + alone.string());

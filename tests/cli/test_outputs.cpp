@@ -1,9 +1,10 @@
 // End-to-end: output files that cannot be written (a full disk, a file too large, a directory
-// where a file goes). A full disk is
+// where a file goes) and signals (SIGHUP, SIGQUIT, SIGTERM at any moment). A full disk is
 // simulated without root: RLIMIT_FSIZE set in a forked child before it runs fabricsim (SIGXFSZ
 // ignored, so a write past the limit fails with EFBIG: "File too large"), /dev/full, or a
 // directory or file put where fabricsim writes.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 namespace fs = std::filesystem;
 using cli_testing::cell;
 using cli_testing::csv_table;
+using cli_testing::fabricsim_then;
 using cli_testing::Result;
 using cli_testing::slurp;
 
@@ -73,6 +75,15 @@ nlohmann::json without_unwritten(nlohmann::json j) {
 }
 
 const std::string kFileTooLarge = std::strerror(EFBIG);  // "File too large"
+
+/// A shell condition: fabricsim ($pid) has installed its handler for signal `sig` (its
+/// SigCgt mask in /proc), busy-polled so the signal follows within a few milliseconds.
+std::string wait_for_handler(int sig) {
+  const unsigned long long bit = 1ULL << (sig - 1);
+  return "n=0; while [ $n -lt 20000 ]; do m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "
+         "/proc/$pid/status 2>/dev/null); [ -n \"$m\" ] && [ $(( 0x$m & " +
+         std::to_string(bit) + " )) -ne 0 ] && break; n=$((n+1)); done";
+}
 
 }  // namespace
 
@@ -233,4 +244,81 @@ TEST_CASE(
     CHECK(fs::file_size(e.path()) > 0);
   }
   CHECK(temporary_files(d).empty());
+}
+
+TEST_CASE("run: SIGHUP and SIGQUIT stop it as Ctrl-C does, every file whole") {
+  // They killed the run with trace.json cut and no results.json.
+  for (const int sig : {SIGHUP, SIGQUIT}) {
+    const std::string name = sig == SIGHUP ? "HUP" : "QUIT";
+    INFO(name);
+    const fs::path d = scratch("sig" + name);
+    // 8 GiB takes minutes; the signal comes once the simulation runs (trace.json is open).
+    const int status = fabricsim_then(
+        "run scenarios/quickstart.yaml --set workload.maxbytes=8GiB --trace-events 1000 --out " +
+            (d / "files").string(),
+        d, "ls " + (d / "files").string() + "/trace.json.tmp-*",
+        "sleep 0.2; kill -" + name + " $pid");
+    INFO(slurp(d / "err"));
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    const auto j = nlohmann::json::parse(slurp(d / "files" / "results.json"));
+    CHECK(j["run"]["complete"] == false);
+    CHECK(j["run"]["stop_reason"].get<std::string>().rfind("interrupted during size ", 0) == 0);
+    CHECK(nlohmann::json::parse(slurp(d / "files" / "trace.json")).is_array());  // whole JSON
+    CHECK(temporary_files(d / "files").empty());
+  }
+}
+
+TEST_CASE("run: a signal while the scenario is read still leaves a results.json saying so") {
+  // The scenario comes through a pipe (FIFO): fabricsim waits in reading it, handlers
+  // installed, when SIGTERM arrives; then the scenario is written. The handlers used to be
+  // installed after the scenario was read and the fabric built: SIGTERM killed it, no file.
+  const fs::path d = scratch("sig_loading");
+  const fs::path fifo = d / "scenario.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string scenario =
+      "name: early\\ntransport: roce\\n"
+      "topology: {kind: spine-leaf, leaves: 2, spines: 2, hosts_per_leaf: 2}\\n"
+      "link: {host_rate: 400Gbps, fabric_rate: 400Gbps, propagation_delay: 250ns}\\n"
+      "switch: {latency: 500ns, buffer_per_port: 2MB}\\n"
+      "workload: {collective: all_reduce, minbytes: 8KiB, maxbytes: 64KiB}\\n";
+  const int status = fabricsim_then(
+      "run " + fifo.string() + " --out " + (d / "files").string(), d, wait_for_handler(SIGTERM),
+      "kill -TERM $pid; sleep 0.1; printf '" + scenario + "' >" + fifo.string());
+  INFO(slurp(d / "err"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto j = nlohmann::json::parse(slurp(d / "files" / "results.json"));
+  CHECK(j["scenario"] == "early");
+  CHECK(j["run"]["complete"] == false);
+  CHECK(j["run"]["events"] == 0);
+  CHECK(j["run"]["stop_reason"] ==
+        "interrupted before the simulation started (the scenario was read; the fabric was not "
+        "built)");
+  CHECK(j["collectives"].empty());
+  CHECK(j["fabric"]["kind"] == "spine-leaf");
+  CHECK(slurp(d / "err").find("fabricsim: run interrupted before the simulation started") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(d / "files" / "trace.json"));
+}
+
+TEST_CASE(
+    "run: SIGTERM in the first milliseconds, while the fabric is built, exit 130 with "
+    "results.json") {
+  // A k = 20 fat-tree takes about 0.4 s to build and route; SIGTERM comes within milliseconds
+  // of the handlers' installation, long before the simulation. The handlers used to be
+  // installed just before the simulation, so the run was stopped in it instead (or killed).
+  const fs::path d = scratch("sig_building");
+  const int status = fabricsim_then(
+      "run scenarios/fat_tree_k8.yaml --set topology.k=20 --out " + (d / "files").string(), d,
+      wait_for_handler(SIGTERM), "kill -TERM $pid");
+  INFO(slurp(d / "err"));
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  const auto j = nlohmann::json::parse(slurp(d / "files" / "results.json"));
+  CHECK(j["run"]["complete"] == false);
+  CHECK(j["run"]["events"] == 0);
+  CHECK(j["run"]["stop_reason"].get<std::string>().rfind(
+            "interrupted before the simulation started (the scenario was read", 0) == 0);
+  CHECK(j["collectives"].empty());
 }

@@ -448,7 +448,7 @@ TEST_CASE("sweep --jobs 2: SIGTERM to one point's process fails that point, not 
   REQUIRE(t.size() == 3);
   CHECK(cell(t, 1, "status") ==
         "incomplete: internal error: the point's process was interrupted by a signal the sweep "
-        "did not send (SIGINT or SIGTERM to it alone)");
+        "did not send (SIGINT, SIGTERM, SIGHUP or SIGQUIT to it alone)");
   CHECK(cell(t, 2, "status") == "complete");
   // Its row is failed and empty: the files it wrote on the signal go, as a killed point's do.
   CHECK_FALSE(fs::exists(d / "point-001" / "results.json"));
