@@ -26,6 +26,7 @@
 
 #include "collectives/nccl_tests.hpp"
 #include "sim/cli/run_outputs.hpp"
+#include "sim/cli/sweep_outputs.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
@@ -301,22 +302,13 @@ void remove_point_outputs(const RunOptions& opts, int64_t index, int64_t points)
   if (!opts.out_given) return;
   const std::filesystem::path point_dir =
       std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
-  const char* const names[] = {"results.json", "perf.json", "ports.csv",
-                               "queues.csv",   "flows.csv", "trace.json"};
-  for (const char* f : names) {
+  const std::vector<std::string> names = {"results.json", "perf.json", "ports.csv",
+                                          "queues.csv",   "flows.csv", "trace.json"};
+  for (const std::string& f : names) {
     std::error_code ec;
     std::filesystem::remove(point_dir / f, ec);
   }
-  // A killed point process's temporary files (NAME.tmp-PID, output_file.hpp).
-  std::error_code ec;
-  for (auto it = std::filesystem::directory_iterator(point_dir, ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    for (const char* f : names) {
-      std::error_code rm;
-      if (name.rfind(std::string(f) + ".tmp-", 0) == 0) std::filesystem::remove(it->path(), rm);
-    }
-  }
+  remove_temporary_files(point_dir, names);  // a killed point process's
 }
 
 /// Runs point `index` (0-based) of `points` exactly as `fabricsim run` would and, with --out,
@@ -1636,19 +1628,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                     p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0.0);
       perf << buf;
     }
-    // Each whole or not at all; one that fails does not stop the others or the sweep.
-    std::vector<OutputError> failures;
-    for (const auto& [name, text] : {std::pair<const char*, std::string>{"sweep.csv", csv.str()},
-                                     {"sweep.md", md.str()},
-                                     {"sweep_perf.csv", perf.str()}}) {
-      try {
-        write_file(dir / name, text);
-      } catch (const OutputError& e) {
-        failures.push_back(e);
-        remove_output_file((dir / name).string());  // an earlier version is not this sweep's
-      }
-    }
-    return failures;
+    return write_sweep_tables(dir, csv.str(), md.str(), perf.str());
   };
   // After each point: a failure is said once, and tried again after the next point.
   const auto write_tables_during = [&] {
@@ -1705,26 +1685,9 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   int64_t points_unwritten = 0;
   for (const PointResult& p : table.rows) points_unwritten += p.unwritten.empty() ? 0 : 1;
   if (opts.out_given) {
-    std::string tables;
-    for (const char* name : {"sweep.csv", "sweep.md", "sweep_perf.csv"}) {
-      const bool failed = std::any_of(
-          table_failures.begin(), table_failures.end(),
-          [&](const OutputError& e) { return std::filesystem::path(e.path()).filename() == name; });
-      if (!failed) tables += tables.empty() ? (dir / name).string() : ", " + std::string(name);
-    }
-    std::cout << "# wrote      : " << (tables.empty() ? "" : tables + " and ") << table.rows.size()
-              << " point director" << (table.rows.size() == 1 ? "y" : "ies") << " ("
-              << point_dir_name(1, points) << " ...: results.json, perf.json, ports.csv, "
-              << "queues.csv, flows.csv)";
-    if (!table_failures.empty() || points_unwritten > 0 || !unwritten.empty()) {
-      std::cout << "; not written: ";
-      for (const OutputError& e : table_failures)
-        std::cout << std::filesystem::path(e.path()).filename().string() << ", ";
-      if (points_unwritten > 0) std::cout << "files of " << points_unwritten << " points, ";
-      if (!unwritten.empty()) std::cout << unwritten.size() << " plots, ";
-      std::cout << "see stderr";
-    }
-    std::cout << "\n" << plots_out << "\n";
+    print_sweep_wrote(std::cout, dir, table.rows.size(), point_dir_name(1, points), table_failures,
+                      points_unwritten, unwritten.size());
+    std::cout << plots_out << "\n";
   }
   std::cout.flush();
   unwritten.insert(unwritten.end(), table_failures.begin(), table_failures.end());
