@@ -207,7 +207,7 @@ void check_out_dir(const std::string& dir) {
   try {  // as results.json will be written: a temporary file beside it, then a rename
     check_output_file((std::filesystem::path(dir) / "results.json").string());
   } catch (const OutputError& e) {
-    throw ConfigError(where, 0, 0, "", "cannot write files in this directory: " + e.reason());
+    throw ConfigError(where, 0, 0, "", e.what());  // "cannot write DIR/results.json: REASON"
   }
 }
 

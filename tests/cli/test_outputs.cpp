@@ -157,6 +157,18 @@ TEST_CASE("a deadlocked run whose trace.json cannot be written exits 74, the dea
   CHECK_FALSE(fs::exists(d / "trace.json"));
 }
 
+TEST_CASE("run --out: a folder where results.json cannot be written is refused before the run") {
+  // A directory named results.json: the run went through and then failed to write it.
+  const fs::path d = scratch("results_is_dir");
+  fs::create_directories(d / "results.json");
+  const Result r = fabricsim("run scenarios/quickstart.yaml --out " + d.string());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--out " + d.string() + ": cannot write " + (d / "results.json").string() +
+                   ": " + std::strerror(EISDIR)) != std::string::npos);
+  CHECK(r.out.find("# Avg bus bandwidth") == std::string::npos);  // nothing was run
+  CHECK(temporary_files(d).empty());
+}
+
 TEST_CASE("sweep: a point folder that cannot be made does not stop the sweep or its tables") {
   // A file named like point 1's folder: its files cannot be written. The sweep used to stop
   // there as an internal error (exit 1) with no sweep.csv.
