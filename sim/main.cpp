@@ -56,6 +56,13 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 void install_stop_handlers(bool mpi) {
   for (const int sig : kStopSignals) std::signal(sig, on_signal);
   if (mpi) std::signal(SIGUSR1, on_signal);
+  // A parent may have started us with these blocked (the mask survives exec): unblocked, one
+  // already pending is delivered now, to the handler.
+  sigset_t stop;
+  sigemptyset(&stop);
+  for (const int sig : kStopSignals) sigaddset(&stop, sig);
+  if (mpi) sigaddset(&stop, SIGUSR1);
+  sigprocmask(SIG_UNBLOCK, &stop, nullptr);
 }
 
 /// For commands that do not look at g_interrupted (validate, topo): the signals act as if no

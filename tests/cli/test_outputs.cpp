@@ -3,6 +3,7 @@
 // simulated without root: RLIMIT_FSIZE set in a forked child before it runs fabricsim (SIGXFSZ
 // ignored, so a write past the limit fails with EFBIG: "File too large"), /dev/full, or a
 // directory or file put where fabricsim writes.
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -281,27 +282,36 @@ TEST_CASE("run: SIGHUP and SIGQUIT stop it as Ctrl-C does, every file whole") {
   }
 }
 
-TEST_CASE("run: a signal while the scenario is read still leaves a results.json saying so") {
-  // The scenario comes through a pipe (FIFO): fabricsim waits in reading it, handlers
-  // installed, when SIGTERM arrives; then the scenario is written. The handlers used to be
-  // installed after the scenario was read and the fabric built: SIGTERM killed it, no file.
+TEST_CASE("run: a signal before the options are read still leaves a results.json saying so") {
+  // SIGTERM is pending when fabricsim starts (sent while the parent had it blocked; the mask
+  // and the pending signal survive exec): its handlers, installed first and the signal then
+  // unblocked, take it before any option is read. `run` reads the scenario, sees it, and stops
+  // before building the fabric. The handlers used to be installed after the scenario was read
+  // and the fabric built: SIGTERM killed the process and left no file.
   const fs::path d = scratch("sig_loading");
-  const fs::path fifo = d / "scenario.yaml";
-  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  const std::string scenario =
-      "name: early\\ntransport: roce\\n"
-      "topology: {kind: spine-leaf, leaves: 2, spines: 2, hosts_per_leaf: 2}\\n"
-      "link: {host_rate: 400Gbps, fabric_rate: 400Gbps, propagation_delay: 250ns}\\n"
-      "switch: {latency: 500ns, buffer_per_port: 2MB}\\n"
-      "workload: {collective: all_reduce, minbytes: 8KiB, maxbytes: 64KiB}\\n";
-  const int status = fabricsim_then(
-      "run " + fifo.string() + " --out " + (d / "files").string(), d, wait_for_handler(SIGTERM),
-      "kill -TERM $pid; sleep 0.1; printf '" + scenario + "' >" + fifo.string());
-  INFO(slurp(d / "err"));
+  const fs::path out = d / "files", log = d / "log";
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (::sigprocmask(SIG_BLOCK, &term, nullptr) != 0 || ::raise(SIGTERM) != 0 || fd < 0 ||
+        ::chdir(FABRICSIM_SOURCE_DIR) != 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0) {
+      ::_exit(99);
+    }
+    ::execl(FABRICSIM_BINARY, FABRICSIM_BINARY, "run", "scenarios/quickstart.yaml", "--out",
+            out.c_str(), static_cast<char*>(nullptr));
+    ::_exit(98);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  INFO(slurp(log));
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
-  const auto j = nlohmann::json::parse(slurp(d / "files" / "results.json"));
-  CHECK(j["scenario"] == "early");
+  const auto j = nlohmann::json::parse(slurp(out / "results.json"));
+  CHECK(j["scenario"] == "quickstart");
   CHECK(j["run"]["complete"] == false);
   CHECK(j["run"]["events"] == 0);
   CHECK(j["run"]["stop_reason"] ==
@@ -309,9 +319,9 @@ TEST_CASE("run: a signal while the scenario is read still leaves a results.json 
         "built)");
   CHECK(j["collectives"].empty());
   CHECK(j["fabric"]["kind"] == "spine-leaf");
-  CHECK(slurp(d / "err").find("fabricsim: run interrupted before the simulation started") !=
+  CHECK(slurp(log).find("fabricsim: run interrupted before the simulation started") !=
         std::string::npos);
-  CHECK_FALSE(fs::exists(d / "files" / "trace.json"));
+  CHECK_FALSE(fs::exists(out / "trace.json"));
 }
 
 TEST_CASE(
