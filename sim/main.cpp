@@ -115,10 +115,11 @@ constexpr const char* kUsage =
     "      compare every size; write the fragment to FILE.yaml (a regular file) and\n"
     "      FILE.report.json beside it\n"
     "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
+    "  4 the transport gave up (a queue pair exceeded its retry count),\n"
     "  74 an output file could not be written (a full disk: no file is left half-written,\n"
     "  results.json lists the files not written), 124 --max-wall or --max-events reached,\n"
     "  130 interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT; what finished is still printed and\n"
-    "  written); 130 wins over 74, and 74 over 1, 3 and 124\n";
+    "  written); 130 wins over 74, and 74 over 1, 3, 4 and 124\n";
 
 /// Where bad-input messages go: stderr, or nowhere on MPI ranks other than 0 (every rank
 /// meets the same bad input; rank 0 says it).

@@ -1303,7 +1303,8 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
           rep.stop_reason += "; the PFC watchdog had not broken it when " + net.failure();
         }
       } else if (!net.failure().empty()) {
-        rep.stop_reason = "stopped during " + what + ": " + net.failure();
+        rep.transport_failed = true;
+        rep.stop_reason = "the transport gave up during " + what + ": " + net.failure();
       } else if (why == StopReason::kInterrupted) {
         rep.interrupted = true;
         rep.stop_reason = "interrupted during " + what;

@@ -30,6 +30,10 @@ enum ExitCode : int {
   kExitInternal = 1,
   kExitBadInput = 2,
   kExitDeadlock = 3,
+  /// The transport gave up: a queue pair exceeded its retry count (NCCL's "transport retry
+  /// counter exceeded", IBV_WC_RETRY_EXC_ERR): the fabric lost or held its packets for
+  /// retry_count x nic.rto; what finished is written, results.json says which QP and why.
+  kExitTransport = 4,
   /// An output file could not be written (a full disk, a quota, a file too large): EX_IOERR of
   /// sysexits.h. Nothing was left half-written; what was written says what is missing.
   kExitOutput = 74,

@@ -134,7 +134,10 @@ int run_exit_code(const RunReport& rep, bool outputs_failed) {
   if (rep.interrupted) return kExitInterrupted;
   if (outputs_failed) return kExitOutput;
   if (rep.complete) return kExitOk;
-  return rep.limited ? kExitLimit : rep.deadlocked ? kExitDeadlock : kExitInternal;
+  return rep.limited            ? kExitLimit
+         : rep.deadlocked       ? kExitDeadlock
+         : rep.transport_failed ? kExitTransport
+                                : kExitInternal;
 }
 
 int stop_before_simulation(const RunOptions& opts, const Scenario& sc, const Prepared* prepared,

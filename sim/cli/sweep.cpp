@@ -47,7 +47,15 @@ std::string trim(const std::string& s) {
 /// kUnbuildable: the point's fabric cannot be built (a ratio a family's switches cannot make,
 /// in a sweep over topology keys); it is tabulated with the reason and not run.
 /// kLimited: stopped by --max-events (per point) or --max-wall (the whole sweep's).
-enum class Outcome { kComplete, kDeadlock, kFailed, kInterrupted, kUnbuildable, kLimited };
+enum class Outcome {
+  kComplete,
+  kDeadlock,
+  kTransportFailed,  ///< a queue pair gave up (`run` exit 4)
+  kFailed,
+  kInterrupted,
+  kUnbuildable,
+  kLimited
+};
 
 /// One finished size of a point, for the plots: results.json `collectives[].size_bytes` and
 /// `busbw_GBps`.
@@ -129,6 +137,9 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
       break;
     case Outcome::kDeadlock:
       c.push_back("deadlock");
+      break;
+    case Outcome::kTransportFailed:
+      c.push_back("transport gave up");  // which queue pair and why: stderr, results.json
       break;
     case Outcome::kInterrupted:
       c.push_back("interrupted");
@@ -331,12 +342,13 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
   } catch (const std::exception& e) {  // the point fails; the sweep goes on
     error = e.what();
   }
-  result.outcome = !rep               ? Outcome::kFailed
-                   : rep->complete    ? Outcome::kComplete
-                   : rep->interrupted ? Outcome::kInterrupted
-                   : rep->limited     ? Outcome::kLimited
-                   : rep->deadlocked  ? Outcome::kDeadlock
-                                      : Outcome::kFailed;
+  result.outcome = !rep                    ? Outcome::kFailed
+                   : rep->complete         ? Outcome::kComplete
+                   : rep->interrupted      ? Outcome::kInterrupted
+                   : rep->limited          ? Outcome::kLimited
+                   : rep->deadlocked       ? Outcome::kDeadlock
+                   : rep->transport_failed ? Outcome::kTransportFailed
+                                           : Outcome::kFailed;
   if (rep && opts.out_given) {
     const std::filesystem::path point_dir =
         std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
@@ -422,6 +434,8 @@ int exit_code_of(Outcome outcome) {
       return kExitOk;
     case Outcome::kDeadlock:
       return kExitDeadlock;
+    case Outcome::kTransportFailed:
+      return kExitTransport;
     case Outcome::kInterrupted:
       return kExitInterrupted;
     case Outcome::kLimited:
@@ -1707,7 +1721,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
               << "\n";
   }
 
-  bool failed = false, deadlocked = false;
+  bool failed = false, deadlocked = false, transport = false;
   for (const PointResult& p : table.rows) {
     if (p.outcome == Outcome::kComplete || p.outcome == Outcome::kInterrupted ||
         p.outcome == Outcome::kLimited) {
@@ -1715,6 +1729,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     }
     failed = failed || p.outcome == Outcome::kFailed;
     deadlocked = deadlocked || p.outcome == Outcome::kDeadlock;
+    transport = transport || p.outcome == Outcome::kTransportFailed;
     std::cerr << "fabricsim sweep: point " << p.point << "/" << points << " ("
               << describe(axes, values[static_cast<size_t>(p.point - 1)]) << "): " << p.reason
               << "\n";
@@ -1737,7 +1752,11 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   // A failure (1) or a deadlock (3) is a finding; a limit (124) only cut the sweep short. Files
   // not written (74) come first, as for `run`: what a script would read is missing.
   if (outputs_failed) return kExitOutput;
-  return failed ? kExitInternal : deadlocked ? kExitDeadlock : limited ? kExitLimit : kExitOk;
+  return failed       ? kExitInternal
+         : deadlocked ? kExitDeadlock
+         : transport  ? kExitTransport
+         : limited    ? kExitLimit
+                      : kExitOk;
 }
 
 }  // namespace fabricsim

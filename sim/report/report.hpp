@@ -248,13 +248,14 @@ struct RunReport {
   DeadlockRow deadlock;
   int64_t events = 0;
   int64_t simulated_ps = 0;
-  bool complete = true;       ///< false when the run stopped before the whole sweep finished
-  bool interrupted = false;   ///< stopped by SIGINT/SIGTERM (complete is false too)
-  bool deadlocked = false;    ///< stopped by the deadlock detector (complete is false too)
-  bool limited = false;       ///< stopped at --max-wall or --max-events (complete is false too)
-  bool has_workload = true;   ///< a collective sweep ran (false: traffic flows only)
-  bool has_training = false;  ///< the scenario has a training step (run or not, see `training`)
-  std::string stop_reason;    ///< "workload done", "interrupted", "stalled: …"
+  bool complete = true;           ///< false when the run stopped before the whole sweep finished
+  bool interrupted = false;       ///< stopped by SIGINT/SIGTERM (complete is false too)
+  bool deadlocked = false;        ///< stopped by the deadlock detector (complete is false too)
+  bool limited = false;           ///< stopped at --max-wall or --max-events (complete is false too)
+  bool transport_failed = false;  ///< a queue pair gave up (retry count exceeded; complete false)
+  bool has_workload = true;       ///< a collective sweep ran (false: traffic flows only)
+  bool has_training = false;      ///< the scenario has a training step (run or not, see `training`)
+  std::string stop_reason;        ///< "workload done", "interrupted", "stalled: …"
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;
   int64_t packet_hops = 0;

@@ -2270,3 +2270,24 @@ TEST_CASE("a PFC deadlock is named whatever the check interval, before a queue p
   CHECK(why.find("had not broken it when queue pair") != std::string::npos);
   CHECK(why.find("transport retry counter exceeded") != std::string::npos);
 }
+
+TEST_CASE("a run whose transport gave up exits 4 and says so, not 1 (an internal error)") {
+  // The PFC watchdog's drop action flushes the bounce deadlock's stormed queues and drops what
+  // arrives for them: the queue pairs behind them time out 7 times (retry_count) and give up,
+  // as NCCL reports "transport retry counter exceeded". That ended as exit 1, the code of an
+  // internal error.
+  const fs::path d = scratch("transport_gave_up");
+  const Result r = fabricsim(
+      "run scenarios/pfc-deadlock-clos-bounce.yaml --set pfc.watchdog=true"
+      " --trace-events 0 --out " +
+      d.string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 4);
+  CHECK(r.out.find("# run        : INCOMPLETE (the transport gave up during the traffic flows: "
+                   "queue pair ") != std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  const std::string why = j["run"]["stop_reason"];
+  CHECK(why.rfind("the transport gave up during", 0) == 0);
+  CHECK(why.find("transport retry counter exceeded (7 retries") != std::string::npos);
+  CHECK(j["counters"]["watchdog_drops"].get<int64_t>() > 0);
+}

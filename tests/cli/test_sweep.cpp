@@ -375,7 +375,7 @@ TEST_CASE("sweep --max-wall bounds the whole sweep, --max-events each point: sta
                                                            0) == 0);
   }
 
-  // A point that failed decides the exit code over one that was limited (a tester's find: the
+  // A point whose transport gave up decides the exit code (4) over one that was limited (the
   // sweep exited 124 and a script checking it missed the failure). A bit error rate of 1e-3
   // loses nearly every frame: the QP's retry counter runs out.
   const fs::path f = scratch("limits_failed");
@@ -384,11 +384,12 @@ TEST_CASE("sweep --max-wall bounds the whole sweep, --max-events each point: sta
       " --jobs 1 --out " +
       f.string());
   INFO(both.err);
-  CHECK(both.exit_code == 1);
+  CHECK(both.exit_code == 4);
   const auto v = csv_table(f / "sweep.csv");
   REQUIRE(v.size() == 3);
   CHECK(cell(v, 1, "status") == "limited");
-  CHECK(cell(v, 2, "status").rfind("incomplete: ", 0) == 0);
+  CHECK(cell(v, 2, "status") == "transport gave up");
+  CHECK(both.err.find("transport retry counter exceeded") != std::string::npos);
   CHECK(both.err.find("(status limited)") != std::string::npos);
 }
 
