@@ -110,20 +110,22 @@ double Occupancy::average(int64_t now_ps) const {
 
 int OccupancyHistogram::bucket(int64_t bytes) {
   if (bytes <= 0) return 0;
-  // Octave o = floor(log2(bytes)); quarter = the next two bits below the leading one.
+  // Octave o = floor(log2(bytes)); sub = the kSubBits bits below the leading one.
   const int o = 63 - std::countl_zero(static_cast<uint64_t>(bytes));
-  const int quarter =
-      o >= 2 ? static_cast<int>((bytes >> (o - 2)) & 3) : static_cast<int>((bytes << (2 - o)) & 3);
-  const int b = 1 + 4 * o + quarter;
+  const int sub = o >= kSubBits ? static_cast<int>((bytes >> (o - kSubBits)) & (kPerOctave - 1))
+                                : static_cast<int>((bytes << (kSubBits - o)) & (kPerOctave - 1));
+  const int b = 1 + kPerOctave * o + sub;
   return b < kBuckets ? b : kBuckets - 1;
 }
 
 int64_t OccupancyHistogram::upper_bytes(int b) {
   if (b <= 0) return 0;
-  const int o = (b - 1) / 4, quarter = (b - 1) % 4;
-  // Bucket covers [2^o (1 + q/4), 2^o (1 + (q+1)/4)); its last integer is the upper edge.
-  const int64_t lo_times4 = (int64_t{1} << o) * (4 + quarter + 1);
-  return std::max<int64_t>(lo_times4 / 4 - (lo_times4 % 4 == 0 ? 1 : 0), int64_t{1} << o);
+  const int o = (b - 1) / kPerOctave, sub = (b - 1) % kPerOctave;
+  // Bucket covers [2^o (1 + sub/N), 2^o (1 + (sub+1)/N)), N = kPerOctave; its last integer is
+  // the upper edge (at least 2^o: below 2^kSubBits bytes several buckets share an integer).
+  const int64_t hi_times_n = (int64_t{1} << o) * (kPerOctave + sub + 1);
+  return std::max<int64_t>(hi_times_n / kPerOctave - (hi_times_n % kPerOctave == 0 ? 1 : 0),
+                           int64_t{1} << o);
 }
 
 int64_t OccupancyHistogram::percentile(double q) const {

@@ -176,8 +176,10 @@ struct Occupancy {
 
 /// Time-weighted histogram of a port's occupancy.
 struct OccupancyHistogram {
-  static constexpr int kBuckets = 4 * 40 + 1;  ///< bucket 0 = empty; 4 per octave up to 2^40 B
-  std::array<int64_t, kBuckets> ps{};          ///< time spent in each bucket, ps
+  static constexpr int kSubBits = 4;                    ///< 2^kSubBits buckets per octave
+  static constexpr int kPerOctave = 1 << kSubBits;      ///< bucket width <= 1/16 of its values
+  static constexpr int kBuckets = kPerOctave * 40 + 1;  ///< bucket 0 = empty; up to 2^40 B
+  std::array<int64_t, kBuckets> ps{};                   ///< time spent in each bucket, ps
   static int bucket(int64_t bytes);
   /// Upper edge (bytes) of bucket b.
   static int64_t upper_bytes(int b);

@@ -477,14 +477,16 @@ TEST_CASE("queue sojourn under cut-through is measured at the port that sent the
 }
 
 TEST_CASE(
-    "occupancy percentiles: time-weighted, quoted at most one quarter-octave above the truth") {
-  // Every occupancy b falls in a bucket whose upper edge u satisfies b <= u < 1.25 b (4 buckets
-  // per octave); the percentile of a known time profile is the edge of the right bucket.
+    "occupancy percentiles: time-weighted, quoted at most 1/16 of an octave above the truth") {
+  // Every occupancy b falls in a bucket whose upper edge u satisfies b <= u < (1 + 1/16) b (16
+  // buckets per octave); the percentile of a known time profile is the edge of the right
+  // bucket. (With 4 per octave, 25 % wide, a queue near its peak for 1 % of the run had its
+  // p99 quoted as its maximum: worst_port_p99_queue_bytes equalled max_queue_bytes.)
   for (int64_t b = 1; b <= (int64_t{1} << 20); b += 1 + b / 97) {
     const int64_t u = OccupancyHistogram::upper_bytes(OccupancyHistogram::bucket(b));
     INFO("bytes " << b << " edge " << u);
     REQUIRE(u >= b);
-    REQUIRE(static_cast<double>(u) < 1.25 * static_cast<double>(b));
+    REQUIRE(static_cast<double>(u) < (1 + 1.0 / 16) * static_cast<double>(b));
   }
   OccupancyHistogram h;
   h.ps[OccupancyHistogram::bucket(0)] += 500;       // empty half the time
