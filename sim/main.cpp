@@ -127,6 +127,32 @@ std::ostream& err() {
   return g_mpi_rank == 0 ? std::cerr : g_null_stream;
 }
 
+/// An option `cmd` does not have: its name, the closest of `desc`'s ("did you mean"), and where
+/// the list is, in one line instead of the whole usage text.
+std::string unknown_option_message(const std::string& cmd, const std::string& option,
+                                   const po::options_description& desc) {
+  std::vector<std::string> names;
+  for (const auto& o : desc.options()) names.push_back("--" + o->long_name());
+  std::string text = "fabricsim " + cmd + ": unknown option '" + option + "'";
+  std::string guess = closest_match(option, names);
+  for (const std::string& n : names) {  // --outdir for --out: a name the option starts with
+    if (guess.empty() && option.rfind(n, 0) == 0) guess = n;
+  }
+  if (!guess.empty()) text += "; did you mean '" + guess + "'?";
+  return text + " (fabricsim " + cmd + " --help lists its options)";
+}
+
+/// po::store of `parser`'s result into `vm`. Throws po::error: for an unknown option, one line
+/// with a "did you mean" (unknown_option_message), which main_guarded prints as it is.
+void store_options(po::command_line_parser parser, const std::string& cmd,
+                   const po::options_description& desc, po::variables_map& vm) {
+  try {
+    po::store(parser.run(), vm);
+  } catch (const po::unknown_option& e) {
+    throw po::error(unknown_option_message(cmd, e.get_option_name(), desc));
+  }
+}
+
 int dispatch(int argc, char** argv) {
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
@@ -163,7 +189,7 @@ int dispatch(int argc, char** argv) {
         "max-sim-size", po::value<std::string>(&max_sim),
         "simulate sizes up to this (default 256MiB)");
     po::variables_map cvm;
-    po::store(po::command_line_parser(argc - 1, argv + 1).options(cdesc).run(), cvm);
+    store_options(po::command_line_parser(argc - 1, argv + 1).options(cdesc), cmd, cdesc, cvm);
     po::notify(cvm);
     if (cvm.count("help")) {
       std::cout << kUsage << cdesc;
@@ -240,7 +266,8 @@ int dispatch(int argc, char** argv) {
   po::positional_options_description pos;
   pos.add("scenario", 1);
   po::variables_map vm;
-  po::store(po::command_line_parser(argc - 1, argv + 1).options(desc).positional(pos).run(), vm);
+  store_options(po::command_line_parser(argc - 1, argv + 1).options(desc).positional(pos), cmd,
+                desc, vm);
   po::notify(vm);
   if (vm.count("help")) {
     std::cout << kUsage << desc;
@@ -418,7 +445,12 @@ int main_guarded(int argc, char** argv) {
     bad << e.what() << "\n";
     return kExitBadInput;
   } catch (const po::error& e) {
-    bad << "fabricsim: " << e.what() << "\n" << kUsage;
+    const std::string what = e.what();
+    if (what.rfind("fabricsim ", 0) == 0) {  // said in full already (store_options)
+      bad << what << "\n";
+    } else {
+      bad << "fabricsim: " << what << "\n" << kUsage;
+    }
     return kExitBadInput;
   } catch (const OutputError& e) {  // "cannot write PATH: No space left on device"
     std::cerr << "fabricsim: " << e.what() << "\n";
