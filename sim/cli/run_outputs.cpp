@@ -1,5 +1,6 @@
 #include "sim/cli/run_outputs.hpp"
 
+#include <cstdio>
 #include <iostream>
 #include <system_error>
 
@@ -97,7 +98,15 @@ void print_wrote(std::ostream& out, const std::filesystem::path& dir, const RunR
     add("trace.json");
     line += " (" + std::to_string(trace->events_written()) + " events";
     if (trace->truncated()) {
-      line += "; stopped at the cap of " + std::to_string(trace_cap) +
+      // How much of the run the trace shows: the default cap can cover a few microseconds.
+      char covers[128];
+      std::snprintf(covers, sizeof covers, "the first %.3f us of %.3f us simulated (%.1f %%)",
+                    static_cast<double>(trace->truncated_at_ps()) / 1e6,
+                    static_cast<double>(rep.simulated_ps) / 1e6,
+                    rep.simulated_ps > 0 ? 100.0 * static_cast<double>(trace->truncated_at_ps()) /
+                                               static_cast<double>(rep.simulated_ps)
+                                         : 100.0);
+      line += "; stopped at the cap of " + std::to_string(trace_cap) + ", covering " + covers +
               ": raise it with --trace-events N";
     }
     line += ")";

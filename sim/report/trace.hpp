@@ -71,6 +71,9 @@ class ChromeTrace {
   int64_t events_written() const { return written_; }
   /// Non-metadata events refused by the cap.
   int64_t events_dropped() const { return dropped_; }
+  /// Simulated time of the first event refused by the cap, ps (the trace covers the run up to
+  /// there); meaningful when truncated().
+  int64_t truncated_at_ps() const { return truncated_at_ps_; }
   /// Finishes the file: if events were refused, one global instant event named
   /// "trace truncated: max_events reached (N events)" (N = max_events) at the time of the first
   /// refused event, then "]", and renames the file into place. Events offered after close()

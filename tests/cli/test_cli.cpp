@@ -519,6 +519,21 @@ TEST_CASE("trace.json is Chrome trace JSON: message spans and queue counters, ca
   }
   CHECK(events == 101);  // the cap plus the note
   CHECK(note);
+  // The summary says how much of the run the trace covers: up to the note's time (trace.json
+  // timestamps are in us), of the simulated time in results.json.
+  double note_us = -1;
+  for (const auto& e : capped) {
+    if (e["name"].get<std::string>().find("trace truncated") != std::string::npos)
+      note_us = e["ts"];
+  }
+  const double sim_us =
+      nlohmann::json::parse(slurp(small / "results.json"))["run"]["simulated_ps"].get<double>() /
+      1e6;
+  char covers[160];
+  std::snprintf(covers, sizeof covers, "covering the first %.3f us of %.3f us simulated (%.1f %%)",
+                note_us, sim_us, 100 * note_us / sim_us);
+  INFO(r.out);
+  CHECK(r.out.find(covers) != std::string::npos);
   CHECK(fabricsim("run scenarios/quickstart.yaml --trace-events -5").exit_code == 2);
 }
 
