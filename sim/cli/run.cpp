@@ -29,6 +29,7 @@
 #include "collectives/nccl_tests.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "sim/cli/deadlock_advice.hpp"
 #include "sim/cli/run_outputs.hpp"
 #include "sim/cli/trace_observer.hpp"
 #include "sim/config/cost_model.hpp"
@@ -424,7 +425,7 @@ void fill_counters(const Network& net, RunReport& rep) {
   rep.counters.pfc_storms = t.watchdog_storms;
   rep.counters.paused_ps = t.paused_ps;
   const DeadlockReport& d = net.deadlock();
-  rep.deadlock = DeadlockRow{d.detected_at_ps, d.cycle, d.flows, d.links, d.broken_by_watchdog};
+  rep.deadlock = DeadlockRow{d.detected_at_ps, d.cycle, d.flows, d.links, d.broken_by_watchdog, {}};
   rep.packet_hops = t.packet_hops;
   const ByteBalance b = net.byte_balance();
   rep.conservation =
@@ -1408,6 +1409,7 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
   if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
+  if (rep.deadlock.detected_at_ps >= 0) rep.deadlock.fixes = deadlock_fixes(sc, fabric.kind);
   return rep;
 }
 
@@ -1634,6 +1636,14 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   RunReport rep = simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
                                    opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
   rep.files_not_written = std::move(unwritten);
+  if (trace && rep.deadlock.detected_at_ps >= 0) {
+    // Marked across every track, whatever the cap: where to look in the viewer.
+    trace->global_note("deadlock: a cycle of " + std::to_string(rep.deadlock.cycle.size()) +
+                           " queues (" +
+                           (rep.deadlock.cycle.empty() ? "" : rep.deadlock.cycle.front()) +
+                           " ...) can never move; see results.json deadlock",
+                       rep.deadlock.detected_at_ps);
+  }
   if (trace) {
     try {
       trace->close();  // renamed into place, whole, before results.json is written

@@ -181,6 +181,14 @@ void print_summary(std::ostream& out, const RunReport& r) {
     out << (r.deadlock.cycle.empty() ? std::string() : r.deadlock.cycle.front()) << " ("
         << r.deadlock.flows.size() << " flows in it"
         << (r.deadlock.broken_by_watchdog ? "; broken by the PFC watchdog" : "") << ")\n";
+    for (const DeadlockFix& fix : r.deadlock.fixes) {
+      out << "# fix        : ";
+      for (const std::string& set : fix.sets)
+        out << "--set '" << set << "'"
+            << " ";
+      if (!fix.sets.empty()) out << "(";
+      out << fix.why << (fix.sets.empty() ? "" : ")") << "\n";
+    }
   }
   // The traffic flows' completion times (a collective's messages are in results.json).
   const bool traffic = r.fct_traffic.completed > 0;
@@ -392,7 +400,11 @@ std::string results_json_text(const RunReport& r) {
                      {"cycle", r.deadlock.cycle},
                      {"flows", r.deadlock.flows},
                      {"links", r.deadlock.links},
-                     {"broken_by_watchdog", r.deadlock.broken_by_watchdog}};
+                     {"broken_by_watchdog", r.deadlock.broken_by_watchdog},
+                     {"fixes", ordered_json::array()}};
+    for (const DeadlockFix& fix : r.deadlock.fixes) {
+      j["deadlock"]["fixes"].push_back({{"set", fix.sets}, {"why", fix.why}});
+    }
   } else {
     j["deadlock"] = nullptr;
   }

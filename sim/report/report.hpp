@@ -86,12 +86,21 @@ struct Counters {
 };
 
 /// results.json `deadlock` (null when none was found).
+/// One way to break a deadlock: `--set` values that apply it (KEY=VALUE; empty when it is not
+/// a change of keys) and what it does.
+struct DeadlockFix {
+  std::vector<std::string> sets;
+  std::string why;
+};
+
 struct DeadlockRow {
   int64_t detected_at_ps = -1;
   std::vector<std::string> cycle;  ///< "switch:port:priority", in wait-for order
   std::vector<std::string> flows;  ///< "host S -> host D (qp Q)" with packets in the cycle
   std::vector<std::string> links;  ///< per cycle entry: "switch->peer", the link it sends on
   bool broken_by_watchdog = false;
+  /// What breaks it, in the order to try (deadlock_fixes).
+  std::vector<DeadlockFix> fixes;
 };
 
 /// Byte conservation over the run (the invariant the simulator checks at the end of every run):

@@ -191,6 +191,17 @@ void ChromeTrace::instant(const std::string& cat, const std::string& name, int p
   flush_line();
 }
 
+void ChromeTrace::global_note(const std::string& name, int64_t t_ps, const std::string& args_json) {
+  check_args(args_json);
+  if (closed_ || !file_) return;
+  const std::string cat = "fabricsim";
+  const int tid = 0;
+  begin_event(name, &cat, "\"i\",\"s\":\"g\"", t_ps, 0, &tid);
+  append_args(line_, args_json);
+  line_ += '}';
+  flush_line();
+}
+
 void ChromeTrace::close() {
   if (closed_) {
     if (failure_ && !failure_reported_) {

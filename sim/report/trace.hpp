@@ -74,6 +74,11 @@ class ChromeTrace {
   /// Simulated time of the first event refused by the cap, ps (the trace covers the run up to
   /// there); meaningful when truncated().
   int64_t truncated_at_ps() const { return truncated_at_ps_; }
+  /// A global instant event (drawn across every track) named `name` at `t_ps`, with
+  /// `args_json` ("" or a JSON object), written whatever the cap (like the truncation note; not
+  /// counted in events_written): what a reader must find, such as a deadlock found. Ignored
+  /// after close(). Throws std::invalid_argument for args_json that is not an object.
+  void global_note(const std::string& name, int64_t t_ps, const std::string& args_json = "");
   /// Finishes the file: if events were refused, one global instant event named
   /// "trace truncated: max_events reached (N events)" (N = max_events) at the time of the first
   /// refused event, then "]", and renames the file into place. Events offered after close()

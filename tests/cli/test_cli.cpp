@@ -2306,3 +2306,48 @@ TEST_CASE("a run whose transport gave up exits 4 and says so, not 1 (an internal
   CHECK(why.find("transport retry counter exceeded (7 retries") != std::string::npos);
   CHECK(j["counters"]["watchdog_drops"].get<int64_t>() > 0);
 }
+
+TEST_CASE("a deadlock's report names fixes, and each one's --set values break that deadlock") {
+  // Every fix results.json proposes with --set values is applied to the same scenario: the run
+  // then completes with no deadlock, or the PFC watchdog breaks it (exit 0, or 4 when a queue
+  // pair gave up while it waited); never exit 3 again. trace.json marks the deadlock.
+  for (const std::string name :
+       {"pfc-deadlock-clos-bounce", "pfc-deadlock-torus", "pfc-deadlock-ring"}) {
+    INFO(name);
+    const fs::path d = scratch("fixes_" + name);
+    const Result r = fabricsim("run scenarios/" + name + ".yaml --out " + d.string());
+    REQUIRE(r.exit_code == 3);
+    CHECK(r.out.find("# fix        : --set '") != std::string::npos);
+    const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+    const auto& fixes = j["deadlock"]["fixes"];
+    REQUIRE(fixes.size() >= 2);
+    // A class fix first: a bounce class on the Clos, a dateline on the tori.
+    CHECK(fixes[0]["set"][0].get<std::string>().rfind(name == "pfc-deadlock-clos-bounce"
+                                                          ? "routing.bounce_class="
+                                                          : "routing.dateline_class=",
+                                                      0) == 0);
+    int applied = 0;
+    for (const auto& fix : fixes) {
+      if (fix["set"].empty()) continue;
+      std::string sets;
+      for (const auto& s : fix["set"]) sets += " --set '" + s.get<std::string>() + "'";
+      INFO(sets);
+      const fs::path f = scratch("fixed_" + name);
+      const Result g =
+          fabricsim("run scenarios/" + name + ".yaml --trace-events 0 --out " + f.string() + sets);
+      CHECK((g.exit_code == 0 || g.exit_code == 4));
+      const auto k = nlohmann::json::parse(slurp(f / "results.json"));
+      CHECK((k["deadlock"].is_null() || k["deadlock"]["broken_by_watchdog"] == true));
+      ++applied;
+    }
+    CHECK(applied >= 2);
+    bool marked = false;
+    for (const auto& e : nlohmann::json::parse(slurp(d / "trace.json"))) {
+      if (e["name"].get<std::string>().rfind("deadlock: a cycle of ", 0) == 0 && e["s"] == "g") {
+        marked = e["ts"].get<double>() ==
+                 Approx(j["deadlock"]["detected_at_ps"].get<double>() / 1e6).epsilon(1e-12);
+      }
+    }
+    CHECK(marked);
+  }
+}
