@@ -29,6 +29,7 @@
 #include "collectives/nccl_tests.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "sim/cli/congestion_dependence.hpp"
 #include "sim/cli/deadlock_advice.hpp"
 #include "sim/cli/run_outputs.hpp"
 #include "sim/cli/trace_observer.hpp"
@@ -1410,6 +1411,16 @@ static RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   rep.peak_rss_bytes = peak_rss_bytes();
   if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
   if (rep.deadlock.detected_at_ps >= 0) rep.deadlock.fixes = deadlock_fixes(sc, fabric.kind);
+  if (rep.simulated_ps > 0 && !fabric.hosts.empty()) {
+    double paused = 0;
+    for (size_t h = 0; h < fabric.hosts.size(); ++h) {
+      paused += static_cast<double>(net.host_paused_ps(static_cast<int>(h), 0, rep.simulated_ps));
+    }
+    rep.mean_host_paused_fraction =
+        paused / static_cast<double>(fabric.hosts.size()) / static_cast<double>(rep.simulated_ps);
+  }
+  rep.queue_pairs = static_cast<int64_t>(net.queue_pairs());
+  rep.depends_on = congestion_dependence(sc, rep);
   return rep;
 }
 

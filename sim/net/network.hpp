@@ -609,6 +609,8 @@ class Network {
   const NetConfig& config() const { return cfg_; }
   /// Delivered messages, in delivery order, up to NetConfig::max_flow_records.
   const std::vector<FlowRecord>& flows() const { return flows_; }
+  /// Queue pairs opened (every rank of a partitioned run opens the same).
+  size_t queue_pairs() const { return qps_.size(); }
   /// Delivered messages not recorded because the bound was reached.
   int64_t flows_unrecorded() const { return flows_unrecorded_; }
   /// Completion times (delivery - post, ps) of every delivered message, recorded or not, of

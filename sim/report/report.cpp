@@ -171,6 +171,11 @@ void print_summary(std::ostream& out, const RunReport& r) {
                   format_time(c.paused_ps).c_str(), static_cast<long long>(c.pfc_storms));
     out << buf;
   }
+  for (const Dependence& d : r.depends_on) {
+    out << "# depends on : ";
+    for (size_t i = 0; i < d.keys.size(); ++i) out << (i ? ", " : "") << d.keys[i];
+    out << " (" << d.why << ")\n";
+  }
   if (r.deadlock.detected_at_ps >= 0) {
     out << "# DEADLOCK   : at " << format_time(r.deadlock.detected_at_ps) << ", cycle ";
     for (size_t i = 0; i < r.deadlock.cycle.size(); ++i) {
@@ -445,6 +450,10 @@ std::string results_json_text(const RunReport& r) {
   j["ports"] = std::move(ports);
   // Extensions after DESIGN's names: the simulation mode, and the flow model's own figures.
   j["mode"] = r.mode;
+  j["depends_on"] = ordered_json::array();
+  for (const Dependence& d : r.depends_on) {
+    j["depends_on"].push_back({{"keys", d.keys}, {"why", d.why}});
+  }
   if (r.flow_stats) {
     j["flow_model"] = {{"flows", r.flow_stats->flows},
                        {"rate_computations", r.flow_stats->reallocations},

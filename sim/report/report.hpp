@@ -85,7 +85,6 @@ struct Counters {
   int64_t ce_received = 0;     ///< CE-marked packets received in sequence
 };
 
-/// results.json `deadlock` (null when none was found).
 /// One way to break a deadlock: `--set` values that apply it (KEY=VALUE; empty when it is not
 /// a change of keys) and what it does.
 struct DeadlockFix {
@@ -93,6 +92,7 @@ struct DeadlockFix {
   std::string why;
 };
 
+/// results.json `deadlock` (null when none was found).
 struct DeadlockRow {
   int64_t detected_at_ps = -1;
   std::vector<std::string> cycle;  ///< "switch:port:priority", in wait-for order
@@ -101,6 +101,13 @@ struct DeadlockRow {
   bool broken_by_watchdog = false;
   /// What breaks it, in the order to try (deadlock_fixes).
   std::vector<DeadlockFix> fixes;
+};
+
+/// A congestion setting the run's result leans on (results.json `depends_on`, the summary's
+/// "depends on" lines): the keys and what the run did that makes them matter.
+struct Dependence {
+  std::vector<std::string> keys;
+  std::string why;
 };
 
 /// Byte conservation over the run (the invariant the simulator checks at the end of every run):
@@ -265,6 +272,12 @@ struct RunReport {
   bool has_workload = true;       ///< a collective sweep ran (false: traffic flows only)
   bool has_training = false;      ///< the scenario has a training step (run or not, see `training`)
   std::string stop_reason;        ///< "workload done", "interrupted", "stalled: …"
+  /// Packet mode: the mean over hosts of the fraction of the simulated time their NIC port
+  /// was paused by PFC in the data class; the queue pairs the run opened.
+  double mean_host_paused_fraction = 0;
+  int64_t queue_pairs = 0;
+  /// Congestion settings the result depends on (congestion_dependence).
+  std::vector<Dependence> depends_on;
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;
   int64_t packet_hops = 0;

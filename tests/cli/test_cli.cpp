@@ -2351,3 +2351,43 @@ TEST_CASE("a deadlock's report names fixes, and each one's --set values break th
     CHECK(marked);
   }
 }
+
+TEST_CASE("results.json depends_on names the congestion settings a result leans on") {
+  const auto run = [&](const std::string& args, const std::string& name) {
+    const fs::path d = scratch("depends_" + name);
+    const Result r = fabricsim("run " + args + " --trace-events 0 --out " + d.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return std::make_pair(nlohmann::json::parse(slurp(d / "results.json")), r.out);
+  };
+  // An idle fabric: nothing paused, marked or dropped; nothing to name.
+  const auto [quiet, quiet_out] = run("scenarios/quickstart.yaml" + kSmall, "quiet");
+  CHECK(quiet["depends_on"].empty());
+  CHECK(quiet_out.find("# depends on") == std::string::npos);
+  // The victim-flow incast: PFC holds the senders (12,568 PAUSE frames in its README story).
+  const auto [pfc, pfc_out] = run("scenarios/pfc-victim-flow.yaml", "pfc");
+  REQUIRE(pfc["depends_on"].size() == 1);
+  CHECK(pfc["depends_on"][0]["keys"][0] == "pfc.xoff");
+  const std::string frames = std::to_string(pfc["counters"]["pfc_pause_tx"].get<int64_t>());
+  CHECK(pfc["depends_on"][0]["why"].get<std::string>().find("(" + frames + " PAUSE frames)") !=
+        std::string::npos);
+  CHECK(pfc_out.find("# depends on : pfc.xoff, pfc.xon_offset, switch.buffer_per_port (PFC "
+                     "paused") != std::string::npos);
+  // The same incast without PFC: drops and go-back-N.
+  const auto [lossy, lossy_out] =
+      run("scenarios/pfc-victim-flow.yaml --set pfc.enabled=false", "lossy");
+  REQUIRE(lossy["depends_on"].size() == 1);
+  const std::string resent = std::to_string(lossy["counters"]["retransmits"].get<int64_t>());
+  CHECK(lossy["depends_on"][0]["why"].get<std::string>().find("go-back-N resent " + resent) !=
+        std::string::npos);
+  // The ECN sweep's incast under DCQCN: rate cuts, at least one per queue pair.
+  const auto [dcqcn, dcqcn_out] = run("scenarios/ecn-threshold-sweep.yaml", "dcqcn");
+  bool named = false;
+  for (const auto& d : dcqcn["depends_on"]) {
+    if (d["keys"][0] != "ecn.kmin") continue;
+    named = true;
+    const std::string cuts = std::to_string(dcqcn["counters"]["cnp_rx"].get<int64_t>());
+    CHECK(d["why"].get<std::string>().rfind("DCQCN cut senders' rates " + cuts + " times", 0) == 0);
+  }
+  CHECK(named);
+}

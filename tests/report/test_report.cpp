@@ -281,7 +281,7 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   for (const auto& [k, v] : j.items()) top.push_back(k);
   CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "nccl",
                                         "counters", "conservation", "flows", "deadlock", "run",
-                                        "ports_truncated", "ports", "mode"});
+                                        "ports_truncated", "ports", "mode", "depends_on"});
   CHECK(j["mode"] == "packet");
 }
 

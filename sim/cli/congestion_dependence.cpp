@@ -1,0 +1,44 @@
+#include "sim/cli/congestion_dependence.hpp"
+
+#include <cstdio>
+#include <string>
+
+namespace fabricsim {
+
+std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunReport& rep) {
+  std::vector<Dependence> out;
+  if (rep.mode != "packet") return out;
+  const Counters& k = rep.counters;
+  const bool shared = sc.sw.buffer_model == "shared";
+  const std::string buffer = shared ? "switch.shared_buffer" : "switch.buffer_per_port";
+  char buf[256];
+  if (rep.mean_host_paused_fraction >= 0.01) {
+    std::snprintf(buf, sizeof buf,
+                  "PFC paused the hosts' NIC ports for %.1f %% of the run on average (%lld PAUSE "
+                  "frames): the thresholds and buffers decide how long senders wait",
+                  100 * rep.mean_host_paused_fraction, static_cast<long long>(k.pfc_pause_tx));
+    const bool dynamic = sc.pfc.threshold == "dynamic";
+    out.push_back({{dynamic ? "pfc.alpha" : "pfc.xoff", "pfc.xon_offset", buffer}, buf});
+  }
+  if (sc.dcqcn.enabled && sc.transport == "roce" && rep.queue_pairs > 0 &&
+      k.cnp_rx >= rep.queue_pairs) {
+    std::snprintf(buf, sizeof buf,
+                  "DCQCN cut senders' rates %lld times (CNPs received, %.1f per queue pair) after "
+                  "%lld ECN marks: compare with --vary dcqcn.enabled=true,false",
+                  static_cast<long long>(k.cnp_rx),
+                  static_cast<double>(k.cnp_rx) / static_cast<double>(rep.queue_pairs),
+                  static_cast<long long>(k.ecn_marked));
+    out.push_back({{"ecn.kmin", "ecn.kmax", "ecn.pmax", "dcqcn.preset"}, buf});
+  }
+  const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
+  if (!lossless && k.retransmits > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "the lossy fabric dropped %lld packets and go-back-N resent %lld: buffers and "
+                  "loss recovery decide the goodput; pfc.enabled makes it lossless",
+                  static_cast<long long>(k.drops), static_cast<long long>(k.retransmits));
+    out.push_back({{buffer, "pfc.enabled", "nic.rto"}, buf});
+  }
+  return out;
+}
+
+}  // namespace fabricsim
