@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libeigen3-dev catch2
   gnuplot-nox
   libmetis-dev libopenmpi-dev openmpi-bin
+  zlib1g-dev
 )
 
 missing=()

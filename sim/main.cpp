@@ -76,13 +76,14 @@ constexpr const char* kUsage =
     "usage: fabricsim COMMAND SCENARIO.yaml [options]\n"
     "commands:\n"
     "  run SCENARIO.yaml [--set KEY=VALUE]... [--out DIR] [--seed N] [--trace-events N]\n"
-    "        [--mode packet|flow] [--max-wall TIME] [--max-events N]\n"
+    "        [--mode packet|flow] [--max-wall TIME] [--max-events N] [--flows csv|gz|none]\n"
     "      simulate the scenario's workload; print the nccl-tests table and a summary;\n"
     "      --max-wall / --max-events stop it cleanly (exit 124) with what completed;\n"
     "      --mode flow (= --set mode=flow) shares links between max-min fair flows instead of\n"
     "      simulating packets: fast at 10,000s of GPUs, blind to queues, PFC, ECN and drops;\n"
     "      --out writes results.json, perf.json, ports.csv, queues.csv, flows.csv and\n"
     "      trace.json (Chrome trace events, at most --trace-events N, default 200000) to DIR;\n"
+    "      --flows gz writes flows.csv.gz instead (gzip), none leaves it out;\n"
     "      under `mpirun -np N` the packet model runs partitioned over N ranks and writes the\n"
     "      same files, byte for byte; SIGUSR1 to mpirun stops it as Ctrl-C does a run\n"
     "      (README \"Running over MPI\")\n"
@@ -93,7 +94,7 @@ constexpr const char* kUsage =
     "      describe the fabric; --partitions N splits it over N ranks of a parallel run and\n"
     "      prints per part nodes, hosts and ports, the cut links, the lookahead and imbalance\n"
     "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
-    "        [--out DIR] [--jobs N] [--max-wall TIME] [--max-events N]\n"
+    "        [--out DIR] [--jobs N] [--max-wall TIME] [--max-events N] [--flows csv|gz|none]\n"
     "      run the scenario once per point of the --vary lists' cartesian product (the first\n"
     "      --vary outermost; at most 10000 points), each as `run` would, --jobs N at once in\n"
     "      child processes (default: one per CPU; 1 = one after another);\n"
@@ -227,7 +228,10 @@ int dispatch(int argc, char** argv) {
     desc.add_options()("mode", po::value<std::string>(&mode_text),
                        "packet (default) or flow: the same as --set mode=VALUE");
   }
+  std::string flows_text;
   if (cmd == "run" || cmd == "sweep") {
+    desc.add_options()("flows", po::value<std::string>(&flows_text),
+                       "with --out: csv (flows.csv, the default), gz (flows.csv.gz) or none");
     desc.add_options()("out", po::value<std::string>(&opts.out_dir), "write results to DIR")(
         "seed", po::value<std::string>(&seed_text), "override the scenario seed (0 to 2^64-1)");
   }
@@ -288,6 +292,18 @@ int dispatch(int argc, char** argv) {
       return kExitBadInput;
     }
     opts.seed = seed;
+  }
+  if (vm.count("flows")) {
+    if (flows_text != "csv" && flows_text != "gz" && flows_text != "none") {
+      err() << "fabricsim: --flows " << flows_text
+            << ": expected csv (flows.csv), gz (flows.csv.gz, gzip) or none\n";
+      return kExitBadInput;
+    }
+    if (!vm.count("out")) {
+      err() << "fabricsim: --flows " << flows_text << " needs --out DIR (where flows.csv goes)\n";
+      return kExitBadInput;
+    }
+    opts.flows = flows_text;
   }
   if (vm.count("trace-events")) {
     int64_t cap = 0;

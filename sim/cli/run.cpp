@@ -1670,9 +1670,9 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   if (rep.training) print_training(std::cout, *rep.training);
   print_summary(std::cout, rep);
   if (opts.out_given && opts.reports) {
-    const std::vector<OutputError> more = write_run_outputs(dir.string(), rep);
+    const std::vector<OutputError> more = write_run_outputs(dir.string(), rep, opts.flows);
     failures.insert(failures.end(), more.begin(), more.end());
-    print_wrote(std::cout, dir, rep, trace ? &*trace : nullptr, opts.trace_max_events);
+    print_wrote(std::cout, dir, rep, trace ? &*trace : nullptr, opts.trace_max_events, opts.flows);
     std::cout.flush();
     print_unwritten(std::cerr, failures);
   }

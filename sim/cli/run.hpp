@@ -56,6 +56,9 @@ struct RunOptions {
   int64_t max_wall_ps = 0;
   /// --max-events N: stop cleanly after N simulated events (0 = no limit).
   uint64_t max_events = 0;
+  /// --flows csv|gz|none: flows.csv as it is, compressed to flows.csv.gz (a 512-GPU AllToAll
+  /// point writes 70 MB of CSV), or not at all (results.json keeps the FCT percentiles).
+  std::string flows = "csv";
   /// Ranks of the MPI job running this scenario partitioned (`mpirun -np N fabricsim run`);
   /// 1 = a sequential run.
   int mpi_ranks = 1;

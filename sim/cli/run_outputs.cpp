@@ -6,7 +6,12 @@
 
 namespace fabricsim {
 
-std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunReport& rep) {
+std::string flows_file_name(const std::string& flows) {
+  return flows == "gz" ? "flows.csv.gz" : flows == "none" ? "" : "flows.csv";
+}
+
+std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunReport& rep,
+                                           const std::string& flows) {
   const std::filesystem::path dir(dir_name);
   std::vector<OutputError> failures;
   // Writes one file; on failure removes what an earlier run left under its name (it would pass
@@ -35,11 +40,16 @@ std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunRepor
     remove_output_file(results_path);
   }
   const size_t listed = rep.files_not_written.size();
-  const std::pair<const char*, void (*)(const std::string&, const RunReport&)> others[] = {
+  std::vector<std::pair<const char*, void (*)(const std::string&, const RunReport&)>> others = {
       {"perf.json", write_perf_json},
       {"ports.csv", write_ports_csv},
-      {"queues.csv", write_queues_csv},
-      {"flows.csv", write_flows_csv}};
+      {"queues.csv", write_queues_csv}};
+  const std::string flows_name = flows_file_name(flows);
+  for (const char* name : {"flows.csv", "flows.csv.gz"}) {  // an earlier run's other form
+    if (name != flows_name) remove_output_file((dir / name).string());
+  }
+  if (flows == "csv") others.emplace_back("flows.csv", write_flows_csv);
+  if (flows == "gz") others.emplace_back("flows.csv.gz", write_flows_csv_gz);
   for (const auto& [name, write] : others) {
     if (!attempt(name, write)) rep.files_not_written.push_back({name, failures.back().reason()});
   }
@@ -70,7 +80,7 @@ void trace_not_written(const std::filesystem::path& dir, const OutputError& e,
 }
 
 void print_wrote(std::ostream& out, const std::filesystem::path& dir, const RunReport& rep,
-                 const ChromeTrace* trace, int64_t trace_cap) {
+                 const ChromeTrace* trace, int64_t trace_cap, const std::string& flows) {
   const auto unwritten = [&](const std::string& name) {
     for (const UnwrittenFile& f : rep.files_not_written) {
       if (f.file == name) return true;
@@ -87,8 +97,9 @@ void print_wrote(std::ostream& out, const std::filesystem::path& dir, const RunR
   for (const char* name : {"perf.json", "ports.csv", "queues.csv"}) {
     if (!unwritten(name)) add(name);
   }
-  if (!unwritten("flows.csv")) {
-    add("flows.csv");
+  const std::string flows_name = flows_file_name(flows);
+  if (!flows_name.empty() && !unwritten(flows_name)) {
+    add(flows_name);
     if (rep.flows_unrecorded > 0) {
       line += " (the first " + std::to_string(rep.flows.size()) + " of " +
               std::to_string(rep.flows.size() + rep.flows_unrecorded) + " messages)";
@@ -171,8 +182,8 @@ int stop_before_simulation(const RunOptions& opts, const Scenario& sc, const Pre
     const std::filesystem::path dir(opts.out_dir);
     // nothing was traced: no trace.json of an earlier run beside these
     remove_output_file((dir / "trace.json").string());
-    std::vector<OutputError> failures = write_run_outputs(opts.out_dir, rep);
-    print_wrote(std::cout, dir, rep, nullptr, 0);
+    std::vector<OutputError> failures = write_run_outputs(opts.out_dir, rep, opts.flows);
+    print_wrote(std::cout, dir, rep, nullptr, 0, opts.flows);
     print_unwritten(std::cerr, failures);
   }
   if (opts.reports) std::cerr << "fabricsim: run " << rep.stop_reason << "\n";

@@ -24,7 +24,13 @@ namespace fabricsim {
 /// all written has the same results.json as ever. Appends the files not written to
 /// report.files_not_written and returns every failure (results.json's own included), in the
 /// order tried: empty when every file was written. Never throws OutputError.
-std::vector<OutputError> write_run_outputs(const std::string& dir, RunReport& report);
+/// `flows` (RunOptions::flows): "csv" writes flows.csv, "gz" flows.csv.gz, "none" neither; the
+/// other form an earlier run left is removed, so the folder holds this run's only.
+std::vector<OutputError> write_run_outputs(const std::string& dir, RunReport& report,
+                                           const std::string& flows = "csv");
+
+/// The flows file `--flows` names ("flows.csv", "flows.csv.gz"; "" for none).
+std::string flows_file_name(const std::string& flows);
 
 /// Records that trace.json could not be written (`e`): in `unwritten` (what becomes
 /// RunReport::files_not_written), in `failures`, and by removing an earlier run's trace.json
@@ -36,7 +42,7 @@ void trace_not_written(const std::filesystem::path& dir, const OutputError& e,
 /// written and then, if any was not, "; not written: flows.csv, … (see stderr)". `trace` is the
 /// run's trace (nullptr without one), `trace_cap` its --trace-events.
 void print_wrote(std::ostream& out, const std::filesystem::path& dir, const RunReport& report,
-                 const ChromeTrace* trace, int64_t trace_cap);
+                 const ChromeTrace* trace, int64_t trace_cap, const std::string& flows = "csv");
 
 /// One line per failure on `err`: "fabricsim: cannot write PATH: REASON", and whether
 /// results.json lists them (files_not_written).

@@ -357,7 +357,7 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
     if (ec) {
       result.unwritten.push_back(OutputError(point_dir.string(), ec.value()).what());
     } else {  // no trace.json: `run --trace-events 0`
-      for (const OutputError& e : write_run_outputs(point_dir.string(), *rep))
+      for (const OutputError& e : write_run_outputs(point_dir.string(), *rep, opts.flows))
         result.unwritten.push_back(e.what());
     }
   }

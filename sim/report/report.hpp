@@ -334,6 +334,9 @@ void write_queues_csv(const std::string& path, const RunReport& report);
 /// fct_us,retransmitted_packets; times exact from picoseconds (format_ps_as_us), fct = end - start.
 /// A flow with end_ps < start_ps (not finished when the run stopped) has end_us and fct_us empty.
 void write_flows_csv(const std::string& path, const RunReport& report);
+/// flows.csv compressed as gzip (RFC 1952, zlib's default level): `zcat` gives flows.csv's
+/// bytes. Throws OutputError as write_flows_csv does.
+void write_flows_csv_gz(const std::string& path, const RunReport& report);
 
 /// results.json lists at most this many ports (those with traffic: tx_packets, drops or
 /// corrupt_drops > 0, in RunReport::ports order) and sets "ports_truncated" when it left some out.

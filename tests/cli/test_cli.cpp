@@ -2391,3 +2391,29 @@ TEST_CASE("results.json depends_on names the congestion settings a result leans 
   }
   CHECK(named);
 }
+
+TEST_CASE(
+    "run --flows gz writes flows.csv compressed (zcat gives the same bytes), none leaves it out") {
+  const fs::path csv = scratch("flows_csv"), gz = scratch("flows_gz"), none = scratch("flows_none");
+  const std::string args = "run scenarios/quickstart.yaml" + kSmall + " --trace-events 0";
+  REQUIRE(fabricsim(args + " --out " + csv.string()).exit_code == 0);
+  // A folder that held an earlier run's flows.csv: the gz run replaces it, not beside it.
+  fs::copy_file(csv / "flows.csv", gz / "flows.csv");
+  const Result g = fabricsim(args + " --flows gz --out " + gz.string());
+  REQUIRE(g.exit_code == 0);
+  CHECK(g.out.find("queues.csv, flows.csv.gz") != std::string::npos);
+  CHECK(!fs::exists(gz / "flows.csv"));
+  const std::string cmd =
+      "zcat " + (gz / "flows.csv.gz").string() + " > " + (gz / "unzipped.csv").string();
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK(slurp(gz / "unzipped.csv") == slurp(csv / "flows.csv"));
+  CHECK(fs::file_size(gz / "flows.csv.gz") < fs::file_size(csv / "flows.csv") / 3);
+  CHECK(slurp(gz / "results.json") == slurp(csv / "results.json"));
+  fs::copy_file(csv / "flows.csv", none / "flows.csv");
+  const Result n = fabricsim(args + " --flows none --out " + none.string());
+  REQUIRE(n.exit_code == 0);
+  CHECK(!fs::exists(none / "flows.csv"));
+  CHECK(!fs::exists(none / "flows.csv.gz"));
+  CHECK(n.out.find("flows.csv") == std::string::npos);
+  CHECK(slurp(none / "results.json") == slurp(csv / "results.json"));
+}
