@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/config/loader.hpp"
+#include "topologies/uplinks.hpp"
 
 namespace fabricsim {
 namespace {
@@ -93,6 +94,8 @@ Shape validate(const Scenario& sc) {
     fail("topology.spines", "required (>= 1 per plane) unless rail_only is true");
   }
 
+  check_derived_uplinks(sc, UplinkDerivation{"rail leaf", s.S, s.h, s.f, t.oversubscription, s.K,
+                                             int64_t{s.SU} * s.N});
   // Uplinks that give the requested ratio, as a whole number spread evenly over the spines.
   const double host_cap_bps = static_cast<double>(s.S) * static_cast<double>(s.h);
   const double exact_uplinks = host_cap_bps / (t.oversubscription * static_cast<double>(s.f));

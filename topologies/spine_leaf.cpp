@@ -9,6 +9,7 @@
 #include "topologies/metrics.hpp"
 #include "topologies/oversubscription.hpp"
 #include "topologies/servers.hpp"
+#include "topologies/uplinks.hpp"
 
 namespace fabricsim {
 
@@ -25,6 +26,8 @@ Fabric build_spine_leaf(const Scenario& sc) {
   }
   if (t.spines < 1) throw key_error(sc, "topology.spines", "a spine-leaf needs >= 1 spine");
 
+  check_derived_uplinks(sc, UplinkDerivation{"leaf", t.hosts_per_leaf, l.host_rate_bps, fabric_rate,
+                                             t.oversubscription, t.spines, t.leaves});
   // Uplinks that give the requested ratio, as a whole number spread evenly over the spines.
   const double exact_uplinks = host_cap_bps / (t.oversubscription * fabric_rate);
   const long uplinks = std::lround(exact_uplinks);
