@@ -1,6 +1,6 @@
 // fabricsim: command-line entry point (DESIGN.md §4). Parses arguments with
 // Boost.Program_options and maps errors to exit codes: 2 bad input, 74 an output file not
-// written, 1 internal error.
+// written, 1 internal error (out of memory: 2 or 1, see main_guarded).
 #include <algorithm>
 #include <charconv>
 #include <csignal>
@@ -16,6 +16,7 @@
 #include "sim/cli/run.hpp"
 #include "sim/cli/sweep.hpp"
 #include "sim/config/loader.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/output_file.hpp"
 
@@ -115,7 +116,9 @@ constexpr const char* kUsage =
     "      --scenario, fit link.host_rate and nccl.launch_latency through the simulation and\n"
     "      compare every size; write the fragment to FILE.yaml (a regular file) and\n"
     "      FILE.report.json beside it\n"
-    "exit codes: 0 ok, 1 internal error or incomplete run, 2 bad input, 3 deadlock,\n"
+    "exit codes: 0 ok, 1 internal error or incomplete run (out of memory while simulating\n"
+    "  included), 2 bad input (a scenario too large for the memory included: refused with\n"
+    "  an estimate, or out of memory while it was read or built), 3 deadlock,\n"
     "  4 the transport gave up (a queue pair exceeded its retry count),\n"
     "  74 an output file could not be written (a full disk: no file is left half-written,\n"
     "  results.json lists the files not written), 124 --max-wall or --max-events reached,\n"
@@ -446,6 +449,17 @@ int main(int argc, char** argv) {
 
 namespace {
 
+/// What fabricsim's estimates budget against ("this machine's 23.4 GB"), for an out-of-memory
+/// message; never throws.
+std::string memory_text() {
+  try {
+    const MemoryBudget b = memory_budget();
+    return b.bytes > 0 ? b.text : std::string("the machine's memory");
+  } catch (...) {
+    return "the machine's memory";
+  }
+}
+
 int main_guarded(int argc, char** argv) {
   // Under mpirun every rank meets the same bad input: rank 0 says it.
   std::ostream& bad = err();
@@ -471,6 +485,30 @@ int main_guarded(int argc, char** argv) {
   } catch (const OutputError& e) {  // "cannot write PATH: No space left on device"
     std::cerr << "fabricsim: " << e.what() << "\n";
     return kExitOutput;
+  } catch (const OutOfMemory& e) {
+    // Out of memory is never an internal error. Where the up-front estimates apply (reading
+    // the scenario, building its fabric, routes and plan) the scenario is too large for this
+    // machine: bad input, exit 2, as the estimate's refusal would have been. In the simulation,
+    // which no estimate covers, the run is incomplete: exit 1.
+    std::cerr << "fabricsim: "
+              << (g_mpi_ranks > 1 ? "rank " + std::to_string(g_mpi_rank) + ": " : "") << e.what()
+              << (e.estimated()
+                      ? ": the scenario is too large for the memory this process may use (its "
+                        "up-front estimates, against " +
+                            memory_text() + ", did not refuse it)"
+                      : ": the run is incomplete (the simulation's own state has no up-front "
+                        "estimate; budget: " +
+                            memory_text() + ")")
+              << "\n";
+    g_internal_error = g_mpi_ranks > 1;  // the other ranks may wait for this one: stop them
+    return e.estimated() ? kExitBadInput : kExitInternal;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "fabricsim: "
+              << (g_mpi_ranks > 1 ? "rank " + std::to_string(g_mpi_rank) + ": " : "")
+              << "out of memory (outside what fabricsim estimates up front; budget: "
+              << memory_text() << ")\n";
+    g_internal_error = true;
+    return kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "fabricsim: "
               << (g_mpi_ranks > 1 ? "rank " + std::to_string(g_mpi_rank) + ": " : "")

@@ -74,6 +74,9 @@ struct Fabric {
   std::vector<int> dims;        ///< torus sizes per dimension
   bool wraparound = false;      ///< torus (true) or mesh (false)
   std::string default_routing;  ///< what routing.algorithm=auto means: up_down, dimension_order
+  /// Settings that do nothing on this fabric, as config_warning() words them (a bit error rate
+  /// on a failed link): printed with the scenario's own warnings.
+  std::vector<std::string> warnings;
 };
 
 /// Writes the fabric in Graphviz DOT (one node per vertex, one edge per link, labelled with the

@@ -1,9 +1,5 @@
 #include "topologies/registry.hpp"
 
-#include <unistd.h>
-
-#include <cstdlib>
-
 #include <cstdio>
 #include <map>
 
@@ -11,6 +7,7 @@
 #include <boost/graph/filtered_graph.hpp>
 
 #include "sim/config/loader.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "sim/core/units.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/rail_optimized.hpp"
@@ -123,6 +120,16 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
       throw key_error(sc, key, "'" + text + "' is an NVLink; NVLinks are modelled error-free");
     }
     g[e].bit_error_rate = ber;
+    // Warned, not refused: the file may keep a flaky link's measured BER while a sweep or a
+    // --set fails that link (drain it or keep it, compared); a failed link carries no frames.
+    if (g[e].failed) {
+      const auto origin = sc.origins.find(key);
+      f.warnings.push_back(config_warning(
+          origin != sc.origins.end() ? origin->second : KeyOrigin{sc.path, 0, 0}, key,
+          "'" + text +
+              "' is a failed link (topology.failed_links): it carries no frames, so its bit "
+              "error rate does nothing"));
+    }
   }
 }
 
@@ -194,33 +201,19 @@ Fabric build_fabric(const Scenario& sc) {
                   "no builder for kind '" + sc.topology.kind + "' in this version");
 }
 
-double machine_memory_bytes() {
-  // FABRICSIM_MAX_MEMORY=SIZE stands for the machine's memory: a container's limit, which
-  // sysconf does not see, or the fuzzers' budget.
-  if (const char* env = std::getenv("FABRICSIM_MAX_MEMORY"); env != nullptr && *env != '\0') {
-    try {
-      return static_cast<double>(parse_size_bytes(env));
-    } catch (const UnitError& e) {
-      throw ConfigError("FABRICSIM_MAX_MEMORY=" + std::string(env), 0, 0, "",
-                        std::string("expected a size such as 16GiB: ") + e.what());
-    }
-  }
-  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-}
-
 RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
   try {
     const RoutingAlgorithm algorithm = resolve_routing(sc.routing.algorithm, fabric);
     // Refuse up front what would exhaust memory, rather than be killed halfway.
     const double need = routing_table_bytes(fabric, algorithm);
-    const double have = machine_memory_bytes();
-    if (have > 0 && need > have / 2) {
-      char msg[256];
-      std::snprintf(
-          msg, sizeof msg,
-          "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
-          "of this machine's %.1f GB; the flow mode (--mode flow) keeps no hosts x nodes table",
-          fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9, have / 1e9);
+    const MemoryBudget budget = memory_budget();
+    if (over_half(need, budget)) {
+      char msg[512];
+      std::snprintf(msg, sizeof msg,
+                    "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
+                    "of %s; the flow mode (--mode flow) keeps no hosts x nodes table",
+                    fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9,
+                    budget.text.c_str());
       throw key_error(sc, "topology", msg);
     }
     return RoutingTable(fabric, algorithm);

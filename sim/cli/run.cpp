@@ -35,6 +35,7 @@
 #include "sim/cli/trace_observer.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
+#include "sim/core/memory_budget.hpp"
 #include "sim/core/units.hpp"
 #include "sim/flow/flow_network.hpp"
 #include "sim/net/network.hpp"
@@ -1051,8 +1052,17 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   return rep;
 }
 
+static Prepared plan_workload(const Scenario& sc, Fabric fabric,
+                              std::optional<RoutingTable> routes);
+
 Prepared prepare(Scenario& sc) {
-  Fabric fabric = build_fabric(sc);
+  // An allocation that fails below names what was being built (sim/core/memory_budget.hpp).
+  Fabric fabric = building([&] { return build_fabric(sc); }, "the " + sc.topology.kind + " fabric");
+  for (const std::string& w : fabric.warnings) {  // once, though a sweep prepares points twice
+    if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end()) {
+      sc.warnings.push_back(w);
+    }
+  }
   std::vector<std::string> switch_names;
   for (auto v : boost::make_iterator_range(boost::vertices(fabric.graph))) {
     if (fabric.graph[v].kind == NodeKind::kSwitch) switch_names.push_back(fabric.graph[v].name);
@@ -1066,7 +1076,10 @@ Prepared prepare(Scenario& sc) {
   if (sc.mode == "flow") {
     check_flow_mode(sc, fabric);
   } else {
-    routes.emplace(build_routes(sc, fabric));
+    routes.emplace(building([&] { return build_routes(sc, fabric); },
+                            "the routing tables (" + std::to_string(fabric.hosts.size()) +
+                                " GPUs x " + std::to_string(boost::num_vertices(fabric.graph)) +
+                                " nodes)"));
     check_lossless(sc, fabric, *routes);
   }
   if (!sc.has_workload && !sc.training.enabled) {
@@ -1079,6 +1092,13 @@ Prepared prepare(Scenario& sc) {
       }
     }
   }
+  return building([&] { return plan_workload(sc, std::move(fabric), std::move(routes)); },
+                  "the workload's plan (NCCL setup, collectives, step)");
+}
+
+/// prepare()'s last part: the workload's NCCL setup, measured log and training step plan.
+static Prepared plan_workload(const Scenario& sc, Fabric fabric,
+                              std::optional<RoutingTable> routes) {
   NcclRunSetup nccl;
   if (sc.has_workload) {
     nccl = nccl_setup(sc, fabric);
@@ -1644,8 +1664,14 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
         std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000),
         opts.max_wall_ps};
   }
-  RunReport rep = simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
-                                   opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
+  // The simulation's own state (events, packets in flight, records) has no up-front estimate:
+  // running out of memory here is an incomplete run (exit 1), not bad input.
+  RunReport rep = building(
+      [&] {
+        return simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
+                                opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
+      },
+      "the simulation's state (events, packets, records)", false);
   rep.files_not_written = std::move(unwritten);
   if (trace && rep.deadlock.detected_at_ps >= 0) {
     // Marked across every track, whatever the cap: where to look in the viewer.
@@ -1741,6 +1767,7 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
   }
   const RoutingTable routes = build_routes(sc, fabric);
   print_warnings(sc);
+  for (const std::string& w : fabric.warnings) std::cerr << w << "\n";
   const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
   const FabricMetrics m = compute_metrics(fabric, routes);
   const std::optional<FabricCost>& cost = s.cost;

@@ -42,13 +42,19 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
                            const std::string& message);
 
 /// Loads and validates the scenario at `path`, after applying `overrides` ("a.b.c=value", the
-/// CLI's --set; the value is read as a YAML scalar) in order. Throws ConfigError for a missing
-/// or unreadable file, a YAML syntax error, an unknown key (with a suggestion), a wrong type,
-/// a missing or wrong unit, or a value out of range. A switch profile (`switch.profile`) is
+/// CLI's --set; the value is read as YAML, on one line) in order. Throws ConfigError for a
+/// missing or unreadable file, a YAML syntax error, a second YAML document, lists and maps
+/// nested over 64 deep, a YAML tag other than the core ones (!!str, !!int, …), an override
+/// with a line break, an unknown key (with a suggestion), a wrong type, a missing or wrong
+/// unit, or a value out of range; and, with an estimate, for a YAML tree or a traffic list
+/// that would take over half of memory_budget() (sim/core/memory_budget.hpp). An allocation
+/// that fails all the same throws OutOfMemory naming what was being read. A switch profile (`switch.profile`) is
 /// read too; its errors point into the profile file, and `origins` records its keys there.
 /// Settings that do nothing under the other choices are not errors: they are listed in
 /// Scenario::warnings. `varied` are applied after `overrides`, the same way; their errors name
-/// them as a sweep's `--vary KEY=VALUE` rather than `--set KEY=VALUE`.
+/// them as a sweep's `--vary KEY=VALUE` rather than `--set KEY=VALUE`, and one on a key an
+/// override also sets (or on a section holding one; topology.KIND.KEY and topology.KEY are one
+/// key) is refused: its value would replace the override's without a word.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
 
