@@ -4,7 +4,9 @@
 # Builds them first with clang into build-fuzz/ (FABRICSIM_FUZZ=ON: ASan + UBSan + libFuzzer).
 # Seeds: scenarios/, configs/, tests/data/, tests/bad_inputs/ (scenario); tests/data/perftest and
 # tests/data/nccl (the log parsers); unit strings from the scenarios (units); none for
-# fuzz_log_plausibility, which builds its logs from the fuzzer's bytes. Corpora grow in
+# fuzz_log_plausibility, which builds its logs from the fuzzer's bytes; every --set and
+# --vary written in the catalogue, README and CLI tests, and values for the first 300 keys
+# (fuzz_set; the record format is in fuzz/fuzz_set.cpp). Corpora grow in
 # build-fuzz/corpus/TARGET; a crash, an uncaught exception, a leak, a timeout (> 10 s for one
 # input) or an allocation over 2 GB is written to build-fuzz/findings/TARGET/ and reported.
 # Prints per target: runs, executions, corpus size, findings. Exit 1 when anything was found.
@@ -12,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER=${1:-600}
 shift || true
-TARGETS=${*:-fuzz_units fuzz_perftest fuzz_nccl_log fuzz_log_plausibility fuzz_scenario}
+TARGETS=${*:-fuzz_units fuzz_perftest fuzz_nccl_log fuzz_log_plausibility fuzz_scenario fuzz_set}
 B=${FUZZ_BUILD:-build-fuzz}
 command -v clang++ >/dev/null || { echo "fuzz/run.sh: clang++ not found (apt-get install -y clang)" >&2; exit 2; }
 mkdir -p "$B"
@@ -37,6 +39,21 @@ seed() {  # target -> seed directory
       for f in scenarios/*.yaml configs/*.yaml configs/*/*.yaml tests/data/config/*.yaml \
                tests/data/cli/*.yaml tests/bad_inputs/*.yaml; do
         [ -f "$f" ] && cp "$f" "$d/$(echo "$f" | tr / _)"
+      done ;;
+    fuzz_set)
+      # Each KEY=VALUE as written (a raw record: byte 0xF0, then the text), on a scenario picked
+      # by its number; then a value for each key index (byte 0, index low byte, index high byte).
+      local n=0 kv hex
+      while IFS= read -r kv; do
+        n=$((n + 1))
+        printf "\\x$(printf %02x $((n % 7)))\\xf0%s" "$kv" > "$d/raw$n"
+      done < <(grep -ohE -- "--(set|vary) ('[^']*'|\"[^\"]*\"|[^ '\"]+)" tests/bad_inputs/*.expect \
+                 README.md tests/cli/*.cpp | sed -E "s/^--(set|vary) //; s/^['\"]//; s/['\"]\$//" |
+                 grep '=' | sort -u)
+      local values=(1 0 4 true 400Gbps 1us 1MiB 100KB 1e-8 "[3, 4]" "{}" auto 0.5 3:1 leaf0-spine0)
+      for i in $(seq 0 299); do
+        hex=$(printf '\\x%02x\\x00\\x%02x\\x%02x' $((i % 7)) $((i % 256)) $((i / 256)))
+        printf "$hex%s" "${values[$((i % ${#values[@]}))]}" > "$d/key$i"
       done ;;
   esac
   echo "$d"

@@ -2333,6 +2333,30 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 
 }  // namespace
 
+std::vector<std::string> override_paths() {
+  std::vector<std::string> paths = all_paths();
+  for (const Section& x : kSections) paths.emplace_back(x.name);
+  for (const std::string& kind : kTopologyKinds.available) {
+    const std::string block = std::string(kTopologySection) + "." + kind;
+    paths.push_back(block);
+    for (const std::string& key : keys_of(kTopologySection)) {
+      if (key != "kind") paths.push_back(block + "." + key);
+    }
+  }
+  for (const std::string& key : kTrainingKeys) {
+    paths.push_back(std::string(kTrainingSection) + "." + key);
+  }
+  for (const char* name : {"leaf0", "spine0"}) {
+    for (const Field& f : kFields) {
+      if (std::find(kPerSwitchSections.begin(), kPerSwitchSections.end(), f.section) !=
+          kPerSwitchSections.end()) {
+        paths.push_back(std::string(kSwitchesSection) + "." + name + "." + path_of(f));
+      }
+    }
+  }
+  return paths;
+}
+
 ConfigError key_error(const Scenario& sc, const std::string& key_path, const std::string& message) {
   for (std::string key = key_path;;) {
     if (const auto it = sc.origins.find(key); it != sc.origins.end()) {

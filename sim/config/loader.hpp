@@ -48,15 +48,21 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 /// with a line break, an unknown key (with a suggestion), a wrong type, a missing or wrong
 /// unit, or a value out of range; and, with an estimate, for a YAML tree or a traffic list
 /// that would take over half of memory_budget() (sim/core/memory_budget.hpp). An allocation
-/// that fails all the same throws OutOfMemory naming what was being read. A switch profile (`switch.profile`) is
-/// read too; its errors point into the profile file, and `origins` records its keys there.
-/// Settings that do nothing under the other choices are not errors: they are listed in
-/// Scenario::warnings. `varied` are applied after `overrides`, the same way; their errors name
+/// that fails all the same throws OutOfMemory naming what was being read. A switch profile
+/// (`switch.profile`) is read too; its errors point into the profile file, and `origins` records
+/// its keys there. Settings that do nothing under the other choices are not errors: they are listed
+/// in Scenario::warnings. `varied` are applied after `overrides`, the same way; their errors name
 /// them as a sweep's `--vary KEY=VALUE` rather than `--set KEY=VALUE`, and one on a key an
 /// override also sets (or on a section holding one; topology.KIND.KEY and topology.KEY are one
 /// key) is refused: its value would replace the override's without a word.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
+
+/// The dotted paths --set and --vary take: every key of the schema, every section (given whole
+/// as a map), each topology kind block and its keys (topology.fat-tree.k), the training keys,
+/// and each per-switch key under the example switches leaf0 and spine0
+/// (switches.leaf0.pfc.xoff). For the fuzzers (fuzz/fuzz_set.cpp) and help texts.
+std::vector<std::string> override_paths();
 
 /// A ConfigError about `key_path` of a loaded scenario, positioned where the key (or, failing
 /// that, its section) was written, or naming the --set that gave it; the file alone when the key

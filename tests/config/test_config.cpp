@@ -2513,3 +2513,18 @@ TEST_CASE("topology.KIND blocks: every block is checked, chosen or not", "[confi
           "change the kind; set topology.kind");
   }
 }
+
+TEST_CASE("config: every path override_paths() lists is a key --set knows") {
+  // The --set fuzzer (fuzz/fuzz_set.cpp) draws its keys from override_paths(): each must reach
+  // its key's own parser (which may refuse the value), never "unknown key".
+  const std::vector<std::string> paths = fabricsim::override_paths();
+  REQUIRE(paths.size() > 100);
+  for (const std::string& path : paths) {
+    INFO(path);
+    try {
+      fabricsim::load_scenario(source_path("scenarios/quickstart.yaml"), {path + "=1"});
+    } catch (const ConfigError& e) {
+      CHECK(e.message().find("unknown key") == std::string::npos);
+    }
+  }
+}
