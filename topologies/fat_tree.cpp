@@ -9,6 +9,7 @@
 
 #include "sim/config/loader.hpp"
 #include "topologies/metrics.hpp"
+#include "topologies/registry.hpp"
 #include "topologies/servers.hpp"
 
 namespace fabricsim {
@@ -98,6 +99,8 @@ Fabric build_fat_tree(const Scenario& sc) {
   const int aggs = pods * u_e;
   const int cores = u_e * u_a;
   const int64_t fabric_rate = l.fabric_rate_bps > 0 ? l.fabric_rate_bps : l.host_rate_bps;
+  const int64_t nvswitches = t.gpus_per_server > 1 ? hosts / t.gpus_per_server : 0;
+  check_routes_fit(sc, hosts, int64_t{hosts} + edges + aggs + cores + nvswitches, "up_down");
 
   Fabric f;
   f.kind = "fat-tree";

@@ -201,21 +201,37 @@ Fabric build_fabric(const Scenario& sc) {
                   "no builder for kind '" + sc.topology.kind + "' in this version");
 }
 
+void check_routes_fit(const Scenario& sc, int64_t hosts, int64_t nodes,
+                      RoutingAlgorithm algorithm) {
+  // Refuse up front what would exhaust memory, rather than be killed halfway.
+  const double need =
+      routing_table_bytes(static_cast<double>(hosts), static_cast<double>(nodes), algorithm);
+  const MemoryBudget budget = memory_budget();
+  if (over_half(need, budget)) {
+    char msg[512];
+    std::snprintf(msg, sizeof msg,
+                  "%lld GPUs and %lld nodes need about %.1f GB of routing tables, more than half "
+                  "of %s; the flow mode (--mode flow) keeps no hosts x nodes table",
+                  static_cast<long long>(hosts), static_cast<long long>(nodes), need / 1e9,
+                  budget.text.c_str());
+    throw key_error(sc, "topology", msg);
+  }
+}
+
+void check_routes_fit(const Scenario& sc, int64_t hosts, int64_t nodes,
+                      const std::string& default_routing) {
+  if (sc.mode == "flow") return;  // the flow mode keeps no hosts x nodes table
+  const std::string& name = sc.routing.algorithm == "auto" ? default_routing : sc.routing.algorithm;
+  // Any other name is refused later, with the fabric at hand: estimated as the smallest here.
+  check_routes_fit(sc, hosts, nodes,
+                   name == "up_down" ? RoutingAlgorithm::kUpDown : RoutingAlgorithm::kEcmp);
+}
+
 RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
   try {
     const RoutingAlgorithm algorithm = resolve_routing(sc.routing.algorithm, fabric);
-    // Refuse up front what would exhaust memory, rather than be killed halfway.
-    const double need = routing_table_bytes(fabric, algorithm);
-    const MemoryBudget budget = memory_budget();
-    if (over_half(need, budget)) {
-      char msg[512];
-      std::snprintf(msg, sizeof msg,
-                    "%zu GPUs and %zu nodes need about %.1f GB of routing tables, more than half "
-                    "of %s; the flow mode (--mode flow) keeps no hosts x nodes table",
-                    fabric.hosts.size(), boost::num_vertices(fabric.graph), need / 1e9,
-                    budget.text.c_str());
-      throw key_error(sc, "topology", msg);
-    }
+    check_routes_fit(sc, static_cast<int64_t>(fabric.hosts.size()),
+                     static_cast<int64_t>(boost::num_vertices(fabric.graph)), algorithm);
     return RoutingTable(fabric, algorithm);
   } catch (const ConfigError&) {
     throw;

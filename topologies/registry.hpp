@@ -17,6 +17,17 @@ namespace fabricsim {
 /// the key (e.g. topology.oversubscription, with the ratios that can be built).
 Fabric build_fabric(const Scenario& scenario);
 
+/// Refuses routing tables for `hosts` hosts among `nodes` vertices that
+/// would take over half of memory_budget() (routing_table_bytes): ConfigError at `topology`
+/// with the estimate. build_routes calls it; a builder calls the second form before building a
+/// large fabric (`default_routing`: its Fabric::default_routing, what routing.algorithm auto
+/// means; nothing is refused in the flow mode, which builds no tables), with the same numbers,
+/// so that the refusal comes before the build, not after it.
+void check_routes_fit(const Scenario& scenario, int64_t hosts, int64_t nodes,
+                      RoutingAlgorithm algorithm);
+void check_routes_fit(const Scenario& scenario, int64_t hosts, int64_t nodes,
+                      const std::string& default_routing);
+
 /// The routes `routing.algorithm` asks for on `fabric` ("auto" = the fabric's default).
 /// Throws ConfigError (key routing.algorithm) when the algorithm does not fit the fabric or
 /// cannot route every pair (dimension-order routing across a failed link), and when the tables

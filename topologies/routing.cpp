@@ -234,8 +234,11 @@ uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId ds
 }
 
 double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm) {
-  const double hosts = static_cast<double>(fabric.hosts.size());
-  const double nodes = static_cast<double>(boost::num_vertices(fabric.graph));
+  return routing_table_bytes(static_cast<double>(fabric.hosts.size()),
+                             static_cast<double>(boost::num_vertices(fabric.graph)), algorithm);
+}
+
+double routing_table_bytes(double hosts, double nodes, RoutingAlgorithm algorithm) {
   const double phases = algorithm == RoutingAlgorithm::kUpDown ? 2 : 1;
   return hosts * nodes * phases * (8 + 2 * 2) + hosts * hosts * 4;
 }

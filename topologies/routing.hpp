@@ -67,6 +67,8 @@ uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId ds
 
 /// Estimated bytes of the RoutingTable for `fabric` (next hops counted as 2 per cell).
 double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm);
+/// The same for `hosts` hosts among `nodes` vertices, before the fabric is built.
+double routing_table_bytes(double hosts, double nodes, RoutingAlgorithm algorithm);
 
 /// Walks the routes from `src_host` to `dst_host`, choosing among equal-cost ports with
 /// `choose(node, n_choices)`, and returns the vertices visited (src host … dst host).

@@ -8,6 +8,7 @@
 #include "sim/core/units.hpp"
 #include "topologies/metrics.hpp"
 #include "topologies/oversubscription.hpp"
+#include "topologies/registry.hpp"
 #include "topologies/servers.hpp"
 #include "topologies/uplinks.hpp"
 
@@ -25,6 +26,11 @@ Fabric build_spine_leaf(const Scenario& sc) {
                         " hosts (leaves x hosts_per_leaf): at most 1000000");
   }
   if (t.spines < 1) throw key_error(sc, "topology.spines", "a spine-leaf needs >= 1 spine");
+  {
+    const int64_t hosts = int64_t{t.leaves} * t.hosts_per_leaf;
+    const int64_t nvswitches = t.gpus_per_server > 1 ? hosts / t.gpus_per_server : 0;
+    check_routes_fit(sc, hosts, hosts + t.leaves + t.spines + nvswitches, "up_down");
+  }
 
   check_derived_uplinks(sc, UplinkDerivation{"leaf", t.hosts_per_leaf, l.host_rate_bps, fabric_rate,
                                              t.oversubscription, t.spines, t.leaves});
