@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include "fuzz/fabric_size.hpp"
 #include "sim/cli/run.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
@@ -38,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     fabricsim::Scenario sc = fabricsim::load_scenario(path);
-    (void)fabricsim::prepare(sc);
+    if (fuzzing::planned_gpus(sc) <= fuzzing::kMaxFuzzedGpus) (void)fabricsim::prepare(sc);
   } catch (const fabricsim::ConfigError&) {
   } catch (const fabricsim::UnitError&) {
   }
