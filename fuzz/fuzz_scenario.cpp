@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     fabricsim::Scenario sc = fabricsim::load_scenario(path);
-    if (fuzzing::planned_gpus(sc) <= fuzzing::kMaxFuzzedGpus) (void)fabricsim::prepare(sc);
+    if (fuzzing::small_enough(sc)) (void)fabricsim::prepare(sc);
   } catch (const fabricsim::ConfigError&) {
   } catch (const fabricsim::UnitError&) {
   }
