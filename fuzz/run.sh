@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (issue 11) for a fixed time each, by hand or as CI's smoke run.
-#   fuzz/run.sh [SECONDS per target, default 600] [TARGET ...]   (default: all five)
+#   fuzz/run.sh [SECONDS per target, default 600] [TARGET ...]   (default: all six)
 # Builds them first with clang into build-fuzz/ (FABRICSIM_FUZZ=ON: ASan + UBSan + libFuzzer).
 # Seeds: scenarios/, configs/, tests/data/, tests/bad_inputs/ (scenario); tests/data/perftest and
 # tests/data/nccl (the log parsers); unit strings from the scenarios (units); none for

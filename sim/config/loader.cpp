@@ -1079,10 +1079,6 @@ const std::pair<const char*, const char*> kTrafficAliases[] = {
 };
 // clang-format on
 
-// ---- reading -----------------------------------------------------------------------------
-
-}
-
 // ---- overrides ---------------------------------------------------------------------------
 
 /// Applies one "a.b=value" to the tree and records it in ctx.overrides.
