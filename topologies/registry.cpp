@@ -1,5 +1,6 @@
 #include "topologies/registry.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -31,22 +32,28 @@ const Entry kEntries[] = {
 };
 // clang-format on
 
-/// The edge a link name ("leaf0-spine1", "leaf0-spine1#1") refers to; ConfigError at `key`.
-FabricGraph::edge_descriptor find_link(const Scenario& sc, const Fabric& f,
-                                       const std::map<std::string, VertexId>& by_name,
-                                       const std::string& text, const std::string& key) {
+/// The edges a link name refers to: "leaf0-spine1" or "leaf0-spine1#0" the first of the
+/// parallel links between the two nodes, "leaf0-spine1#1" the second, "leaf0-spine1#*" all of
+/// them; `parallel` is set to how many there are. ConfigError at `key`.
+std::vector<FabricGraph::edge_descriptor> find_links(const Scenario& sc, const Fabric& f,
+                                                     const std::map<std::string, VertexId>& by_name,
+                                                     const std::string& text,
+                                                     const std::string& key, int& parallel) {
   const FabricGraph& g = f.graph;
   auto fail = [&](const std::string& message) -> void {
     throw key_error(sc, key, "'" + text + "': " + message);
   };
   std::string name = text;
   int index = 0;
+  bool all = false;
   if (const size_t hash = name.find('#'); hash != std::string::npos) {
     const std::string digits = name.substr(hash + 1);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-      fail("expected a parallel-link index after '#', e.g. leaf0-spine1#1");
+    all = digits == "*";
+    if (!all && (digits.empty() || digits.size() > 6 ||
+                 digits.find_first_not_of("0123456789") != std::string::npos)) {
+      fail("expected a parallel-link index after '#', e.g. leaf0-spine1#1, or #* for all of them");
     }
-    index = std::stoi(digits);
+    index = all ? 0 : std::stoi(digits);
     name = name.substr(0, hash);
   }
   const size_t dash = name.find('-');
@@ -65,14 +72,32 @@ FabricGraph::edge_descriptor find_link(const Scenario& sc, const Fabric& f,
     }
     ends[i] = it->second;
   }
-  int seen = 0;
+  std::vector<FabricGraph::edge_descriptor> between;
   for (auto [e, end] = boost::out_edges(ends[0], g); e != end; ++e) {
-    if (boost::target(*e, g) == ends[1] && seen++ == index) return *e;
+    if (boost::target(*e, g) == ends[1]) between.push_back(*e);
   }
-  fail(seen == 0 ? "there is no link between " + names[0] + " and " + names[1]
-                 : "there are only " + std::to_string(seen) + " links between " + names[0] +
-                       " and " + names[1] + " (#0 to #" + std::to_string(seen - 1) + ")");
-  return {};
+  parallel = static_cast<int>(between.size());
+  const int seen = parallel;
+  if (seen == 0) fail("there is no link between " + names[0] + " and " + names[1]);
+  if (all) return between;
+  if (index >= seen) {
+    fail("there are only " + std::to_string(seen) + " links between " + names[0] + " and " +
+         names[1] + " (#0 to #" + std::to_string(seen - 1) + ", or #* for all)");
+  }
+  return {between[static_cast<size_t>(index)]};
+}
+
+/// A warning at `key` when `text`, written without an index, picked the first of several
+/// parallel links (as "leaf0-spine1" does): how many stay as they were, and the form for all.
+void warn_parallel(const Scenario& sc, Fabric& f, const std::string& key, const std::string& text,
+                   int parallel, const std::string& what) {
+  if (parallel <= 1 || text.find('#') != std::string::npos) return;
+  const auto origin = sc.origins.find(key);
+  f.warnings.push_back(config_warning(
+      origin != sc.origins.end() ? origin->second : KeyOrigin{sc.path, 0, 0}, key,
+      "'" + text + "' " + what + " the first of " + std::to_string(parallel) +
+          " parallel links; the other " + std::to_string(parallel - 1) + " stay as they were ('" +
+          text + "#*' names them all, '" + text + "#1' the second)"));
 }
 
 void apply_link_faults(const Scenario& sc, Fabric& f) {
@@ -88,19 +113,25 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
     }
   };
   for (const auto& text : sc.topology.failed_links) {
-    const auto e = find_link(sc, f, by_name, text, "topology.failed_links");
-    claim(e, text, "topology.failed_links");
-    g[e].failed = true;
+    int parallel = 0;
+    for (const auto e : find_links(sc, f, by_name, text, "topology.failed_links", parallel)) {
+      claim(e, text, "topology.failed_links");
+      g[e].failed = true;
+    }
+    warn_parallel(sc, f, "topology.failed_links", text, parallel, "fails");
   }
   for (const auto& [text, rate_bps] : sc.topology.degraded_links) {
-    const auto e = find_link(sc, f, by_name, text, "topology.degraded_links");
-    claim(e, text, "topology.degraded_links");
-    if (rate_bps >= g[e].rate_bps) {
-      throw key_error(sc, "topology.degraded_links",
-                      "'" + text + "': a degraded link runs below its nominal rate (" +
-                          format_rate(g[e].rate_bps) + ")");
+    int parallel = 0;
+    for (const auto e : find_links(sc, f, by_name, text, "topology.degraded_links", parallel)) {
+      claim(e, text, "topology.degraded_links");
+      if (rate_bps >= g[e].rate_bps) {
+        throw key_error(sc, "topology.degraded_links",
+                        "'" + text + "': a degraded link runs below its nominal rate (" +
+                            format_rate(g[e].rate_bps) + ")");
+      }
+      g[e].rate_bps = rate_bps;
     }
-    g[e].rate_bps = rate_bps;
+    warn_parallel(sc, f, "topology.degraded_links", text, parallel, "degrades");
   }
 
   // Bit error rates: link.bit_error_rate on every network cable, then the per-link values. A
@@ -112,17 +143,21 @@ void apply_link_faults(const Scenario& sc, Fabric& f) {
   for (const auto& [text, ber] : sc.topology.link_bit_error_rates) {
     // Errors point at the entry (the loader records its origin under this path).
     const std::string key = "topology.link_bit_error_rates." + text;
-    const auto e = find_link(sc, f, by_name, text, key);
-    if (const auto [it, fresh] = ber_named.emplace(&g[e], text); !fresh) {
-      throw key_error(sc, key, "'" + text + "' names the same link as '" + it->second + "'");
+    int parallel = 0;
+    const auto links = find_links(sc, f, by_name, text, key, parallel);
+    for (const auto e : links) {
+      if (const auto [it, fresh] = ber_named.emplace(&g[e], text); !fresh) {
+        throw key_error(sc, key, "'" + text + "' names the same link as '" + it->second + "'");
+      }
+      if (g[e].nvlink) {
+        throw key_error(sc, key, "'" + text + "' is an NVLink; NVLinks are modelled error-free");
+      }
+      g[e].bit_error_rate = ber;
     }
-    if (g[e].nvlink) {
-      throw key_error(sc, key, "'" + text + "' is an NVLink; NVLinks are modelled error-free");
-    }
-    g[e].bit_error_rate = ber;
+    warn_parallel(sc, f, key, text, parallel, "sets the bit error rate of");
     // Warned, not refused: the file may keep a flaky link's measured BER while a sweep or a
     // --set fails that link (drain it or keep it, compared); a failed link carries no frames.
-    if (g[e].failed) {
+    if (std::any_of(links.begin(), links.end(), [&](auto e) { return g[e].failed; })) {
       const auto origin = sc.origins.find(key);
       f.warnings.push_back(config_warning(
           origin != sc.origins.end() ? origin->second : KeyOrigin{sc.path, 0, 0}, key,

@@ -2417,3 +2417,32 @@ TEST_CASE(
   CHECK(n.out.find("flows.csv") == std::string::npos);
   CHECK(slurp(none / "results.json") == slurp(csv / "results.json"));
 }
+
+TEST_CASE("topology.failed_links NODE-NODE#* fails every parallel link between the two") {
+  // 2 leaves x 4 hosts at 100G, 2 spines, 100G uplinks: 2 parallel links from each leaf to
+  // each spine. leaf0-spine0#* fails both: leaf0's traffic leaves by spine1 alone, and no
+  // frame crosses a leaf0-spine0 link (ports.csv); without the index only the first would.
+  const fs::path d = scratch("failed_all");
+  const Result r = fabricsim(
+      "run scenarios/pfc-victim-flow.yaml --set link.fabric_rate=100Gbps --set topology.spines=2 "
+      "--set 'topology.failed_links=[leaf0-spine0#*]' --trace-events 0 --out " +
+      d.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("parallel links") == std::string::npos);  // named them all: no warning
+  const auto t = cli_testing::csv_table(d / "ports.csv");
+  int leaf0_spine0 = 0, leaf0_spine1_busy = 0;
+  for (size_t i = 1; i < t.size(); ++i) {
+    const std::string node = cli_testing::cell(t, i, "node"),
+                      peer = cli_testing::cell(t, i, "peer");
+    if ((node == "leaf0" && peer == "spine0") || (node == "spine0" && peer == "leaf0")) {
+      ++leaf0_spine0;
+      CHECK(cli_testing::cell(t, i, "tx_bytes") == "0");
+    }
+    if (node == "leaf0" && peer == "spine1" && cli_testing::cell(t, i, "tx_bytes") != "0") {
+      ++leaf0_spine1_busy;
+    }
+  }
+  CHECK(leaf0_spine0 == 4);  // 2 links, both directions
+  CHECK(leaf0_spine1_busy >= 1);
+}
