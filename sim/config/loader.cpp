@@ -26,8 +26,8 @@
 #include <tuple>
 #include <utility>
 
-#include "sim/core/input_file.hpp"
 #include "sim/config/yaml_text.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/memory_budget.hpp"
 #include "sim/core/units.hpp"
 
@@ -498,13 +498,41 @@ const Choices kCollectives{
     "collective",
     {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"},
     {},
+    // NCCL's own spellings: its API (ncclAllReduce, NCCL_INFO lines "AllReduce: opCount ..."),
+    // nccl-tests' binaries (all_reduce_perf), and the common lower-case contractions.
     {{"allreduce", "all_reduce"},
      {"allgather", "all_gather"},
      {"reducescatter", "reduce_scatter"},
      {"all_to_all", "alltoall"},
-     {"send_recv", "sendrecv"}}};
-const Choices kAlgorithms{"algorithm", {"auto", "ring", "tree", "halving_doubling", "p2p"}, {}, {}};
-const Choices kProtocols{"protocol", {"auto", "ll", "ll128", "simple"}, {}, {}};
+     {"send_recv", "sendrecv"},
+     {"AllReduce", "all_reduce"},
+     {"AllGather", "all_gather"},
+     {"ReduceScatter", "reduce_scatter"},
+     {"Broadcast", "broadcast"},
+     {"Reduce", "reduce"},
+     {"AllToAll", "alltoall"},
+     {"SendRecv", "sendrecv"},
+     {"ncclAllReduce", "all_reduce"},
+     {"ncclAllGather", "all_gather"},
+     {"ncclReduceScatter", "reduce_scatter"},
+     {"ncclBroadcast", "broadcast"},
+     {"ncclReduce", "reduce"},
+     {"all_reduce_perf", "all_reduce"},
+     {"all_gather_perf", "all_gather"},
+     {"reduce_scatter_perf", "reduce_scatter"},
+     {"broadcast_perf", "broadcast"},
+     {"reduce_perf", "reduce"},
+     {"alltoall_perf", "alltoall"},
+     {"sendrecv_perf", "sendrecv"}}};
+// NCCL_ALGO and NCCL_PROTO spell them Ring, Tree, LL, LL128, Simple.
+const Choices kAlgorithms{"algorithm",
+                          {"auto", "ring", "tree", "halving_doubling", "p2p"},
+                          {},
+                          {{"Ring", "ring"}, {"Tree", "tree"}}};
+const Choices kProtocols{"protocol",
+                         {"auto", "ll", "ll128", "simple"},
+                         {},
+                         {{"LL", "ll"}, {"LL128", "ll128"}, {"Simple", "simple"}}};
 const Choices kDatatypes{
     "datatype",
     {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"},

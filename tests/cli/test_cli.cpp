@@ -2446,3 +2446,38 @@ TEST_CASE("topology.failed_links NODE-NODE#* fails every parallel link between t
   CHECK(leaf0_spine0 == 4);  // 2 links, both directions
   CHECK(leaf0_spine1_busy >= 1);
 }
+
+TEST_CASE("NCCL's own spellings of collectives, algorithms and protocols are accepted") {
+  // AllReduce (NCCL's API and logs), ncclAllReduce, all_reduce_perf (the nccl-tests binary), Ring
+  // and LL128 (NCCL_ALGO, NCCL_PROTO): each is the name results.json writes.
+  const std::pair<std::string, std::string> spellings[] = {
+      {"AllReduce", "all_reduce"},
+      {"ncclAllGather", "all_gather"},
+      {"reduce_scatter_perf", "reduce_scatter"},
+      {"AllToAll", "alltoall"},
+      {"Broadcast", "broadcast"}};
+  for (const auto& [written, name] : spellings) {
+    INFO(written);
+    const fs::path d = scratch("spelling");
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.maxbytes=64KiB "
+        "--set workload.collective=" +
+        written + " --trace-events 0 --out " + d.string());
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(slurp(d / "results.json"))["collectives"][0]["collective"] == name);
+  }
+  const fs::path d = scratch("spelling_algo");
+  REQUIRE(
+      fabricsim("run scenarios/quickstart.yaml --set workload.maxbytes=64KiB --set "
+                "workload.algorithm=Ring --set workload.protocol=LL128 --trace-events 0 --out " +
+                d.string())
+          .exit_code == 0);
+  const auto row = nlohmann::json::parse(slurp(d / "results.json"))["collectives"][0];
+  CHECK(row["algorithm"] == "ring");
+  CHECK(row["protocol"] == "ll128");
+  // A spelling that is neither still says what it might be.
+  const Result bad =
+      fabricsim("validate scenarios/quickstart.yaml --set workload.collective=Allreduce");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("did you mean 'all_reduce'?") != std::string::npos);
+}
