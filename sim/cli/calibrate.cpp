@@ -380,7 +380,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       } catch (const std::exception& e) {
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout", e.what());
       }
-      if (heldout_from <= 0) {  // 0 is "nothing held out" inside: a tester's above=0B was silent
+      if (heldout_from <= 0) {  // 0 is "nothing held out" inside: above=0B was silent
         throw ConfigError("--holdout " + opts.holdout, 0, 0, "--holdout",
                           "expected above=SIZE with a SIZE above 0B (the sizes from SIZE up are "
                           "held out, e.g. above=64MiB), got '" +

@@ -295,7 +295,7 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
                              4 * sc.link.propagation_delay_ps + 2 * sc.sw.latency_ps;
   if (sc.nic.rto_ps < min_rtt_ps && !sc.origins.count("nic.rto")) {
     // The default RTO: blame the written key whose term of the round trip is the largest, at
-    // its own position (a tester's propagation_delay: 250ms was blamed on nic.rto at nic:).
+    // its own position (a propagation_delay of 250ms was blamed on nic.rto at nic:).
     const std::pair<const char*, int64_t> terms[] = {
         {"link.propagation_delay", 4 * sc.link.propagation_delay_ps},
         {"switch.latency", 2 * sc.sw.latency_ps},
@@ -931,7 +931,7 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                         " the packet mode (mode: packet)");
   }
   // Its routes are fixed paths (valley-free on a Clos, dimension order on a torus): it neither
-  // routes around failed links nor runs other routing algorithms (a tester's findings: both
+  // routes around failed links nor runs other routing algorithms (both
   // ended in an internal error, or were silently ignored).
   if (!sc.topology.failed_links.empty()) {
     throw key_error(sc, "topology.failed_links",
@@ -945,7 +945,7 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                     "packet mode for " +
                         sc.routing.algorithm);
   }
-  // A tester's findings, each silently ignored before: a QP rate limit, and the chain of a
+  // Each silently ignored before: a QP rate limit, and the chain of a
   // broadcast or reduce through multi-GPU servers (its pipeline fill is a closed form for one
   // GPU per server: 2 to 13 times the packet model's time with 2 to 8 GPUs per server).
   if (sc.nic.qp_rate_limit_bps > 0) {
@@ -1102,7 +1102,7 @@ static Prepared plan_workload(const Scenario& sc, Fabric fabric,
   NcclRunSetup nccl;
   if (sc.has_workload) {
     nccl = nccl_setup(sc, fabric);
-    if (sc.mode == "flow" && nccl.staged) {  // a tester's finding: silently run as GPUDirect
+    if (sc.mode == "flow" && nccl.staged) {  // before: silently run as GPUDirect
       throw key_error(sc, "mode",
                       "the flow mode does not model NCCL's staging through host memory "
                       "(GPUDirect RDMA off, as nccl.net_gdr_level or nccl.ib_disable set it "

@@ -1027,7 +1027,7 @@ std::pair<std::string, std::string> write_plots(const std::filesystem::path& dir
   std::vector<Plot> plots;
   const bool steps = std::any_of(rows.begin(), rows.end(),
                                  [](const PointResult* p) { return p->step_ps.has_value(); });
-  // A sweep of training steps without collective sizes has no busbw to plot (a tester found
+  // A sweep of training steps without collective sizes has no busbw to plot (there were
   // empty busbw plots written for it).
   const bool busbw = !steps || std::any_of(rows.begin(), rows.end(),
                                            [](const PointResult* p) { return !p->busbw.empty(); });

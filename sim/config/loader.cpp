@@ -396,7 +396,7 @@ const QuantitySpec kNonNegativeSize{"size", "4KiB", parse_size_bytes, 0, kInt64M
 const QuantitySpec kTimeout{
     "time", "4ms", parse_time_ps, 1, 1'000'000'000'000, "a positive time up to 1s"};
 // A deadlock detector scans every queue each interval: below 1 us it would be most of the run
-// (a tester's 1ps ran 320 us of a 14.5 ms run in 120 s).
+// (1ps ran 320 us of a 14.5 ms run in 120 s).
 const QuantitySpec kCheckInterval{"time",    "100us",           parse_time_ps,
                                   1'000'000, 1'000'000'000'000, "a time from 1us to 1s"};
 const QuantitySpec kRateLimit{
@@ -1632,7 +1632,7 @@ void check_pfc(const Context& main, const Scenario& sc, const std::map<std::stri
   bool own_threshold = false, own_xoff = false, own_xon = false;
   if (pfc.headroom_bytes > 0 && pfc.headroom_bytes < sc.nic.mtu_bytes) {
     // The headroom takes what is already on the wire when XOFF is sent: less than one frame
-    // cannot be lossless (a tester's 1B ran with 8.9 M headroom drops).
+    // cannot be lossless (1B ran with 8.9 M headroom drops).
     bool own_headroom = false;
     if (const Value* headroom = pfc_value("headroom", own, top, own_headroom)) {
       headroom->fail("expected a headroom of at least one frame (nic.mtu " +

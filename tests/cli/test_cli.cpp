@@ -212,7 +212,7 @@ TEST_CASE("SIGINT during a long run still writes the finished sizes, marked inco
 
 TEST_CASE("a reader of stdout that went away does not stop run or sweep before their files") {
   // stdout is a pipe whose read end is already closed: the first write raises SIGPIPE, which
-  // killed the process (exit 141) with its --out directory empty (a tester's find).
+  // killed the process (exit 141) with its --out directory empty.
   for (const char* command : {"run", "sweep"}) {
     INFO(command);
     const fs::path d = scratch(std::string("sigpipe_") + command);
@@ -1296,7 +1296,7 @@ TEST_CASE("calibrate: every log in tests/data parses and fits, or is refused at 
         CHECK(j["inputs"].size() == 1);
         CHECK(j["heldout_median_abs_pct_error"].is_null());
         // Without --scenario an nccl-tests log (or a latency log) fits no scenario key: said
-        // on stdout and in the fragment, not left as a fragment of comments (a tester's find).
+        // on stdout and in the fragment, not left as a fragment of comments.
         const bool empty = j["fragment"].empty();
         if (std::string(dir) == "nccl") CHECK(empty);
         const std::string note = "no scenario key fitted (the fits are in the report)";
@@ -1544,7 +1544,7 @@ TEST_CASE("training: PFC pause on the critical path is the senders' NIC pause, w
   CHECK(pause + cp["queueing_other_ps"].get<int64_t>() ==
         cp["queueing_pause_other_ps"].get<int64_t>());
   CHECK(cp["queueing_other_ps"].get<int64_t>() >= 0);
-  // A tester's finding: pauses of a GPU's NVLink port (an incast inside a server) counted as
+  // Before: pauses of a GPU's NVLink port (an incast inside a server) counted as
   // its NIC's. Here only the hostN -> nvswitchN queues are paused, never a NIC's.
   {
     const fs::path p = scratch("training") / "nvlink_pause.yaml";
@@ -1606,7 +1606,7 @@ TEST_CASE("training: a sweep varies training keys and tabulates the step time") 
   }
   // The optimizer runs last on every GPU: 2 ms more of it is 2 ms more step.
   CHECK(step_ms[1] - step_ms[0] == Approx(2.0).epsilon(1e-9));
-  // A training step alone has no collective sizes: no busbw plots (a tester found empty ones).
+  // A training step alone has no collective sizes: no busbw plots (there were empty ones).
   CHECK(!fs::exists(d / "busbw.gp"));
   CHECK(!fs::exists(d / "vs-training.optimizer_time.dat"));
   // step-vs-KEY.dat plots the same step times against the varied key (x in us, as it says).
@@ -1782,7 +1782,7 @@ TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit
   CHECK(yaml.find("# interrupted during the simulation of") != std::string::npos);
 
   // Without the perftest log nothing was fitted before the signal: said so, rather than
-  // "add --scenario" (a tester's find: the scenario was given).
+  // "add --scenario" (before: the scenario was given).
   const fs::path d2 = scratch("cal_sigint_nothing");
   const int status2 = fabricsim_then(
       "calibrate --scenario scenarios/fat_tree_k8.yaml"
@@ -1828,7 +1828,7 @@ TEST_CASE("calibrate: bad input is exit 2 with where and what") {
   }
 }
 
-TEST_CASE("collectives: second tester's findings") {
+TEST_CASE("collectives: DAGs too large, NCCL_ALGO naming what is not modelled, one channel") {
   SECTION("a sweep whose DAG would not fit in memory is refused up front with an estimate") {
     const Result r = fabricsim(
         "validate scenarios/quickstart.yaml --set nccl.buffsize=64KiB --set "
@@ -1863,7 +1863,7 @@ TEST_CASE("collectives: second tester's findings") {
   }
 }
 
-TEST_CASE("calibrate: a second fresh tester's findings") {
+TEST_CASE("calibrate: absurd rows, NVLink logs and fits that cannot be trusted") {
   const fs::path dir = scratch("cal_fresh2");
   const fs::path out = dir / "cal.yaml";
   const std::string qdr = slurp(fs::path(FABRICSIM_SOURCE_DIR) /
@@ -1904,7 +1904,7 @@ TEST_CASE("calibrate: a second fresh tester's findings") {
   }
   SECTION("a fitted rate far above the scenario's NICs stays out of the fragment") {
     // A log made at 1.6 Tb/s per NIC, calibrated on the 400G quickstart: the fit needs 4x the
-    // scenario's NIC (the tester saw 4.59 Tb/s written for an 8-GPU EFA log).
+    // scenario's NIC (before: 4.59 Tb/s written for an 8-GPU EFA log).
     const Result sim = fabricsim(
         "run scenarios/quickstart.yaml --set workload.ngpus=2 --set workload.minbytes=1KiB --set "
         "workload.maxbytes=4MiB --set link.host_rate=1600Gbps --set link.fabric_rate=1600Gbps");
@@ -1946,7 +1946,7 @@ TEST_CASE("calibrate: a second fresh tester's findings") {
   }
 }
 
-TEST_CASE("calibrate: a fresh tester's findings") {
+TEST_CASE("calibrate: busbw 0.00 rows, repeated tables, deadlocking scenarios, useless options") {
   const fs::path out = scratch("cal_fresh") / "cal.yaml";
   SECTION("logs whose small rows print busbw 0.00 calibrate through a scenario (was exit 1)") {
     // The p4de log prints busbw 0.00 up to 1 KiB; the comparison uses the time column.
@@ -2020,7 +2020,7 @@ TEST_CASE("flow mode: uncongested collectives take the packet model's time withi
   const std::string fabric =
       " --set 'topology={kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16}'"
       " --set workload.stepfactor=4";
-  // broadcast: a tester's finding, 30-66 % too fast before the chain's pipeline fill counted
+  // broadcast: 30-66 % too fast before the chain's pipeline fill counted
   // each chunk at its channel's share of the NIC.
   for (const char* algo : {"Ring", "Tree", "broadcast"}) {
     const std::string sizes = std::string(algo) == "Tree"
@@ -2049,7 +2049,7 @@ TEST_CASE("flow mode: uncongested collectives take the packet model's time withi
 }
 
 TEST_CASE("flow mode: rings through multi-GPU servers take the packet model's time") {
-  // A tester's finding: with 4-GPU servers rings were +8 % to +45 % slow in the flow mode (LL128
+  // Before: with 4-GPU servers rings were +8 % to +45 % slow in the flow mode (LL128
   // 16 MiB: 261 vs 192 us), which added every step's latency in series with the NIC's busy
   // time. A ring's step crosses a NIC on one hop in G; its NVLink steps are short, so the NIC's
   // queue of steps hides the step latency (flow_plan.hpp). 16 GPUs under one switch, G GPUs per
@@ -2100,14 +2100,14 @@ TEST_CASE("flow mode: what it does not model is refused at the key mode, exit 2"
        "mode: the flow mode runs the workload's collectives; traffic flows need the packet mode"},
       {"validate scenarios/training_step_h100.yaml --mode flow",
        "a training step needs the packet mode"},
-      // A tester's findings: failed links ended in an internal error (exit 1) after validate
+      // Before: failed links ended in an internal error (exit 1) after validate
       // passed, and routing.algorithm was silently ignored.
       {"validate scenarios/fat_tree_k8.yaml --mode flow"
        " --set 'topology.failed_links=[agg4-core0]'",
        "topology.failed_links: the flow mode does not route around failed links"},
       {"validate scenarios/torus_4x4x4.yaml --mode flow --set routing.algorithm=ecmp",
        "routing.algorithm: the flow mode routes by the fabric's default"},
-      // A second tester's findings, each silently ignored before (results 2 to 13 times off).
+      // Each silently ignored before (results 2 to 13 times off).
       {"validate scenarios/quickstart.yaml --mode flow --set nic.qp_rate_limit=100Gbps",
        "nic.qp_rate_limit: the flow mode does not model a per-QP rate limit"},
       {"validate scenarios/quickstart.yaml --mode flow --set nccl.net_gdr_level=LOC",
@@ -2129,8 +2129,8 @@ TEST_CASE("flow mode: what it does not model is refused at the key mode, exit 2"
 }
 
 TEST_CASE("a training step stopped by --max-events counts its messages, not traffic flows") {
-  // The summary said "traffic flows delivered" for the step's collective messages (a tester's
-  // find); a scenario with traffic flows keeps that wording.
+  // The summary said "traffic flows delivered" for the step's collective messages; a
+  // scenario with traffic flows keeps that wording.
   const Result r = fabricsim("run scenarios/training_step_h100.yaml --max-events 200000");
   INFO(r.out << r.err);
   CHECK(r.exit_code == 124);

@@ -224,7 +224,7 @@ TEST_CASE("sweep plots: busbw.dat holds each completed point's sizes and busbw f
 
 TEST_CASE("sweep plots: an earlier sweep's plots in the same --out go, its other files stay") {
   // A sweep over seed left vs-seed.{gp,dat,svg}; the next one into the same directory varies
-  // another key: the vs-seed plot stayed beside its tables (a tester's find).
+  // another key: the vs-seed plot stayed beside its tables.
   const fs::path d = scratch("stale_plots");
   const auto touch = [&](const std::string& name) { std::ofstream(d / name) << "old\n"; };
   for (const char* f : {"sweep.csv", "vs-seed.gp", "vs-seed.dat", "vs-seed.svg", "step-vs-seed.gp",
@@ -400,7 +400,7 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   // CI run once saw point 3 wait for point 2, as if the second process could not start; killing
   // "the children once two points are done" then killed nothing and the test failed.)
   // Point 2's directory holds an earlier sweep's results: they go, not left beside a row that
-  // says the point failed (a tester's find).
+  // says the point failed.
   fs::create_directories(d / "point-002");
   std::ofstream(d / "point-002" / "results.json") << "{\"run\": {\"complete\": true}}\n";
   const int status = fabricsim_then(
@@ -423,7 +423,7 @@ TEST_CASE("sweep --jobs 2: a point whose process dies is failed with the reason,
   CHECK(cell(t, 2, "cost_usd") == cell(t, 1, "cost_usd"));
   CHECK(slurp(d / "err").find("point 2/3 (workload.maxbytes=8GiB): internal error: the point's "
                               "process was killed by signal 9") != std::string::npos);
-  // One --vary: no shape after the count (a tester's find: it said "3 points (3)").
+  // One --vary: no shape after the count (before: it said "3 points (3)").
   CHECK(slurp(d / "out").find("# fabricsim sweep quickstart: 3 points, seed 1\n") !=
         std::string::npos);
   const auto blocks = dat_blocks(d / "busbw.dat");
@@ -458,7 +458,7 @@ TEST_CASE("sweep --jobs 2: SIGTERM to one point's process fails that point, not 
 
 TEST_CASE("sweep --jobs 2: a point that does not stop at --max-wall is killed 5 s later") {
   // A stopped (SIGSTOP) or hung point process held the sweep past --max-wall, and past Ctrl-C,
-  // for as long as it stayed so (a tester's find).
+  // for as long as it stayed so.
   const fs::path d = scratch("jobs_hung");
   const auto start = std::chrono::steady_clock::now();
   const int status = fabricsim_then(
@@ -603,7 +603,7 @@ std::string expected_gpus(const std::string& kind) {
 TEST_CASE("sweep over topology keys: a point that cannot be built is tabulated, the rest run") {
   const fs::path one = scratch("unbuildable_1"), two = scratch("unbuildable_2");
   // An earlier sweep's results in every point directory: the unbuildable point's must not
-  // stay beside its row (a tester's find); the others are overwritten.
+  // stay beside its row; the others are overwritten.
   for (size_t p = 1; p <= 4; ++p) {
     fs::create_directories(one / point_dir(p));
     std::ofstream(one / point_dir(p) / "results.json") << "{\"run\": {\"complete\": true}}\n";
@@ -666,7 +666,7 @@ TEST_CASE("sweep over topology keys: when no point can be built it is exit 2, no
 }
 
 TEST_CASE("sweep over topology keys: a key the family has not (a torus's ratio) is unbuildable") {
-  // A tester's finding: a torus in a sweep over oversubscription was exit 2 for the whole sweep.
+  // Before: a torus in a sweep over oversubscription was exit 2 for the whole sweep.
   const fs::path sc = scratch("torus_ratio") / "tor.yaml";
   std::ofstream(sc) << "name: tor\nseed: 1\ntransport: roce\n"
                     << "topology:\n  kind: spine-leaf\n  oversubscription: 1\n"

@@ -2377,7 +2377,7 @@ TEST_CASE("topology.KIND blocks: the chosen kind's block stands for the plain ke
         no_ft, {"topology.kind=fat-tree", "topology.fat-tree.k=2", "topology.fat-tree.pods=1"});
     CHECK(added.topology.k == 2);
     CHECK(added.topology.pods == 1);
-    // A whole block in one --set replaces the file's (a tester's finding: it was refused).
+    // A whole block in one --set replaces the file's (before: it was refused).
     const Scenario whole =
         load_text(kBlocks, {"topology.kind=fat-tree", "topology.fat-tree={k: 6, pods: 5}"});
     CHECK(whole.topology.k == 6);
@@ -2404,7 +2404,7 @@ TEST_CASE("topology.KIND blocks: the chosen kind's block stands for the plain ke
     CHECK(e.where() == file.path());
     CHECK(e.line() == 7);
     CHECK(e.column() == 23);
-    // Named as written (a tester's finding: the plain topology.oversubscription was named).
+    // Named as written (before: the plain topology.oversubscription was named).
     CHECK(e.key_path() == "topology.spine-leaf.oversubscription");
     // topology.pods beyond k (k = 8: at most 8 pods), at line 11.
     TempScenario pods(edit("    pods: 2", "    pods: 9", kBlocks));
@@ -2473,7 +2473,7 @@ TEST_CASE("topology.KIND blocks: every block is checked, chosen or not", "[confi
     CHECK_THAT(list.message(),
                Catch::StartsWith("expected a map of spine-leaf topology keys, e.g. {spines: 4}"));
   }
-  SECTION("a bad value in a block not chosen (a tester's finding: validate passed it)") {
+  SECTION("a bad value in a block not chosen (before: validate passed it)") {
     CHECK_THROWS_WITH(load_text(kBlocks, {"topology.fat-tree.k=eight"}),
                       Catch::Contains("topology.fat-tree.k: expected an integer"));
     CHECK_THROWS_WITH(load_text(edit("    k: 8", "    k: [16]", kBlocks)),
@@ -2501,7 +2501,7 @@ TEST_CASE("topology.KIND blocks: every block is checked, chosen or not", "[confi
     CHECK(set_error("topology.fat-tree.kk=8") ==
           "--set topology.fat-tree.kk=8: topology.fat-tree.kk: unknown key; did you mean "
           "'topology.fat-tree.k'?");
-    // A misspelt block name finds its block (a tester's finding: it suggested topology.spines).
+    // A misspelt block name finds its block (before: it suggested topology.spines).
     CHECK(set_error("topology.spine_leaf={leaves: 8}") ==
           "--set topology.spine_leaf={leaves: 8}: topology.spine_leaf: unknown key; did you "
           "mean 'topology.spine-leaf'?");

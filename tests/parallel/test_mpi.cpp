@@ -196,7 +196,7 @@ TEST_CASE("MPI run: the flow mode runs on rank 0 alone, with the sequential run'
 
 TEST_CASE("MPI run: SIGUSR1 to mpirun stops every rank cleanly, the partial files written") {
   // OpenMPI does not pass Ctrl-C or SIGTERM on mpirun to the ranks (it kills them a second
-  // later, before rank 0 writes: a tester's find); it forwards SIGUSR1, which stops a run as
+  // later, before rank 0 writes); it forwards SIGUSR1, which stops a run as
   // SIGINT does. The 64 MiB sweep takes tens of seconds; the signal comes after 5 s (the ranks have
   // started, under the sanitizers too).
   const fs::path d = scratch("usr1");
@@ -221,7 +221,7 @@ TEST_CASE("MPI run: SIGUSR1 to mpirun stops every rank cleanly, the partial file
 TEST_CASE("MPI run: bad input under mpirun exits 2 with one message, from rank 0") {
   const fs::path d = scratch("bad");
   // quickstart has 8 separable groups (4 leaves with their hosts, 4 spines): 9 ranks cannot
-  // each get one. A tester's finding: this was an internal error and an MPI_Abort.
+  // each get one. Before: this was an internal error and an MPI_Abort.
   CHECK(fabricsim_run(9, "scenarios/quickstart.yaml", d / "nine", "") == 2);
   const std::string nine = slurp(d / "nine.log");
   CHECK(nine.find("mpirun -np 9: 9 parts, but the fabric has only 8 group(s)") !=
