@@ -2307,12 +2307,13 @@ TEST_CASE("a run whose transport gave up exits 4 and says so, not 1 (an internal
   CHECK(j["counters"]["watchdog_drops"].get<int64_t>() > 0);
 }
 
-TEST_CASE("a deadlock's report names fixes, and each one's --set values break that deadlock") {
-  // Every fix results.json proposes with --set values is applied to the same scenario: the run
-  // then completes with no deadlock, or the PFC watchdog breaks it (exit 0, or 4 when a queue
-  // pair gave up while it waited); never exit 3 again. trace.json marks the deadlock.
-  for (const std::string name :
-       {"pfc-deadlock-clos-bounce", "pfc-deadlock-torus", "pfc-deadlock-ring"}) {
+namespace {
+/// Runs the deadlock scenario `name`, then applies every fix its results.json proposes with --set
+/// values to the same scenario: the run then completes with no deadlock, or the PFC watchdog
+/// breaks it (exit 0, or 4 when a queue pair gave up while it waited); never exit 3 again.
+/// trace.json marks the deadlock at the time results.json reports.
+void check_deadlock_fixes(const std::string& name) {
+  {
     INFO(name);
     const fs::path d = scratch("fixes_" + name);
     const Result r = fabricsim("run scenarios/" + name + ".yaml --out " + d.string());
@@ -2350,6 +2351,25 @@ TEST_CASE("a deadlock's report names fixes, and each one's --set values break th
     }
     CHECK(marked);
   }
+}
+}  // namespace
+
+// One test case per scenario: each applies three fixes, and the watchdog's runs on the tori
+// simulate about a second of pauses and drops (4 s each in Release), so they get a timeout each.
+TEST_CASE(
+    "a deadlock's report names fixes, and each one's --set values break that deadlock: clos "
+    "bounce") {
+  check_deadlock_fixes("pfc-deadlock-clos-bounce");
+}
+
+TEST_CASE(
+    "a deadlock's report names fixes, and each one's --set values break that deadlock: torus") {
+  check_deadlock_fixes("pfc-deadlock-torus");
+}
+
+TEST_CASE(
+    "a deadlock's report names fixes, and each one's --set values break that deadlock: ring") {
+  check_deadlock_fixes("pfc-deadlock-ring");
 }
 
 TEST_CASE("results.json depends_on names the congestion settings a result leans on") {
