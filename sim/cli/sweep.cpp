@@ -738,6 +738,8 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
   plot.stem = "busbw";
   std::string notes, curves, dat;
   std::set<int64_t> sizes;
+  std::vector<std::string> labels;      // the plotted points' labels, in block order
+  std::vector<std::string> bar_labels;  // their values only, for one-size bars
   int block = 0;
   dat += gp_comment("fabricsim sweep " + scenario +
                     ": busbw per message size, one block per completed point");
@@ -752,8 +754,14 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
       dat += std::to_string(b.size_bytes) + " " + number_text(b.busbw_GBps) + "\n";
       sizes.insert(b.size_bytes);
     }
-    curves += std::string(curves.empty() ? "plot " : ", \\\n     ") + "'busbw.dat' index " +
-              std::to_string(block++) + " using 1:2 with linespoints title " + gp_string(label);
+    // A bar's label (one-size plots): the point's values; the x label names the keys.
+    std::string short_label;
+    for (const std::string& v : values[static_cast<size_t>(p->point - 1)]) {
+      short_label += (short_label.empty() ? "" : " ") + v;
+    }
+    labels.push_back(label);
+    bar_labels.push_back(short_label);
+    ++block;
   }
   plot.dat = dat;
   std::string& gp = plot.gp;
@@ -765,6 +773,38 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
   if (!plot.drawable) {
     gp += "# no point completed with collective sizes: nothing to plot\n";
     return plot;
+  }
+  if (sizes.size() == 1) {
+    // One size in every point: a curve per point would be a column of dots, so draw one bar
+    // per point, labelled with its varied values.
+    gp += svg_terminal(2) + "set output 'busbw.svg'\n";
+    gp += "set title " +
+          gp_string("fabricsim sweep " + scenario + ": busbw at " + size_label(*sizes.begin()) +
+                    " (" + std::to_string(*sizes.begin()) + " bytes), one bar per point") +
+          "\n";
+    std::string keys;
+    for (const SweepAxis& a : axes) keys += (keys.empty() ? "" : " ") + a.key;
+    gp += "set xlabel " + gp_string(keys) + "\n";
+    gp += "set ylabel 'busbw (GB/s)'\nset yrange [0:*]\nset grid ytics\nunset key\n";
+    gp += "set style fill solid 0.6 border -1\nset boxwidth 0.6\n";
+    gp += "set xrange [-0.6:" + std::to_string(block - 1) + ".6]\n";
+    std::string tics;
+    for (size_t i = 0; i < labels.size(); ++i) {
+      tics += (i ? ", " : "") + gp_string(bar_labels[i]) + " " + std::to_string(i);
+    }
+    gp += "set xtics (" + tics + ")" + (labels.size() > 4 ? " rotate by 30 right" : "") + "\n";
+    for (int i = 0; i < block; ++i) {
+      gp += std::string(i == 0 ? "plot " : ", \\\n     ") + "'busbw.dat' index " +
+            std::to_string(i) + " using (" + std::to_string(i) + "):2 with boxes lc " +
+            std::to_string(i % 8 + 1) + " notitle";
+    }
+    gp += "\n";
+    return plot;
+  }
+  for (int i = 0; i < block; ++i) {
+    curves += std::string(i == 0 ? "plot " : ", \\\n     ") + "'busbw.dat' index " +
+              std::to_string(i) + " using 1:2 with linespoints title " +
+              gp_string(labels[static_cast<size_t>(i)]);
   }
   gp += svg_terminal(block);
   gp += "set output 'busbw.svg'\n";

@@ -222,6 +222,33 @@ TEST_CASE("sweep plots: busbw.dat holds each completed point's sizes and busbw f
   CHECK(r.out.find("# plots      : ") != std::string::npos);
 }
 
+TEST_CASE("sweep plots: a one-size sweep draws busbw.svg as one bar per point") {
+  // Every point measures 64 KiB only: curves against size would be a column of dots. Each bar
+  // is a point's busbw.dat block at x = its block index, labelled with its varied values.
+  const fs::path d = scratch("plots_one_size");
+  const Result r = fabricsim("sweep " + kSweepSmall +
+                             " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB"
+                             " --vary link.host_rate=100Gbps,200Gbps --jobs 2 --out " +
+                             d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto blocks = dat_blocks(d / "busbw.dat");
+  REQUIRE(blocks.size() == 2);
+  for (size_t p = 1; p <= 2; ++p) {
+    REQUIRE(blocks[p - 1].rows.size() == 1);
+    CHECK(std::stod(blocks[p - 1].rows[0][1]) ==
+          results(d, p)["collectives"][0]["busbw_GBps"].get<double>());
+  }
+  const std::string gp = slurp(d / "busbw.gp");
+  CHECK(gp.find("set logscale x") == std::string::npos);
+  CHECK(gp.find("busbw at 64K (65536 bytes), one bar per point") != std::string::npos);
+  CHECK(gp.find("set xtics ('100Gbps' 0, '200Gbps' 1)") != std::string::npos);
+  CHECK(gp.find("set xlabel 'link.host_rate'") != std::string::npos);
+  CHECK(gp.find("'busbw.dat' index 0 using (0):2 with boxes") != std::string::npos);
+  CHECK(gp.find("'busbw.dat' index 1 using (1):2 with boxes") != std::string::npos);
+  if (gnuplot_on_path()) CHECK(fs::exists(d / "busbw.svg"));
+}
+
 TEST_CASE("sweep plots: an earlier sweep's plots in the same --out go, its other files stay") {
   // A sweep over seed left vs-seed.{gp,dat,svg}; the next one into the same directory varies
   // another key: the vs-seed plot stayed beside its tables.
