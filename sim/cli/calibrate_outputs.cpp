@@ -2,12 +2,14 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 #include <system_error>
 
 #include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
 
 namespace fabricsim {
 namespace {
@@ -20,6 +22,20 @@ const char* file_kind(mode_t mode) {
   if (S_ISFIFO(mode)) return "a pipe";
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
+}
+
+/// gnuplot's tick list for a log2 size axis, labelled as nccl-tests users read sizes ("1K",
+/// "1M", not gnuplot's "1.04858x10^6"): the logged sizes, every k-th one so that at most 9 show.
+std::string size_ticks(std::vector<int64_t> bytes) {
+  std::sort(bytes.begin(), bytes.end());
+  bytes.erase(std::unique(bytes.begin(), bytes.end()), bytes.end());
+  const size_t stride = bytes.empty() ? 1 : (bytes.size() + 8) / 9;
+  std::string tics;
+  for (size_t i = 0; i < bytes.size(); i += stride) {
+    tics += (tics.empty() ? "\"" : ", \"") + format_size_tick(bytes[i]) + "\" " +
+            std::to_string(bytes[i]);
+  }
+  return tics;
 }
 
 /// Writes STEM.plot.dat and STEM.plot.gp (both, or neither) and, when gnuplot is on the PATH,
@@ -44,6 +60,7 @@ std::string write_plots(const std::filesystem::path& stem, const std::vector<Plo
     }
     d << "\n\n";
     svgs.push_back(stem.string() + "-" + std::to_string(i) + ".svg");
+    if (!p.bytes.empty()) g << "set xtics (" << size_ticks(p.bytes) << ")\n";
     g << "set output '" << svgs.back() << "'\nset title \"" << p.title
       << "\" noenhanced\nset ylabel '" << p.ylabel << "'\nplot '" << dat << "' index " << i
       << " using 1:2 with points pt 7 title 'measured', '' index " << i

@@ -608,16 +608,6 @@ std::string describe_wait_status(const std::string& who, int status) {
 
 // ---- plots: gnuplot scripts and data beside sweep.csv -----------------------------------------
 
-/// "64K", "1M", "64M": a message size on a binary scale, as nccl-tests users read them.
-std::string size_label(int64_t bytes) {
-  const char* units[] = {"T", "G", "M", "K"};
-  for (int i = 0; i < 4; ++i) {
-    const int64_t unit = int64_t{1} << (10 * (4 - i));
-    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + units[i];
-  }
-  return std::to_string(bytes);
-}
-
 /// A gnuplot string literal: single-quoted (no escapes inside but '' for a quote), one line.
 std::string gp_string(const std::string& s) {
   std::string q = "'";
@@ -778,10 +768,11 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
     // One size in every point: a curve per point would be a column of dots, so draw one bar
     // per point, labelled with its varied values.
     gp += svg_terminal(2) + "set output 'busbw.svg'\n";
-    gp += "set title " +
-          gp_string("fabricsim sweep " + scenario + ": busbw at " + size_label(*sizes.begin()) +
-                    " (" + std::to_string(*sizes.begin()) + " bytes), one bar per point") +
-          "\n";
+    gp +=
+        "set title " +
+        gp_string("fabricsim sweep " + scenario + ": busbw at " + format_size_tick(*sizes.begin()) +
+                  " (" + std::to_string(*sizes.begin()) + " bytes), one bar per point") +
+        "\n";
     std::string keys;
     for (const SweepAxis& a : axes) keys += (keys.empty() ? "" : " ") + a.key;
     gp += "set xlabel " + gp_string(keys) + "\n";
@@ -820,7 +811,7 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
   }
   std::string tics;
   for (const int64_t s : sizes) {
-    tics += (tics.empty() ? "" : ", ") + gp_string(size_label(s)) + " " + std::to_string(s);
+    tics += (tics.empty() ? "" : ", ") + gp_string(format_size_tick(s)) + " " + std::to_string(s);
   }
   gp += "set xtics (" + tics + ")" + (sizes.size() > 6 ? " rotate by -45" : "") + "\n";
   gp += "set yrange [0:*]\nset grid\nset key below\n";
@@ -901,7 +892,7 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
       largest_sizes.insert(largest->size_bytes);
     }
   }
-  const std::string at = largest_sizes.size() == 1 ? size_label(*largest_sizes.begin())
+  const std::string at = largest_sizes.size() == 1 ? format_size_tick(*largest_sizes.begin())
                                                    : std::string("each point's largest size");
   // "busbw at 16 MiB", "training step time"
   const std::string what = metric.busbw ? metric.what + " at " + at : metric.what;

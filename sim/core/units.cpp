@@ -355,4 +355,13 @@ std::string format_size(int64_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
+std::string format_size_tick(int64_t bytes) {
+  static constexpr const char* kUnits[] = {"T", "G", "M", "K"};
+  for (int i = 0; i < 4; ++i) {
+    const int64_t unit = int64_t{1} << (10 * (4 - i));
+    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + kUnits[i];
+  }
+  return std::to_string(bytes);
+}
+
 }  // namespace fabricsim

@@ -44,5 +44,8 @@ std::string format_rate(int64_t rate_bps);
 std::string format_time(int64_t ps);
 /// Formats bytes for humans ("64 MiB" when exact in binary units, else "1500 B").
 std::string format_size(int64_t bytes);
+/// A plot's tick label for a message size, as nccl-tests users say sizes: "64K", "1M", "2G"
+/// (binary units, exact multiples only), else the plain byte count ("1000").
+std::string format_size_tick(int64_t bytes);
 
 }  // namespace fabricsim

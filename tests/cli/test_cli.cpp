@@ -1345,6 +1345,11 @@ TEST_CASE("calibrate: the fragment fitted through a scenario reproduces the log 
   // The plot: a gnuplot script always, and the SVG where gnuplot is installed (setup.sh
   // installs gnuplot-nox).
   CHECK(fs::exists(scratch("cal_h200") / "cal.plot.gp"));
+  // Its size ticks read as nccl-tests sizes (the log's 1 KiB first row, its 256 MiB row), not
+  // gnuplot's default "1.04858x10^6".
+  const std::string gp = slurp(scratch("cal_h200") / "cal.plot.gp");
+  CHECK(gp.find("set xtics (\"1K\" 1024, ") != std::string::npos);
+  CHECK(gp.find(", \"256M\" 268435456") != std::string::npos);
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
     CHECK(slurp(scratch("cal_h200") / "cal-0.svg").find("<svg") != std::string::npos);
   }
