@@ -393,7 +393,9 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   if (!sc.cost_model.empty()) {
     FabricCost& c = s.cost.emplace();
     c.prices = sc.cost_model;  // as written: results.json must not depend on how a path was typed
-    const CostBreakdown b = fabric_cost(f, load_cost_model(cost_model_path(sc)));
+    // An InfiniBand and an Ethernet switch are priced apart when the file says so.
+    const CostBreakdown b =
+        fabric_cost(f, for_transport(load_cost_model(cost_model_path(sc)), sc.transport));
     c.switch_ports_usd = b.switches_usd;
     c.nics_usd = b.nics_usd;
     c.host_links_usd = b.host_links_usd;

@@ -1,12 +1,15 @@
 // Cost file YAML -> CostModel. The schema is the table kPrices (one row per key); the valid-key
-// list, the required-key check and "did you mean" all come from it.
+// list, the required-key check and "did you mean" all come from it. switch_port_usd may be a
+// map with one price per transport (transport_prices).
 #include "sim/config/cost_model.hpp"
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/config/loader.hpp"
@@ -32,15 +35,19 @@ std::vector<std::string> keys() {
   return out;
 }
 
-/// "a, b, c and d".
-std::string key_list() {
-  const std::vector<std::string> k = keys();
+/// "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& k) {
   std::string out;
   for (size_t i = 0; i < k.size(); ++i) {
     if (i > 0) out += (i + 1 == k.size()) ? " and " : ", ";
     out += k[i];
   }
   return out;
+}
+
+/// "a, b, c and d".
+std::string key_list() {
+  return and_list(keys());
 }
 
 [[noreturn]] void fail(const std::string& file, const YAML::Mark& mark, const std::string& key,
@@ -85,7 +92,61 @@ double price(const std::string& file, const std::string& key, const YAML::Node& 
   return v;
 }
 
+/// switch_port_usd's per-transport form `{infiniband: X, roce: Y}`: every transport of
+/// cost_model_transports() priced once, nothing else.
+std::map<std::string, double> transport_prices(const std::string& file, const std::string& key,
+                                               const YAML::Node& value,
+                                               const YAML::Mark& key_mark) {
+  const std::vector<std::string>& transports = cost_model_transports();
+  std::map<std::string, double> out;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : value) {
+    const YAML::Node t = entry.first;
+    if (!t.IsScalar()) fail(file, t.Mark(), key, "expected a transport name");
+    const std::string name = t.Scalar();
+    const std::string path = key + "." + name;
+    if (std::find(transports.begin(), transports.end(), name) == transports.end()) {
+      const std::string guess = closest_match(name, transports);
+      fail(file, t.Mark(), path,
+           "unknown transport '" + name + "'" +
+               (guess.empty() ? "" : "; did you mean '" + guess + "'?") + " (the transports are " +
+               and_list(transports) + ")");
+    }
+    if (auto [seen, inserted] = first_line.emplace(name, t.Mark().line + 1); !inserted) {
+      fail(file, t.Mark(), path,
+           "duplicate transport '" + name + "' (first given at line " +
+               std::to_string(seen->second) + ")");
+    }
+    out[name] = price(file, path, entry.second, t.Mark());
+  }
+  for (const std::string& t : transports) {
+    if (!out.count(t)) {
+      fail(file, value.Mark().is_null() ? key_mark : value.Mark(), key,
+           "no price for transport " + t + "; a per-transport switch_port_usd prices " +
+               and_list(transports) + ", e.g. {infiniband: 656.25, roce: 522.95}");
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+const std::vector<std::string>& cost_model_transports() {
+  // The scenario key `transport`'s values (sim/config/loader.cpp kTransports).
+  static const std::vector<std::string> kTransportNames = {"infiniband", "roce"};
+  return kTransportNames;
+}
+
+CostModel for_transport(CostModel model, const std::string& transport) {
+  if (model.switch_port_usd_by_transport.empty()) return model;
+  const auto it = model.switch_port_usd_by_transport.find(transport);
+  if (it == model.switch_port_usd_by_transport.end()) {
+    throw std::invalid_argument(model.source + ": switch_port_usd has no price for transport '" +
+                                transport + "'");
+  }
+  model.switch_port_usd = it->second;
+  return model;
+}
 
 CostModel load_cost_model(const std::string& path) {
   const YAML::Node root = parse(path);
@@ -120,6 +181,10 @@ CostModel load_cost_model(const std::string& path) {
       fail(path, key.Mark(), name,
            "duplicate key '" + name + "' (first given at line " + std::to_string(seen->second) +
                ")");
+    }
+    if (row->field == &CostModel::switch_port_usd && entry.second.IsMap()) {
+      model.switch_port_usd_by_transport = transport_prices(path, name, entry.second, key.Mark());
+      continue;
     }
     model.*(row->field) = price(path, name, entry.second, key.Mark());
   }

@@ -375,9 +375,10 @@ TEST_CASE("topo prints the metrics table and writes DOT with Boost's writer") {
         "diameter            : 4 hops", "nodes               : gpu 16, leaf 4, spine 4"}) {
     CHECK(r.out.find(row) != std::string::npos);
   }
-  // 16 GPUs: 48 switch ports x 656.25 + 16 NICs x 2400 + 16 + 16 cables x 320
-  // (configs/cost_example.yaml).
-  CHECK(r.out.find("USD 80140") != std::string::npos);
+  // 16 GPUs on RoCE, so Ethernet switch ports (configs/cost_example.yaml roce: 522.95):
+  // 48 switch ports x 522.95 + 16 NICs x 2400 + 16 + 16 cables x 320 = 73,741.6.
+  CHECK(r.out.find("USD 73742 (switch ports 25102, NICs 38400, host links 5120, fabric links "
+                   "5120)") != std::string::npos);
   const std::string dot = slurp(d / "f.dot");
   CHECK(dot.rfind("graph G {", 0) == 0);
   CHECK(dot.find("host0--leaf0") != std::string::npos);

@@ -547,8 +547,9 @@ TEST_CASE("sweep cost_usd: each point's cost proxy is `fabricsim topo --json`'s 
     CHECK(j["cost_breakdown_usd"] == expected);
     cost_by_ratio[ratio] = total;
   }
-  // 2:1 saves two leaf-spine links: 4 switch ports and 2 cables at cost_example.yaml's prices.
-  CHECK(cost_by_ratio["1"] - cost_by_ratio["2"] == 4 * 656.25 + 2 * 320);
+  // 2:1 saves two leaf-spine links: 4 switch ports and 2 cables at cost_example.yaml's prices,
+  // the ports Ethernet ones (the scenario is RoCE): 4 x 522.95 + 2 x 320 = 2,731.8.
+  CHECK(cost_by_ratio["1"] - cost_by_ratio["2"] == Approx(4 * 522.95 + 2 * 320).epsilon(1e-12));
   // sweep.md has the column too.
   CHECK(slurp(d / "sweep.md").find("| cost_usd |") != std::string::npos);
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -324,25 +325,84 @@ TEST_CASE("cost proxy: part counts times prices") {
     CHECK(c.switches_usd == (24 + 2 * 4 * 2) * 1.0);
     CHECK(c.fabric_links_usd == 4 * 2 * 1000.0);
   }
-  SECTION("at the example prices") {
+  SECTION("at the example prices: an InfiniBand and an Ethernet switch port apart") {
     const CostModel example =
         load_cost_model(std::string(FABRICSIM_SOURCE_DIR) + "/configs/cost_example.yaml");
     const Built b(spine_leaf(4, 2, 6, 1.0));
-    const CostBreakdown c = fabric_cost(b.fabric, example);
-    CHECK(c.total_usd ==
-          Approx(switch_ports * 656.25 + host_links * (2400.0 + 320.0) + fabric_links * 320.0)
-              .epsilon(1e-12));
+    // 72 ports x 656.25 (QM9700) + 24 x (2400 + 320) + 24 x 320 = 47,250 + 65,280 + 7,680
+    const CostBreakdown ib = fabric_cost(b.fabric, for_transport(example, "infiniband"));
+    CHECK(ib.switches_usd == 47250.0);
+    CHECK(ib.total_usd == 120210.0);
+    // 72 ports x 522.95 (the Ethernet port) = 37,652.4; the rest as above: 110,612.4
+    const CostBreakdown roce = fabric_cost(b.fabric, for_transport(example, "roce"));
+    CHECK(roce.switches_usd == Approx(37652.4).epsilon(1e-12));
+    CHECK(roce.total_usd == Approx(110612.4).epsilon(1e-12));
+    CHECK(roce.nics_usd == ib.nics_usd);
   }
 }
 
 TEST_CASE("cost file: the example loads") {
   const std::string path = std::string(FABRICSIM_SOURCE_DIR) + "/configs/cost_example.yaml";
   const CostModel m = load_cost_model(path);
-  CHECK(m.switch_port_usd == 42000.0 / 64);  // QM9700 price / NDR ports (HARDWARE.md §7, §3.1)
-  CHECK(m.nic_usd == 2400);                  // ConnectX-7 NDR400 OSFP
-  CHECK(m.host_link_usd == 320);             // 200G QSFP56 AOC as a cable proxy
+  // InfiniBand: QM9700 price / NDR ports (HARDWARE.md §7, §3.1). RoCE: that port scaled by §7's
+  // "Switch cost trend" USD per Gb/s, SN5610 1.02 over QM9700 1.28, rounded to the cent.
+  CHECK(m.switch_port_usd_by_transport.size() == 2);
+  CHECK(for_transport(m, "infiniband").switch_port_usd == 42000.0 / 64);
+  CHECK(for_transport(m, "roce").switch_port_usd ==
+        Approx(42000.0 / 64 * 1.02 / 1.28).margin(0.005));
+  CHECK(for_transport(m, "roce").switch_port_usd == 522.95);
+  CHECK(m.nic_usd == 2400);       // ConnectX-7 NDR400 OSFP
+  CHECK(m.host_link_usd == 320);  // 200G QSFP56 AOC as a cable proxy
   CHECK(m.fabric_link_usd == 320);
   CHECK(m.source == path);
+}
+
+TEST_CASE("cost file: switch_port_usd per transport, or one number for every transport") {
+  SECTION("one number prices every transport's ports alike (the older form)") {
+    TempFile file(kCost);
+    const CostModel m = load_cost_model(file.path());
+    CHECK(m.switch_port_usd_by_transport.empty());
+    CHECK(for_transport(m, "roce").switch_port_usd == 1);
+    CHECK(for_transport(m, "infiniband").switch_port_usd == 1);
+  }
+  SECTION("a map gives each transport its own") {
+    TempFile file(edit(kCost, "switch_port_usd: 1", "switch_port_usd: {infiniband: 3, roce: 2}"));
+    const CostModel m = load_cost_model(file.path());
+    CHECK(for_transport(m, "infiniband").switch_port_usd == 3);
+    CHECK(for_transport(m, "roce").switch_port_usd == 2);
+    CHECK(for_transport(m, "roce").nic_usd == 10);
+    CHECK_THROWS_AS(for_transport(m, "ethernet"), std::invalid_argument);
+  }
+  SECTION("a block map works too") {
+    TempFile file(
+        edit(kCost, "switch_port_usd: 1", "switch_port_usd:\n  infiniband: 3\n  roce: 2"));
+    CHECK(for_transport(load_cost_model(file.path()), "roce").switch_port_usd == 2);
+  }
+  SECTION("a misspelt transport, with a suggestion") {
+    check_cost_error(
+        edit(kCost, "switch_port_usd: 1", "switch_port_usd: {infiniband: 3, rocev2: 2}"), 1, 34,
+        "switch_port_usd.rocev2",
+        "unknown transport 'rocev2'; did you mean 'roce'? (the transports are "
+        "infiniband and roce)");
+  }
+  SECTION("a transport left out would cost nothing: refused") {
+    check_cost_error(edit(kCost, "switch_port_usd: 1", "switch_port_usd: {infiniband: 3}"), 1, 18,
+                     "switch_port_usd",
+                     "no price for transport roce; a per-transport switch_port_usd prices "
+                     "infiniband and roce, e.g. {infiniband: 656.25, roce: 522.95}");
+  }
+  SECTION("a price in the map is checked as any price") {
+    check_cost_error(
+        edit(kCost, "switch_port_usd: 1", "switch_port_usd: {infiniband: -3, roce: 2}"), 1, 31,
+        "switch_port_usd.infiniband",
+        "expected a non-negative number of US dollars, e.g. 656, got '-3'");
+  }
+  SECTION("a transport given twice") {
+    check_cost_error(edit(kCost, "switch_port_usd: 1",
+                          "switch_port_usd:\n  roce: 2\n  infiniband: 3\n  roce: 4"),
+                     4, 3, "switch_port_usd.roce",
+                     "duplicate transport 'roce' (first given at line 2)");
+  }
 }
 
 TEST_CASE("cost file: mistakes name the line, column and key") {
