@@ -95,7 +95,8 @@ constexpr const char* kUsage =
     "      describe the fabric; --partitions N splits it over N ranks of a parallel run and\n"
     "      prints per part nodes, hosts and ports, the cut links, the lookahead and imbalance\n"
     "  sweep SCENARIO.yaml --vary KEY=V1,V2,... [--vary ...] [--set KEY=VALUE]... [--seed N]\n"
-    "        [--out DIR] [--jobs N] [--max-wall TIME] [--max-events N] [--flows csv|gz|none]\n"
+    "        [--out DIR [--report]] [--jobs N] [--max-wall TIME] [--max-events N]\n"
+    "        [--flows csv|gz|none]\n"
     "      run the scenario once per point of the --vary lists' cartesian product (the first\n"
     "      --vary outermost; at most 10000 points), each as `run` would, --jobs N at once in\n"
     "      child processes (default: one per CPU; 1 = one after another);\n"
@@ -105,6 +106,9 @@ constexpr const char* kUsage =
     "      --out writes DIR/point-NNN/ (as `run --out`, without trace.json), sweep.csv,\n"
     "      sweep.md, sweep_perf.csv (wall time per point) and plots: busbw.gp/.dat/.svg and,\n"
     "      per numeric --vary key, vs-KEY.gp/.dat/.svg (SVGs when gnuplot is on PATH);\n"
+    "      --report (with --out) adds report.md and report.html: per fabric (a combination of\n"
+    "      the --vary keys other than workload.* and training.*) cost, busbw, step time,\n"
+    "      queues and PFC, each against the first fabric in %, and the points that failed;\n"
     "      --max-wall bounds the whole sweep (no point starts after it, running ones stop),\n"
     "      --max-events each point; stopped points are tabulated as limited (exit 124);\n"
     "      exit 3 if a point deadlocked, 1 if one stopped otherwise, 74 if a file could not be\n"
@@ -260,7 +264,9 @@ int dispatch(int argc, char** argv) {
                        "run once per value: --vary ecn.kmin=10KB,50KB (several: their product)")(
         "jobs", po::value<std::string>(&jobs_text),
         "points run at once, each in a child process (default: one per CPU; 1 = one after "
-        "another)");
+        "another)")("report",
+                    "with --out: compare the fabrics (the combinations of the --vary keys other "
+                    "than workload.* and training.*) in DIR/report.md and DIR/report.html");
   }
   if (cmd == "topo") {
     desc.add_options()("dot", po::value<std::string>(&dot_path), "write Graphviz DOT to FILE")(
@@ -295,6 +301,14 @@ int dispatch(int argc, char** argv) {
       return kExitBadInput;
     }
     opts.seed = seed;
+  }
+  if (vm.count("out") && opts.out_dir.rfind("--", 0) == 0) {
+    // `--out --report`: the option became the folder's name, and --report was never given.
+    err() << "fabricsim: --out " << opts.out_dir
+          << ": expected a folder, got an option (--out takes the word after it); write --out "
+             "DIR "
+          << opts.out_dir << ", or --out ./" << opts.out_dir << " for a folder of that name\n";
+    return kExitBadInput;
   }
   if (vm.count("flows")) {
     if (flows_text != "csv" && flows_text != "gz" && flows_text != "none") {
@@ -346,6 +360,10 @@ int dispatch(int argc, char** argv) {
     }
     opts.max_events = n;
   }
+  if (vm.count("report") && !vm.count("out")) {
+    err() << "fabricsim: --report needs --out DIR (where report.md and report.html go)\n";
+    return kExitBadInput;
+  }
   int64_t jobs = 0;  // sweep --jobs N; 0 = one per CPU
   if (vm.count("jobs")) {
     const auto [end, ec] =
@@ -395,7 +413,7 @@ int dispatch(int argc, char** argv) {
   }
   if (cmd == "run" || cmd == "sweep") {
     return cmd == "run" ? cmd_run(opts, &g_interrupted)
-                        : cmd_sweep(opts, varies, &g_interrupted, jobs);
+                        : cmd_sweep(opts, varies, &g_interrupted, jobs, vm.count("report") > 0);
   }
   let_signals_stop();
   if (cmd == "validate") return cmd_validate(opts);

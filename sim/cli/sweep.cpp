@@ -25,11 +25,14 @@
 #include <stdexcept>
 
 #include "collectives/nccl_tests.hpp"
+#include "sim/cli/child_process.hpp"
 #include "sim/cli/run_outputs.hpp"
 #include "sim/cli/sweep_outputs.hpp"
+#include "sim/cli/sweep_report.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
+#include "sim/report/gnuplot_text.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/report.hpp"
 
@@ -592,50 +595,7 @@ std::string rough_duration(double s) {
   return std::to_string(static_cast<int64_t>(std::lround(s / 3600))) + " h";
 }
 
-/// Why process `who` ended without a result, from its wait status.
-std::string describe_wait_status(const std::string& who, int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = ::strsignal(sig);
-    return who + " was killed by signal " + std::to_string(sig) +
-           (name ? std::string(" (") + name + ")" : std::string());
-  }
-  if (WIFEXITED(status)) {
-    return who + " exited with code " + std::to_string(WEXITSTATUS(status)) + " without a result";
-  }
-  return who + " ended without a result";
-}
-
 // ---- plots: gnuplot scripts and data beside sweep.csv -----------------------------------------
-
-/// A gnuplot string literal: single-quoted (no escapes inside but '' for a quote), one line.
-std::string gp_string(const std::string& s) {
-  std::string q = "'";
-  for (const char ch : s) {
-    if (ch == '\'') {
-      q += "''";
-    } else if (ch == '\n' || ch == '\r') {
-      q += ' ';
-    } else {
-      q += ch;
-    }
-  }
-  return q + "'";
-}
-
-/// A value as a double-quoted field of a gnuplot data file (for xticlabels).
-std::string dat_string(const std::string& s) {
-  std::string q = "\"";
-  for (const char ch : s) q += ch == '"' ? '\'' : (ch == '\n' || ch == '\r') ? ' ' : ch;
-  return q + "\"";
-}
-
-/// A one-line gnuplot comment.
-std::string gp_comment(const std::string& s) {
-  std::string c = "# ";
-  for (const char ch : s) c += (ch == '\n' || ch == '\r') ? ' ' : ch;
-  return c + "\n";
-}
 
 /// A file name from a scenario key: letters, digits, '.', '-' and '_' kept, others '_'.
 std::string file_stem(const std::string& key) {
@@ -919,7 +879,10 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
       xs.push_back(x);
       dat += number_text(x) + " " + number_text(*metric.value(*p)) + " " +
              std::to_string(p->point) + " " + dat_string(axes[key].values[value_index]);
-      if (with_cost) dat += " " + (p->cost_usd ? number_text(*p->cost_usd) : std::string("NaN"));
+      if (with_cost) {
+        dat += ' ';
+        dat += p->cost_usd ? number_text(*p->cost_usd) : std::string("NaN");
+      }
       dat += "\n";
       if (p->cost_usd) series.emplace_back(x, *p->cost_usd);
     }
@@ -973,77 +936,6 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
   gp += "set yrange [0:*]\nset grid\nset key below\n";
   gp += plots + cost_plots + "\n";
   return plot;
-}
-
-/// The gnuplot executable on PATH, as a shell finds it; "" when there is none.
-std::string find_gnuplot() {
-  const char* env = std::getenv("PATH");
-  const std::string path = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  for (;;) {
-    const size_t colon = path.find(':', start);
-    std::string dir = path.substr(start, colon == std::string::npos ? colon : colon - start);
-    if (dir.empty()) dir = ".";
-    const std::string exe = dir + "/gnuplot";
-    struct stat st {};
-    if (::stat(exe.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(exe.c_str(), X_OK) == 0) {
-      return exe;
-    }
-    if (colon == std::string::npos) return "";
-    start = colon + 1;
-  }
-}
-
-/// Runs `gnuplot SCRIPT` in `dir`; "" when it succeeded, else what went wrong.
-std::string run_gnuplot(const std::string& exe, const std::filesystem::path& dir,
-                        const std::string& script) {
-  int err[2];
-  if (::pipe2(err, O_CLOEXEC) != 0)
-    return std::string("cannot make a pipe: ") + std::strerror(errno);
-  std::cout.flush();
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(err[0]);
-    ::close(err[1]);
-    return std::string("cannot start gnuplot: ") + std::strerror(errno);
-  }
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      ::dup2(null, STDIN_FILENO);
-      ::dup2(null, STDOUT_FILENO);
-    }
-    ::dup2(err[1], STDERR_FILENO);
-    if (::chdir(dir.c_str()) != 0) ::_exit(126);
-    ::execl(exe.c_str(), "gnuplot", script.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(err[1]);
-  std::string message;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = ::read(err[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (message.size() < 65536) message.append(buf, static_cast<size_t>(n));
-  }
-  ::close(err[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
-  std::string first;
-  std::istringstream lines(message);
-  for (std::string line; std::getline(lines, line);) {
-    if (!trim(line).empty()) {
-      first = trim(line);
-      break;
-    }
-  }
-  const std::string how = WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                            : describe_wait_status("gnuplot", status);
-  return how + (first.empty() ? "" : ": " + first);
 }
 
 /// Writes the plots of a sweep into `dir`, drawing the SVGs when gnuplot is on PATH. Returns
@@ -1395,7 +1287,7 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies) {
 }
 
 int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
-              const std::atomic<bool>* interrupt, int64_t jobs) {
+              const std::atomic<bool>* interrupt, int64_t jobs, bool report) {
   // --max-wall bounds the whole sweep, from here: no point starts after the deadline, and the
   // running ones stop at it.
   std::optional<WallLimit> wall;
@@ -1558,6 +1450,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     // An earlier sweep's plots go: this one writes its own, and a vs-KEY plot of a key it does
     // not vary would sit beside its tables as if it did (only in a directory a sweep wrote).
     if (std::filesystem::exists(dir / "sweep.csv")) {
+      remove_sweep_report(dir);
       for (const auto& entry : std::filesystem::directory_iterator(dir)) {
         const std::string ext = entry.path().extension().string();
         const std::string stem = entry.path().stem().string();
@@ -1723,6 +1616,16 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   } else {
     tabulate();
   }
+  std::string report_out;  // --report: the fabric comparison beside the tables
+  if (opts.out_given && report) {
+    std::vector<SweepReportRow> rows;
+    for (const PointResult& p : table.rows) {
+      rows.push_back({p.point, p.cells, p.reason, p.outcome == Outcome::kComplete,
+                      dir / point_dir_name(p.point, points) / "results.json"});
+    }
+    report_out = write_sweep_report(dir, first.name, command, axes, values, table.header, rows,
+                                    training_columns, unwritten);
+  }
 
   std::cout << "#\n";
   write_markdown_table(std::cout, table);
@@ -1733,6 +1636,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     print_sweep_wrote(std::cout, dir, table.rows.size(), point_dir_name(1, points), table_failures,
                       points_unwritten, unwritten.size());
     std::cout << plots_out << "\n";
+    if (!report_out.empty()) std::cout << report_out << "\n";
   }
   std::cout.flush();
   unwritten.insert(unwritten.end(), table_failures.begin(), table_failures.end());

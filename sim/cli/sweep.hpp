@@ -57,7 +57,10 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies);
 /// 1 when one stopped for another reason or its process died (the sweep still runs the rest),
 /// 130 when `interrupt` became true: no more points start, the running ones are sent SIGINT
 /// and waited for, and the points started are tabulated, the interrupted ones marked so.
+///
+/// With `report` (--report, needs opts.out_given) the fabric comparison is written last:
+/// DIR/report.md and DIR/report.html (sim/cli/sweep_report.hpp).
 int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
-              const std::atomic<bool>* interrupt, int64_t jobs = 0);
+              const std::atomic<bool>* interrupt, int64_t jobs = 0, bool report = false);
 
 }  // namespace fabricsim
