@@ -66,7 +66,9 @@ CompareCell delta_cell(const CompareValue& v, const CompareValue& base, Better b
   t += " %";
   if (v.doubtful || base.doubtful) t += kMark;
   int tone = 0;
-  if (std::fabs(d) >= 0.05) tone = ((d > 0) == (better == Better::kHigher)) ? 1 : -1;
+  // Under 1 % the runs are read as equal (ECMP's hash and the packets' interleaving move
+  // numbers by that much between fabrics that do not differ where it matters).
+  if (std::fabs(d) >= 1.0) tone = ((d > 0) == (better == Better::kHigher)) ? 1 : -1;
   return {t, tone};
 }
 
@@ -78,26 +80,40 @@ void value_and_delta(std::vector<CompareCell>& cells, const std::vector<CompareV
   cells.push_back(f == 0 ? CompareCell{"", 0} : delta_cell(row[f], row[0], better));
 }
 
-/// The fabrics with the best value of `row` (complete points only), "" when none has one;
-/// ties (the same text under `format`) are all named.
+/// The best value of a row, among numbers of points that completed.
+struct Best {
+  std::string names;  ///< the fabrics that have it (ties: the same text under the format)
+  size_t at = 0;      ///< the first of them
+  std::string near;   ///< the other fabrics within 1 % of it ("" none): read as equal
+};
+
+/// The fabrics with the best value of `row`; nullopt when none has a number to stand behind.
 template <class Format>
-std::string best_of(const CompareData& d, const std::vector<CompareValue>& row, Better better,
-                    Format format, size_t& first_best) {
+std::optional<Best> best_of(const CompareData& d, const std::vector<CompareValue>& row,
+                            Better better, Format format) {
   std::optional<double> best;
   for (const CompareValue& v : row) {
     if (!v.value || v.doubtful) continue;
     if (!best || (better == Better::kHigher ? *v.value > *best : *v.value < *best)) best = v.value;
   }
-  if (!best) return "";
-  std::string names;
-  first_best = row.size();
+  if (!best) return std::nullopt;
+  Best b;
+  b.at = row.size();
   for (size_t f = 0; f < row.size(); ++f) {
-    if (row[f].value && !row[f].doubtful && format(*row[f].value) == format(*best)) {
-      names += (names.empty() ? "" : ", ") + d.fabrics[f].label;
-      if (first_best == row.size()) first_best = f;
+    if (!row[f].value || row[f].doubtful) continue;
+    if (format(*row[f].value) == format(*best)) {
+      b.names += (b.names.empty() ? "" : ", ") + d.fabrics[f].label;
+      if (b.at == row.size()) b.at = f;
+    } else if (std::fabs(*row[f].value - *best) <= 0.01 * std::fabs(*best)) {
+      b.near += (b.near.empty() ? "" : ", ") + d.fabrics[f].label;
     }
   }
-  return names;
+  return b;
+}
+
+/// "; within 1 % of it: X, Y" when other fabrics are that close.
+std::string near_text(const Best& b) {
+  return b.near.empty() ? "" : "; within 1 % of it: " + b.near;
 }
 
 std::string pct_against(const CompareValue& v, const std::string& first) {
@@ -150,31 +166,32 @@ CompareDocument compare_document(const CompareData& d) {
   {
     std::vector<CompareValue> costs;
     for (const CompareFabric& f : d.fabrics) costs.push_back(f.cost_usd);
-    size_t at = 0;
-    const std::string cheapest = best_of(d, costs, Better::kLower, usd, at);
-    if (!cheapest.empty()) {
-      doc.glance.push_back("Lowest cost proxy: " + cheapest + " (USD " + usd(*costs[at].value) +
-                           pct_against(costs[at], first) + ").");
+    if (const auto cheapest = best_of(d, costs, Better::kLower, usd)) {
+      doc.glance.push_back("Lowest cost proxy: " + cheapest->names + " (USD " +
+                           usd(*costs[cheapest->at].value) +
+                           pct_against(costs[cheapest->at], first) + ").");
     } else {
       doc.glance.push_back(
           "No cost proxy: the scenario has no `cost_model:` (see `fabricsim topo`).");
     }
     for (const CompareBusbw& b : d.busbw) {
       if (!b.largest) continue;
-      const std::string best = best_of(d, b.busbw_GBps, Better::kHigher, gbps, at);
-      if (best.empty()) continue;
+      const auto best = best_of(d, b.busbw_GBps, Better::kHigher, gbps);
+      if (!best) continue;
+      const CompareValue& v = b.busbw_GBps[best->at];
       doc.glance.push_back("Highest " + b.workload + " busbw at " + size_text(b.size_bytes) + ": " +
-                           best + " (" + gbps(*b.busbw_GBps[at].value) + " GB/s" +
-                           pct_against(b.busbw_GBps[at], first) + ").");
+                           best->names + " (" + gbps(*v.value) + " GB/s" + pct_against(v, first) +
+                           ")" + near_text(*best) + ".");
     }
     for (const CompareStep& s : d.steps) {
-      const std::string best = best_of(d, s.step_ms, Better::kLower, ms, at);
-      if (best.empty()) continue;
+      const auto best = best_of(d, s.step_ms, Better::kLower, ms);
+      if (!best) continue;
       doc.glance.push_back("Shortest training step" +
                            (s.training.empty() ? std::string() : " (" + s.training + ")") + ": " +
-                           best + " (" + ms(*s.step_ms[at].value) + " ms" +
-                           pct_against(s.step_ms[at], first) + ", GPU utilization " +
-                           pct(*s.gpu_utilization_pct[at].value) + " %).");
+                           best->names + " (" + ms(*s.step_ms[best->at].value) + " ms" +
+                           pct_against(s.step_ms[best->at], first) + ", GPU utilization " +
+                           pct(*s.gpu_utilization_pct[best->at].value) + " %)" + near_text(*best) +
+                           ".");
     }
     if (!d.problems.empty()) {
       doc.glance.push_back(std::to_string(d.problems.size()) + " of " + std::to_string(d.points) +
@@ -197,16 +214,16 @@ CompareDocument compare_document(const CompareData& d) {
                     first + "."
               : "The scenario has no `cost_model:`, so there is no cost proxy; the table lists "
                 "what each fabric is built from.";
-    t.header = {"fabric", "settings",         "points",           "GPUs",    "switches",
-                "links",  "bisection (Tb/s)", "cost proxy (USD)", "vs first"};
-    t.numeric = {false, false, false, true, true, true, true, true, true};
+    t.header = {"fabric",           "points",           "GPUs",     "switches", "links",
+                "bisection (Tb/s)", "cost proxy (USD)", "vs first", "settings"};
+    t.numeric = {false, false, true, true, true, true, true, true, false};
     std::vector<CompareValue> costs_row;
     for (const CompareFabric& f : d.fabrics) costs_row.push_back(f.cost_usd);
     for (size_t f = 0; f < d.fabrics.size(); ++f) {
       const CompareFabric& fab = d.fabrics[f];
       std::string points;
       for (const int64_t p : fab.points) points += (points.empty() ? "" : ", ") + std::to_string(p);
-      std::vector<CompareCell> row = {{fab.label, 0}, {fab.settings, 0}, {points, 0}};
+      std::vector<CompareCell> row = {{fab.label, 0}, {points, 0}};
       if (fab.built) {
         row.push_back({std::to_string(fab.gpus), 0});
         row.push_back({std::to_string(fab.switches), 0});
@@ -216,6 +233,7 @@ CompareDocument compare_document(const CompareData& d) {
         for (int i = 0; i < 4; ++i) row.push_back({i == 0 ? fab.cost_usd.missing : "", 0});
       }
       value_and_delta(row, costs_row, f, usd, Better::kLower);
+      row.push_back({fab.settings, 0});
       t.rows.push_back(row);
     }
     doc.tables.push_back(t);
@@ -357,6 +375,9 @@ CompareDocument compare_document(const CompareData& d) {
         "run stopped before its workload was done, so the simulator cannot stand behind the "
         "number; a difference computed from it is marked too.");
   }
+  doc.notes.push_back(
+      "In report.html a difference of 1 % or more is green where it is better than the first "
+      "fabric and red where it is worse; under 1 %, read the fabrics as equal.");
   doc.notes.push_back(
       "Numbers from each point's results.json (DIR/point-NNN/); sweep.csv has every point's row. "
       "Same sweep and seed, same report.");

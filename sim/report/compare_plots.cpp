@@ -97,6 +97,8 @@ std::optional<ComparePlot> busbw_plot(const CompareData& d) {
   gp += "set style fill solid 0.85 border rgb 'black'\nset boxwidth 1\n";
   gp += "set ylabel 'busbw (GB/s)'\n" + yrange(largest);
   gp += "set grid ytics\nset key below\nset xtics nomirror\n";
+  // Groups at x = 0, 1, ...; each n / (n + 1) wide: a margin of 0.1 beyond the outer bars.
+  gp += "set xrange [-0.6:" + num(static_cast<double>(rows.size()) - 0.4) + "]\n";
   // Clustered bars: group j at x = j, bar i of n at j + (i - (n-1)/2) / (n + gap), gap 1.
   std::string plots;
   for (size_t f = 0; f < n; ++f) {
@@ -117,7 +119,8 @@ std::optional<ComparePlot> busbw_plot(const CompareData& d) {
   return p;
 }
 
-/// Cost against busbw: one point per fabric and workload (its largest size), labelled.
+/// Cost against busbw: one panel per workload (at its largest size, on its own busbw scale),
+/// one marker per fabric in the fabric's colour of the bar plot.
 std::optional<ComparePlot> cost_plot(const CompareData& d) {
   std::vector<double> costs;
   for (const CompareFabric& f : d.fabrics) {
@@ -130,43 +133,53 @@ std::optional<ComparePlot> cost_plot(const CompareData& d) {
   p.after_table = "busbw";
   p.title = "cost proxy against busbw at each workload's largest message size";
   p.how_to_read =
-      "Up and to the left is better: more bandwidth for less money; one marker per "
-      "fabric and workload, labelled with the fabric.";
+      "Up and to the left is better: more bandwidth for less money; one panel per workload, on "
+      "its own busbw scale, one marker per fabric in the colours of the bars above.";
   p.dat = gp_comment("fabricsim sweep " + d.scenario + " --report: " + p.title);
   p.dat +=
-      "# one block per workload (gnuplot `index`); columns: cost_musd (cost proxy, million "
-      "USD) busbw_GBps fabric\n";
-  std::string plots;
-  double largest = 0;
-  int block = 0;
+      "# one block per workload (gnuplot `index`), one row per fabric in the tables' order; "
+      "columns: cost_musd (cost proxy, million USD) busbw_GBps fabric (NaN: not drawn)\n";
+  std::vector<std::string> panels;  // each panel's plot command
   for (const CompareBusbw& b : d.busbw) {
     if (!b.largest) continue;
     std::string rows;
+    bool any = false;
     for (size_t f = 0; f < d.fabrics.size(); ++f) {
       const CompareValue& v = b.busbw_GBps[f];
       const CompareValue& c = d.fabrics[f].cost_usd;
-      if (!drawable(v) || !c.value) continue;
-      largest = std::max(largest, *v.value);
-      rows += num(*c.value / 1e6) + " " + num(v) + " " + dat_string(d.fabrics[f].label) + "\n";
+      const bool drawn = drawable(v) && c.value;
+      any = any || drawn;
+      rows += (drawn ? num(*c.value / 1e6) + " " + num(v) : std::string("NaN NaN")) + " " +
+              dat_string(d.fabrics[f].label) + "\n";
     }
-    if (rows.empty()) continue;
-    p.dat += "\n\n" + gp_comment(b.workload + " " + size_text(b.size_bytes)) + rows;
-    const std::string index = "'" + p.stem + ".dat' index " + std::to_string(block);
-    plots += std::string(plots.empty() ? "plot " : ", \\\n     ") + index +
-             " using 1:2 with points pt 7 ps 1.4 title " +
-             gp_string(b.workload + " " + size_text(b.size_bytes)) + ", \\\n     " + index +
-             " using 1:2:3 with labels offset char 0,1 font ',10' notitle";
-    ++block;
+    if (!any) continue;  // gnuplot refuses a panel without a point
+    const std::string what = b.workload + " " + size_text(b.size_bytes);
+    p.dat += "\n\n" + gp_comment(what) + rows;
+    std::string plot = "set title " + gp_string(what) + "\nplot ";
+    const int point_types[] = {7, 5, 9, 11, 13, 15};
+    for (size_t f = 0; f < d.fabrics.size(); ++f) {
+      plot += std::string(f == 0 ? "" : ", \\\n     ") + "'" + p.stem + ".dat' index " +
+              std::to_string(panels.size()) + " every ::" + std::to_string(f) +
+              "::" + std::to_string(f) + " using 1:2 with points lt " + std::to_string(f + 1) +
+              " pt " + std::to_string(point_types[f % 6]) + " ps 2 title " +
+              gp_string(d.fabrics[f].label);
+    }
+    panels.push_back(plot + "\n");
   }
-  if (block == 0) return std::nullopt;
+  if (panels.empty()) return std::nullopt;
+  const size_t cols = std::min<size_t>(panels.size(), 3);
+  const size_t rows = (panels.size() + cols - 1) / cols;
   std::string& gp = p.gp;
   gp += head(d.scenario, p.title, p.stem);
-  gp += terminal(900, 440);
+  gp += terminal(900, static_cast<int>(440 * rows));
   gp += "set output '" + p.stem + ".svg'\n";
-  gp += "set title " + gp_string(p.title) + "\n";
-  gp += "set xlabel 'cost proxy (million USD)'\nset ylabel 'busbw (GB/s)'\n" + yrange(largest);
-  gp += "set offsets graph 0.12, graph 0.12, 0, 0\nset grid\nset key below\n";
-  gp += plots + "\n";
+  gp += "set datafile missing 'NaN'\n";
+  gp += "set multiplot layout " + std::to_string(rows) + "," + std::to_string(cols) + " title " +
+        gp_string(p.title) + "\n";
+  gp += "set xlabel 'cost proxy (million USD)'\nset ylabel 'busbw (GB/s)'\n";
+  gp += "set offsets graph 0.15, graph 0.15, graph 0.15, graph 0.15\nset grid\nset key below\n";
+  for (const std::string& panel : panels) gp += panel;
+  gp += "unset multiplot\n";
   return p;
 }
 
@@ -214,8 +227,10 @@ std::optional<ComparePlot> step_plot(const CompareData& d) {
   gp += "set style fill solid 0.85 border rgb 'black'\nset boxwidth 0.6\n";
   gp += "set ylabel 'time (ms)'\n" + yrange(largest);
   gp += "set grid ytics\nset key below\nset xtics nomirror\n";
-  gp += "plot '" + p.stem + ".dat' using 2:xtic(1) title 'compute', \\\n     '" + p.stem +
-        ".dat' using 3 title 'exposed communication', \\\n     '" + p.stem +
+  // Colours of their own: the bar plot's colours stand for fabrics.
+  gp += "plot '" + p.stem + ".dat' using 2:xtic(1) lc rgb '#a0a0a0' title 'compute', \\\n     '" +
+        p.stem + ".dat' using 3 lc rgb '#c0392b' title 'exposed communication', \\\n     '" +
+        p.stem +
         ".dat' using 0:($2+$3):(sprintf('%.3f ms', $2+$3)) with labels offset 0,0.7 font ',10' "
         "notitle\n";
   return p;
