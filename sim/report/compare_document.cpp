@@ -317,7 +317,7 @@ CompareDocument compare_document(const CompareData& d) {
         "collective sizes and training step), the worst port's time-weighted p99 occupancy, the "
         "PFC pause frames sent and the time egress queues spent paused (summed over queues); the "
         "% columns compare with " +
-        first + ", n/a where its value is 0.";
+        first + ", n/a where its value is 0 and the other's is not.";
     if (d.mode == "flow") t.notes.push_back("Flow mode: queues and PFC are not modelled (0).");
     const bool variants = std::any_of(d.queues.begin(), d.queues.end(),
                                       [](const CompareQueues& q) { return !q.workload.empty(); });
