@@ -1617,6 +1617,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     tabulate();
   }
   std::string report_out;  // --report: the fabric comparison beside the tables
+  std::vector<OutputError> report_failures;
   if (opts.out_given && report) {
     std::vector<SweepReportRow> rows;
     for (const PointResult& p : table.rows) {
@@ -1624,7 +1625,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                       dir / point_dir_name(p.point, points) / "results.json"});
     }
     report_out = write_sweep_report(dir, first.name, command, axes, values, table.header, rows,
-                                    training_columns, unwritten);
+                                    training_columns, report_failures);
   }
 
   std::cout << "#\n";
@@ -1640,6 +1641,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   }
   std::cout.flush();
   unwritten.insert(unwritten.end(), table_failures.begin(), table_failures.end());
+  unwritten.insert(unwritten.end(), report_failures.begin(), report_failures.end());
   for (const PointResult& p : table.rows) {
     for (const std::string& u : p.unwritten) {
       std::cerr << "fabricsim sweep: point " << p.point << "/" << points << " ("

@@ -421,3 +421,15 @@ TEST_CASE(
   CHECK(!fs::exists(d / "report.html"));
   CHECK(!fs::exists(d / "report-busbw.dat"));
 }
+
+TEST_CASE("sweep --report: a report that cannot be written is exit 74, the tables still are") {
+  const fs::path d = scratch("unwritable");
+  fs::create_directories(d / "report.md");  // a folder where the file goes
+  const Result r = fabricsim(kSmall + " --vary workload.collective=all_reduce --out " + d.string() +
+                             " --report");
+  CHECK(r.exit_code == 74);
+  CHECK(r.err.find((d / "report.md").string()) != std::string::npos);
+  CHECK(!slurp(d / "sweep.csv").empty());
+  CHECK(!slurp(d / "report.html").empty());  // the other file of the report is written
+  CHECK(r.out.find("# report     : " + (d / "report.html").string()) != std::string::npos);
+}
