@@ -33,6 +33,7 @@
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/gnuplot_text.hpp"
+#include "sim/report/markdown_table.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/report.hpp"
 
@@ -202,28 +203,6 @@ std::vector<std::string> metric_cells(const Scenario& sc, const RunReport* rep, 
   return c;
 }
 
-/// A Markdown table cell: '|' escaped, line breaks as blanks.
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n' || ch == '\r') {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-/// Width in terminal columns of UTF-8 text (code points; the values are ASCII in practice).
-size_t text_width(const std::string& s) {
-  size_t n = 0;
-  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-  return n;
-}
-
 void write_csv(std::ostream& out, const Table& t) {
   for (size_t i = 0; i < t.header.size(); ++i) out << (i ? "," : "") << csv_field(t.header[i]);
   out << "\n";
@@ -233,39 +212,12 @@ void write_csv(std::ostream& out, const Table& t) {
   }
 }
 
-/// A Markdown (GFM) table, cells padded so that it reads as a table in a terminal too.
+/// sweep.md's table (and stdout's): the header, then one row a point.
 void write_markdown_table(std::ostream& out, const Table& t) {
-  std::vector<std::vector<std::string>> cells;
-  cells.reserve(t.rows.size() + 1);
-  std::vector<std::string> head;
-  for (const auto& h : t.header) head.push_back(md_cell(h));
-  cells.push_back(head);
-  for (const auto& row : t.rows) {
-    std::vector<std::string> r;
-    for (const auto& c : row.cells) r.push_back(md_cell(c));
-    cells.push_back(r);
-  }
-  std::vector<size_t> width(t.header.size(), 3);
-  for (const auto& r : cells) {
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], text_width(r[i]));
-  }
-  const auto line = [&](const std::vector<std::string>& r) {
-    out << "|";
-    for (size_t i = 0; i < r.size(); ++i) {
-      const std::string pad(width[i] - text_width(r[i]), ' ');
-      out << " " << (t.right_aligned[i] ? pad + r[i] : r[i] + pad) << " |";
-    }
-    out << "\n";
-  };
-  line(cells[0]);
-  out << "|";
-  for (size_t i = 0; i < width.size(); ++i) {
-    out << " "
-        << (t.right_aligned[i] ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-'))
-        << " |";
-  }
-  out << "\n";
-  for (size_t r = 1; r < cells.size(); ++r) line(cells[r]);
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(t.rows.size());
+  for (const auto& row : t.rows) rows.push_back(row.cells);
+  fabricsim::write_markdown_table(out, t.header, rows, t.right_aligned);
 }
 
 /// Writes `text` to `path` whole or not at all (output_file.hpp), so that a reader (or a sweep

@@ -3,66 +3,22 @@
 #include <sstream>
 
 #include "sim/report/compare.hpp"
+#include "sim/report/markdown_table.hpp"
 
 namespace fabricsim {
 namespace {
 
 // ---- Markdown ---------------------------------------------------------------------------------
 
-/// A Markdown (GFM) table cell: '|' escaped, line breaks as blanks.
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n' || ch == '\r') {
-      out += ' ';
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-/// Width in terminal columns of UTF-8 text (code points).
-size_t text_width(const std::string& s) {
-  size_t n = 0;
-  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-  return n;
-}
-
 /// A GFM table, cells padded so that it reads as a table in a terminal too.
 void md_table(std::ostream& out, const CompareTable& t) {
-  std::vector<std::vector<std::string>> cells;
-  std::vector<std::string> head;
-  for (const std::string& h : t.header) head.push_back(md_cell(h));
-  cells.push_back(head);
+  std::vector<std::vector<std::string>> rows;
   for (const auto& row : t.rows) {
     std::vector<std::string> r;
-    for (const CompareCell& c : row) r.push_back(md_cell(c.text));
-    r.resize(t.header.size());
-    cells.push_back(r);
+    for (const CompareCell& c : row) r.push_back(c.text);
+    rows.push_back(r);
   }
-  std::vector<size_t> width(t.header.size(), 3);
-  for (const auto& r : cells) {
-    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], text_width(r[i]));
-  }
-  const auto line = [&](const std::vector<std::string>& r) {
-    out << "|";
-    for (size_t i = 0; i < r.size(); ++i) {
-      const std::string pad(width[i] - text_width(r[i]), ' ');
-      out << " " << (t.numeric[i] ? pad + r[i] : r[i] + pad) << " |";
-    }
-    out << "\n";
-  };
-  line(cells[0]);
-  out << "|";
-  for (size_t i = 0; i < width.size(); ++i) {
-    out << " " << (t.numeric[i] ? std::string(width[i] - 1, '-') + ":" : std::string(width[i], '-'))
-        << " |";
-  }
-  out << "\n";
-  for (size_t r = 1; r < cells.size(); ++r) line(cells[r]);
+  write_markdown_table(out, t.header, rows, t.numeric);
 }
 
 void md_plots(std::ostream& out, const CompareDocument& doc, const CompareFigures& figures,
