@@ -2,6 +2,7 @@
 // scratch folder per test process, CSV tables of fabricsim's outputs.
 #pragma once
 
+#include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
 
@@ -42,6 +43,19 @@ inline std::string slurp(const std::filesystem::path& p) {
 }
 
 #ifdef FABRICSIM_BINARY
+/// Runs `ENV fabricsim ARGS` from the source directory (ENV: e.g. "env PATH=/nonexistent"),
+/// stdout and stderr through IO_DIR/out and IO_DIR/err, and returns them with the exit code
+/// (-1 when fabricsim did not exit, e.g. was killed).
+inline Result run_fabricsim(const std::filesystem::path& io_dir, const std::string& args,
+                            const std::string& env = "") {
+  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && " + env +
+                          (env.empty() ? "" : " ") + FABRICSIM_BINARY + " " + args + " >" +
+                          (io_dir / "out").string() + " 2>" + (io_dir / "err").string();
+  const int status = std::system(cmd.c_str());
+  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io_dir / "out"),
+                slurp(io_dir / "err")};
+}
+
 /// Runs `fabricsim ARGS` from the source tree in the background (stdout to DIR/out, stderr to
 /// DIR/err); once the shell condition `until` holds (checked every 50 ms, for at most 60 s),
 /// runs the shell command `then`, in which $pid is fabricsim's process, and waits for fabricsim.

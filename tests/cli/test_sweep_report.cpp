@@ -31,13 +31,7 @@ fs::path scratch(const std::string& name) {
 
 /// Runs `ENV fabricsim ARGS` from the source directory, capturing stdout, stderr, exit code.
 Result fabricsim(const std::string& args, const std::string& env = "") {
-  const fs::path dir = scratch("io");
-  const std::string cmd = std::string("cd ") + FABRICSIM_SOURCE_DIR + " && " + env +
-                          (env.empty() ? "" : " ") + FABRICSIM_BINARY + " " + args + " >" +
-                          (dir / "out").string() + " 2>" + (dir / "err").string();
-  const int status = std::system(cmd.c_str());
-  return Result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "out"),
-                slurp(dir / "err")};
+  return cli_testing::run_fabricsim(scratch("io"), args, env);
 }
 
 /// The quickstart's 16 GPUs (4 leaves x 4, RoCE) with 2 spines, so that 1:1 and 2:1 both build,
