@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/core/units.hpp"
 #include "sim/report/compare.hpp"
 
 namespace fabricsim {
@@ -38,12 +39,7 @@ std::string bytes_text(double b) {
 
 /// A message size as nccl-tests users read it: "16 MiB", "64 KiB", "1000 B".
 std::string size_text(int64_t bytes) {
-  const char* units[] = {"GiB", "MiB", "KiB"};
-  for (int i = 0; i < 3; ++i) {
-    const int64_t unit = int64_t{1} << (10 * (3 - i));
-    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
-  }
-  return std::to_string(bytes) + " B";
+  return format_size(bytes);
 }
 
 enum class Better { kHigher, kLower };

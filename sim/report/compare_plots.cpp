@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "sim/core/units.hpp"
 #include "sim/report/compare.hpp"
 #include "sim/report/gnuplot_text.hpp"
 
@@ -27,12 +28,7 @@ std::string num(const CompareValue& v) {
 }
 
 std::string size_text(int64_t bytes) {
-  const char* units[] = {"GiB", "MiB", "KiB"};
-  for (int i = 0; i < 3; ++i) {
-    const int64_t unit = int64_t{1} << (10 * (3 - i));
-    if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
-  }
-  return std::to_string(bytes) + " B";
+  return format_size(bytes);
 }
 
 /// The SVG terminal: a fixed size (the HTML scales it), labels as written (no enhanced text:
