@@ -189,6 +189,24 @@ CompareData compare_points(const CompareInput& in) {
     fabric_of[i] = it->second;
     d.fabrics[it->second].points.push_back(p.point);
   }
+  // The % compare with the first fabric that has a point that completed: with an unbuildable
+  // or failed fabric first, every difference would be n/a. That fabric moves to the front.
+  {
+    size_t ref = 0;
+    while (ref < d.fabrics.size()) {
+      bool complete = false;
+      for (size_t i = 0; i < in.points.size(); ++i) {
+        complete |= fabric_of[i] == ref && in.points[i].complete;
+      }
+      if (complete) break;
+      ++ref;
+    }
+    if (ref > 0 && ref < d.fabrics.size()) {
+      std::rotate(d.fabrics.begin(), d.fabrics.begin() + static_cast<std::ptrdiff_t>(ref),
+                  d.fabrics.begin() + static_cast<std::ptrdiff_t>(ref) + 1);
+      for (size_t& f : fabric_of) f = f == ref ? 0 : (f < ref ? f + 1 : f);
+    }
+  }
   std::set<std::string> seeds, modes;
   for (size_t i = 0; i < in.points.size(); ++i) {
     const ComparePoint& p = in.points[i];

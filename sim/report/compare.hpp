@@ -4,8 +4,8 @@
 // A sweep's points are grouped into fabrics and measurements. A fabric is one combination of
 // the values of the --vary axes that are not workload.* or training.* (topology.kind x
 // topology.oversubscription, say); the workload.* and training.* axes are what is measured on
-// each fabric. Every number is set beside the first fabric's (the fabric of point 1) as a
-// difference in %.
+// each fabric. Every number is set beside the first fabric's (the fabric of point 1, or of the
+// first point that completed when that fabric has none) as a difference in %.
 //
 // Three steps, each testable alone:
 //   compare_points()   the points' results.json values, by fabric and measurement

@@ -112,8 +112,10 @@ std::string near_text(const Best& b) {
   return b.near.empty() ? "" : "; within 1 % of it: " + b.near;
 }
 
-std::string pct_against(const CompareValue& v, const std::string& first) {
-  if (!v.delta_pct) return "";
+/// ", +1.2 % against FIRST" for a glance line; "" when `base` (the first fabric's value in the
+/// same row) is from a point that did not complete: the glance lines stand on complete points.
+std::string pct_against(const CompareValue& v, const CompareValue& base, const std::string& first) {
+  if (!v.delta_pct || base.doubtful || v.doubtful) return "";
   std::string t = fixed(*v.delta_pct, 1);
   if (t == "-0.0") t = "0.0";
   if (t[0] != '-' && t != "0.0") t = "+" + t;
@@ -165,7 +167,7 @@ CompareDocument compare_document(const CompareData& d) {
     if (const auto cheapest = best_of(d, costs, Better::kLower, usd)) {
       doc.glance.push_back("Lowest cost proxy: " + cheapest->names + " (USD " +
                            usd(*costs[cheapest->at].value) +
-                           pct_against(costs[cheapest->at], first) + ").");
+                           pct_against(costs[cheapest->at], costs.front(), first) + ").");
     } else {
       doc.glance.push_back(
           "No cost proxy: the scenario has no `cost_model:` (see `fabricsim topo`).");
@@ -176,8 +178,9 @@ CompareDocument compare_document(const CompareData& d) {
       if (!best) continue;
       const CompareValue& v = b.busbw_GBps[best->at];
       doc.glance.push_back("Highest " + b.workload + " busbw at " + size_text(b.size_bytes) + ": " +
-                           best->names + " (" + gbps(*v.value) + " GB/s" + pct_against(v, first) +
-                           ")" + near_text(*best) + ".");
+                           best->names + " (" + gbps(*v.value) + " GB/s" +
+                           pct_against(v, b.busbw_GBps.front(), first) + ")" + near_text(*best) +
+                           ".");
     }
     for (const CompareStep& s : d.steps) {
       const auto best = best_of(d, s.step_ms, Better::kLower, ms);
@@ -185,9 +188,9 @@ CompareDocument compare_document(const CompareData& d) {
       doc.glance.push_back("Shortest training step" +
                            (s.training.empty() ? std::string() : " (" + s.training + ")") + ": " +
                            best->names + " (" + ms(*s.step_ms[best->at].value) + " ms" +
-                           pct_against(s.step_ms[best->at], first) + ", GPU utilization " +
-                           pct(*s.gpu_utilization_pct[best->at].value) + " %)" + near_text(*best) +
-                           ".");
+                           pct_against(s.step_ms[best->at], s.step_ms.front(), first) +
+                           ", GPU utilization " + pct(*s.gpu_utilization_pct[best->at].value) +
+                           " %)" + near_text(*best) + ".");
     }
     if (!d.problems.empty()) {
       doc.glance.push_back(std::to_string(d.problems.size()) + " of " + std::to_string(d.points) +

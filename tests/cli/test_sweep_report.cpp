@@ -320,6 +320,37 @@ TEST_CASE("sweep --report: a fabric whose points failed shows why, the others ar
   CHECK(md.find("2 of 4 points did not complete") != std::string::npos);
 }
 
+TEST_CASE("sweep --report: an unbuildable first fabric gives way to the first one built") {
+  // With 2 spines a 4:1 leaf (1 uplink) cannot reach both spines: unbuildable. Swept first, it
+  // would leave every difference n/a; 1:1, the first fabric built, leads instead, and the others
+  // keep the sweep's order.
+  const fs::path d = scratch("unbuildable_first");
+  const Result r = fabricsim(
+      "sweep scenarios/quickstart.yaml --set workload.minbytes=4MiB --set workload.maxbytes=4MiB"
+      " --set topology.spines=2 --vary topology.oversubscription=4,1,2 --jobs 2 --out " +
+      d.string() + " --report");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string md = slurp(d / "report.md");
+  CHECK(md.find("Every difference in % is against the first fabric, 1:1.") != std::string::npos);
+  const MdTable bw = md_table(md, "Collective bus bandwidth");
+  REQUIRE(bw.rows.size() == 3);
+  CHECK(bw.at(0, "fabric") == "1:1");
+  CHECK(bw.at(1, "fabric") == "4:1");
+  CHECK(bw.at(1, "busbw (GB/s)") == "unbuildable");
+  CHECK(bw.at(2, "fabric") == "2:1");
+  // 2:1 against 1:1, from the two points' results.json (points 2 and 3).
+  const double one =
+      nlohmann::json::parse(slurp(d / "point-002" / "results.json"))["collectives"][0]["busbw_GBps"]
+          .get<double>();
+  const double two =
+      nlohmann::json::parse(slurp(d / "point-003" / "results.json"))["collectives"][0]["busbw_GBps"]
+          .get<double>();
+  char want[32];
+  std::snprintf(want, sizeof want, "%+.1f %%", (two - one) / one * 100.0);
+  CHECK(bw.at(2, "vs first") == want);
+}
+
 TEST_CASE("sweep --report: numbers of points stopped at --max-events are marked") {
   // 30,000 events of about 250,000: the first sizes finish, the later ones and the step do not.
   const fs::path d = scratch("limited");
@@ -346,6 +377,32 @@ TEST_CASE("sweep --report: numbers of points stopped at --max-events are marked"
   CHECK(md.find("\u2020 from a point that did not complete") != std::string::npos);
   // The glance lines name no best fabric from numbers the tool cannot stand behind.
   CHECK(md.find("Highest ") == std::string::npos);
+}
+
+TEST_CASE("sweep --report: a glance line gives no % against a number marked as not complete") {
+  // 2:1 first: its all_reduce point needs 255,465 events, 25 more than the limit, so it stops in
+  // the training step with every size measured (busbw marked); its alltoall point (251,013) and
+  // both 1:1 points (255,432 and 250,980) complete, so 2:1 stays the first fabric.
+  const fs::path d = scratch("glance_marked");
+  const Result r = fabricsim(kSmall +
+                             " --vary topology.oversubscription=2,1"
+                             " --vary workload.collective=all_reduce,alltoall"
+                             " --max-events 255440 --jobs 2 --out " +
+                             d.string() + " --report");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 124);
+  const std::string md = slurp(d / "report.md");
+  const MdTable problems = md_table(md, "Points that did not complete");
+  REQUIRE(problems.rows.size() == 1);
+  CHECK(problems.at(0, "point") == "1");
+  const size_t line = md.find("- Highest all_reduce busbw at 256 KiB: ");
+  REQUIRE(line != std::string::npos);
+  const std::string text = md.substr(line, md.find('\n', line) - line);
+  INFO(text);
+  CHECK(text.find("against") == std::string::npos);
+  // The alltoall line compares two complete points, so it keeps its %.
+  CHECK(md.find("- Highest alltoall busbw at 256 KiB: 1:1 (") != std::string::npos);
+  CHECK(md.find("% against 2:1)") != std::string::npos);
 }
 
 TEST_CASE("sweep --report: the same sweep writes the same bytes, whatever --jobs and folder") {
