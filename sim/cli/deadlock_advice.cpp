@@ -82,8 +82,10 @@ std::vector<DeadlockFix> deadlock_fixes(const Scenario& sc, const std::string& f
                      "the PFC watchdog breaks the cycle after pfc.watchdog_detection_time (" +
                          format_time(sc.pfc.watchdog_detection_time_ps) +
                          ") by dropping the stormed queues' frames (watchdog_action: drop) or "
-                         "ignoring PAUSE (forward): the flows in the cycle stall that long, "
-                         "retransmit, and may give up (exit 4)"});
+                         "ignoring PAUSE (forward). A stopgap, not a fix: the routes still close "
+                         "the cycle, so it forms again and the watchdog fires again and again; "
+                         "flows stall, lose packets and retransmit, can take orders of magnitude "
+                         "longer than with a fix above, and may give up (exit 4)"});
   }
   return fixes;
 }
