@@ -668,7 +668,9 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
   plot.dat = dat;
   std::string& gp = plot.gp;
   gp += gp_comment("fabricsim sweep " + scenario +
-                   ": busbw (GB/s) against message size, one curve per completed point");
+                   (sizes.size() == 1
+                        ? ": busbw (GB/s) at the one message size, one bar per completed point"
+                        : ": busbw (GB/s) against message size, one curve per completed point"));
   gp += "# data: busbw.dat; run `gnuplot busbw.gp` in this folder to draw busbw.svg\n";
   gp += notes;
   plot.drawable = block > 0;

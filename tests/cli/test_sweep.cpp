@@ -236,6 +236,7 @@ TEST_CASE("sweep plots: a one-size sweep draws busbw.svg as one bar per point") 
   const std::string gp = slurp(d / "busbw.gp");
   CHECK(gp.find("set logscale x") == std::string::npos);
   CHECK(gp.find("busbw at 64K (65536 bytes), one bar per point") != std::string::npos);
+  CHECK(gp.find("one bar per completed point\n") != std::string::npos);  // the header comment
   CHECK(gp.find("set xtics ('100Gbps' 0, '200Gbps' 1)") != std::string::npos);
   CHECK(gp.find("set xlabel 'link.host_rate'") != std::string::npos);
   CHECK(gp.find("'busbw.dat' index 0 using (0):2 with boxes") != std::string::npos);
