@@ -17,8 +17,11 @@ bool training_axis(const std::string& key) {
   return key == "training" || starts_with(key, "training.");
 }
 
+/// An axis measured on each fabric with the workload's: the workload itself, and how it is
+/// measured: the seed (ECMP hash salts: the spread of one fabric, not another fabric) and the
+/// mode (packet or flow: two models of the same fabric).
 bool workload_axis(const std::string& key) {
-  return key == "workload" || starts_with(key, "workload.");
+  return key == "workload" || starts_with(key, "workload.") || key == "seed" || key == "mode";
 }
 
 /// The status of a point up to its first ':' ("incomplete: stalled …" -> "incomplete").
@@ -405,6 +408,18 @@ CompareData compare_points(const CompareInput& in) {
         for (auto* v :
              {&q.max_queue_bytes, &q.worst_port_p99_bytes, &q.pfc_pause_frames, &q.pfc_paused_us}) {
           v->push_back(why);
+        }
+        continue;
+      }
+      if (member(*p->results, "mode") == "flow") {
+        // The flow mode shares links max-min fair: it has no queues nor PFC, and its zeros
+        // are not a fabric's (a -100 % against a packet-mode fabric would read as a win).
+        CompareValue m;
+        m.missing = "not modelled (flow mode)";
+        m.point = p->point;
+        for (auto* v :
+             {&q.max_queue_bytes, &q.worst_port_p99_bytes, &q.pfc_pause_frames, &q.pfc_paused_us}) {
+          v->push_back(m);
         }
         continue;
       }

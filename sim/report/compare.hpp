@@ -2,8 +2,8 @@
 // report.html, one page per sweep.
 //
 // A sweep's points are grouped into fabrics and measurements. A fabric is one combination of
-// the values of the --vary axes that are not workload.* or training.* (topology.kind x
-// topology.oversubscription, say); the workload.* and training.* axes are what is measured on
+// the values of the --vary axes that are not workload.*, training.*, seed or mode (topology.kind
+// x topology.oversubscription, say); those four are what is measured on
 // each fabric. Every number is set beside the first fabric's (the fabric of point 1, or of the
 // first point that completed when that fabric has none) as a difference in %.
 //

@@ -135,7 +135,7 @@ CompareDocument compare_document(const CompareData& d) {
                      std::to_string(d.fabrics.size()) + " fabric" +
                      (d.fabrics.size() == 1 ? "" : "s");
   if (d.fabric_axes.empty()) {
-    what += " (the scenario's own: no --vary axis outside workload.* and training.*)";
+    what += " (the scenario's own: no --vary axis outside workload.*, training.*, seed and mode)";
   } else {
     std::string keys;
     for (const std::string& k : d.fabric_axes) keys += (keys.empty() ? "`" : "` x `") + k;

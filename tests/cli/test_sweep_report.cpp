@@ -405,6 +405,31 @@ TEST_CASE("sweep --report: a glance line gives no % against a number marked as n
   CHECK(md.find("% against 2:1)") != std::string::npos);
 }
 
+TEST_CASE("sweep --report: seed and mode are measured on each fabric, not fabrics of their own") {
+  // Two fabrics (1:1, 2:1 on 2 spines) under both models and two seeds: 8 points, 2 fabrics.
+  // The flow mode models no queues nor PFC: its cells say so instead of a 0 that would read as
+  // -100 % against the packet model.
+  const fs::path d = scratch("seed_mode");
+  const Result r = fabricsim(
+      "sweep scenarios/quickstart.yaml --set topology.spines=2 --set workload.minbytes=1MiB"
+      " --set workload.maxbytes=1MiB --vary topology.oversubscription=1,2"
+      " --vary mode=packet,flow --vary seed=1,2 --jobs 2 --out " +
+      d.string() + " --report");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string md = slurp(d / "report.md");
+  CHECK(md.find("8 points: 2 fabrics (each combination of `topology.oversubscription`), each "
+                "measured on every value of `mode`, `seed`") != std::string::npos);
+  const MdTable q = md_table(md, "Queues and PFC");
+  REQUIRE(q.rows.size() == 8);
+  for (size_t row = 0; row < q.rows.size(); ++row) {
+    INFO(q.at(row, "workload") << " " << q.at(row, "fabric"));
+    const bool flow = q.at(row, "workload").find("mode=flow") != std::string::npos;
+    CHECK((q.at(row, "max queue") == "not modelled (flow mode)") == flow);
+    if (flow) CHECK(q.at(row, "vs first").empty());
+  }
+}
+
 TEST_CASE("sweep --report: the same sweep writes the same bytes, whatever --jobs and folder") {
   const fs::path a = scratch("same_a"), b = scratch("same_b");
   const Result ra = fabricsim(kTwoFabrics + " --jobs 2 --out " + a.string() + " --report");
@@ -429,8 +454,8 @@ TEST_CASE("sweep --report: one fabric (only workload axes) is compared with noth
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const std::string md = slurp(d / "report.md");
-  CHECK(md.find("2 points: 1 fabric (the scenario's own: no --vary axis outside workload.* and "
-                "training.*)") != std::string::npos);
+  CHECK(md.find("2 points: 1 fabric (the scenario's own: no --vary axis outside workload.*, "
+                "training.*, seed and mode)") != std::string::npos);
   const MdTable cost = md_table(md, "Fabrics and cost proxy");
   REQUIRE(cost.rows.size() == 1);
   CHECK(cost.at(0, "fabric") == "spine-leaf 1:1");  // from results.json `fabric`
