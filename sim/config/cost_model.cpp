@@ -71,6 +71,9 @@ YAML::Node parse(const std::string& path) {
   return docs.empty() ? YAML::Node() : docs[0];
 }
 
+/// The largest unit price a cost file may give, in US dollars.
+constexpr double kMaxUnitPriceUsd = 1e7;
+
 /// A price: a plain non-negative finite number. Points at the value, or at the key when the
 /// value is empty (yaml-cpp marks a null value at the next token).
 double price(const std::string& file, const std::string& key, const YAML::Node& value,
@@ -88,6 +91,14 @@ double price(const std::string& file, const std::string& key, const YAML::Node& 
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v) || v < 0) {
     fail(file, value.Mark(), key, expected + "'" + s + "'");
+  }
+  // One port, NIC or cable: USD 10 million is far above any of them (a whole 64-port QM9700 is
+  // USD 42,000, HARDWARE.md §7), and keeps every total finite (1e308 made the total inf, which
+  // results.json writes as null, the value that means "no cost model").
+  if (v > kMaxUnitPriceUsd) {
+    fail(file, value.Mark(), key,
+         "a unit price of at most 10000000 US dollars (one switch port, NIC or cable), got '" + s +
+             "'");
   }
   return v;
 }

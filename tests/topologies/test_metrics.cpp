@@ -437,6 +437,11 @@ TEST_CASE("cost file: mistakes name the line, column and key") {
     check_cost_error(edit(kCost, "nic_usd: 10", "nic_usd: inf"), 2, 10, "nic_usd",
                      "expected a non-negative number of US dollars, e.g. 656, got 'inf'");
   }
+  SECTION("finite but no unit's price: 1e308 made every total inf (null in results.json)") {
+    check_cost_error(edit(kCost, "nic_usd: 10", "nic_usd: 1e308"), 2, 10, "nic_usd",
+                     "a unit price of at most 10000000 US dollars (one switch port, NIC or "
+                     "cable), got '1e308'");
+  }
   SECTION("a list") {
     check_cost_error(edit(kCost, "nic_usd: 10", "nic_usd: [1, 2]"), 2, 10, "nic_usd",
                      "expected a non-negative number of US dollars, e.g. 656, got a list");
