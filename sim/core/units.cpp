@@ -236,9 +236,14 @@ int64_t parse_quantity(std::string_view text, const QuantityKind& kind) {
   }
 
   const auto too_large = [&]() {
-    fail(
-        kind, text,
-        "too large: the limit is " + std::to_string(kInt64Max) + " " + std::string(kind.base_unit));
+    fail(kind, text,
+         "too large: the limit is " + std::to_string(kInt64Max) + " " +
+             std::string(kind.base_unit) +
+             // Times are kept in picoseconds: say the limit in the unit a long run is given in.
+             (std::string(kind.base_unit) == "picoseconds"
+                  ? " (about " + std::to_string(kInt64Max / (int64_t{3'600} * 1'000'000'000'000)) +
+                        " h)"
+                  : ""));
   };
 
   // Integer part, capped at int64 (the factor is >= 1, so anything larger overflows anyway).

@@ -117,6 +117,10 @@ TEST_CASE("parse_*: the int64 limit", "[units]") {
   CHECK_THAT(time_error("9223372036854775808ps"), Contains("too large"));
   CHECK_THAT(time_error("9223372.036854775808s"), Contains("too large"));
   CHECK_THAT(time_error("10000000s"), Contains("too large"));  // 10¹⁹ ps
+  // The time limit also in hours: (2⁶³ − 1) ps / 3.6 × 10¹⁵ ps per h = 2562.05 h.
+  CHECK_THAT(time_error("100000h"),
+             Contains("the limit is 9223372036854775807 picoseconds (about 2562 h)"));
+  CHECK_THAT(size_error("8388608TiB"), !Contains("(about"));
   CHECK_THAT(time_error("99999999999999999999999999999999999999999ps"), Contains("too large"));
   CHECK_THAT(size_error("8388608TiB"), Contains("too large"));   // 2⁶³
   CHECK_THAT(rate_error("1200000TB/s"), Contains("too large"));  // 9.6 × 10¹⁸
