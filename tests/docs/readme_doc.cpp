@@ -15,8 +15,8 @@
 namespace fabricsim::docs {
 namespace fs = std::filesystem;
 
-MarkerError::MarkerError(std::size_t l, const std::string& message)
-    : std::runtime_error("README.md:" + std::to_string(l) + ": " + message), line(l) {}
+MarkerError::MarkerError(std::size_t l, const std::string& m, const std::string& file)
+    : std::runtime_error(file + ":" + std::to_string(l) + ": " + m), line(l), message(m) {}
 
 namespace {
 
@@ -120,7 +120,9 @@ bool selected(const std::string& id, const Options& o) {
 
 }  // namespace
 
-Document parse(const std::string& text) {
+namespace {
+
+Document parse_markers(const std::string& text) {
   Document doc;
   doc.text = text;
   const auto lines = split_lines(text);
@@ -240,6 +242,38 @@ Document parse(const std::string& text) {
       throw MarkerError(d.line, "value '" + d.id + "' is defined but never used (<!--v " + d.id +
                                     "-->...<!--/v-->)");
   return doc;
+}
+
+}  // namespace
+
+Document parse(const std::string& text, const std::string& file) {
+  try {
+    return parse_markers(text);
+  } catch (const MarkerError& e) {
+    throw MarkerError(e.line, e.message, file);
+  }
+}
+
+void check_unique_ids(const std::vector<Document>& docs, const std::vector<std::string>& names) {
+  std::map<std::string, std::string> regions, values;  // id -> "FILE:LINE" of its first use
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    for (const auto& r : docs[i].regions) {
+      const std::string at = names[i] + ":" + std::to_string(r.marker_line);
+      if (!regions.emplace(r.id, at).second)
+        throw MarkerError(r.marker_line,
+                          "region '" + r.id + "' is also at " + regions[r.id] +
+                              " (ids are unique across README.md and docs/)",
+                          names[i]);
+    }
+    for (const auto& d : docs[i].defs) {
+      const std::string at = names[i] + ":" + std::to_string(d.line);
+      if (!values.emplace(d.id, at).second)
+        throw MarkerError(d.line,
+                          "value '" + d.id + "' is also defined at " + values[d.id] +
+                              " (ids are unique across README.md and docs/)",
+                          names[i]);
+    }
+  }
 }
 
 std::string mask_wall_clock(const std::string& text) {

@@ -1,7 +1,7 @@
-// Generated regions and checked values of README.md: the examples are rerun from the current
-// build, so a number in the README is one the binary prints.
+// Generated regions and checked values of README.md and docs/*.md: the examples are rerun from
+// the current build, so a number in the documentation is one the binary prints.
 //
-// Markers (README "Keeping the README true" describes them for writers):
+// Markers (docs/testing.md "Keeping the documentation true" describes them for writers):
 //
 //   <!-- doc ID [slow] [code] [prompt]: COMMAND -->
 //   ...the output of COMMAND...
@@ -37,10 +37,12 @@
 
 namespace fabricsim::docs {
 
-/// A marker the parser cannot read; `line` is 1-based in the README.
+/// A marker the parser cannot read; `line` is 1-based in the file `file` (what() reads
+/// "FILE:LINE: MESSAGE").
 struct MarkerError : std::runtime_error {
-  MarkerError(std::size_t line, const std::string& message);
+  MarkerError(std::size_t line, const std::string& message, const std::string& file = "README.md");
   std::size_t line;
+  std::string message;  // without the file and line
 };
 
 /// `<!-- doc ID flags: COMMAND -->` ... `<!-- /doc ID -->`.
@@ -79,9 +81,15 @@ struct Document {
   std::vector<ValueUse> uses;
 };
 
-/// Reads every marker of `text`. Throws MarkerError: an unclosed or mismatched region, a
-/// duplicate id, an unknown flag, a value used without a definition or defined and never used.
-Document parse(const std::string& text);
+/// Reads every marker of `text`, the file named `file` in messages. Throws MarkerError: an
+/// unclosed or mismatched region, a duplicate id, an unknown flag, a value used without a
+/// definition or defined and never used. A value is defined and used in the same file.
+Document parse(const std::string& text, const std::string& file = "README.md");
+
+/// Ids must be unique across the files checked together (`region ID` reads a region of any file
+/// read before): throws MarkerError at the second of two regions, or two value definitions, that
+/// share an id. `names[i]` names `docs[i]` in the message.
+void check_unique_ids(const std::vector<Document>& docs, const std::vector<std::string>& names);
 
 struct CommandResult {
   std::string out;

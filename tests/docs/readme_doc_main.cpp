@@ -1,8 +1,12 @@
-// readme_doc: reruns README.md's generated regions and checked values (readme_doc.hpp).
+// readme_doc: reruns the generated regions and checked values of README.md and docs/*.md
+// (readme_doc.hpp).
 //
-//   readme_doc --bin FABRICSIM [--check] [--skip-slow] [--only ID] [--verbose] README.md
-//       rewrite README.md in place (or, with --check, exit 1 with a unified diff when it
-//       differs); the README's folder is the top folder the commands run from
+//   readme_doc --bin FABRICSIM [--check] [--skip-slow] [--only ID] [--verbose] [--top DIR]
+//              FILE...
+//       rewrite each FILE in place (or, with --check, exit 1 with a unified diff of each that
+//       differs); the files are read in the order given, with ids unique across them, so a
+//       value may read a region of an earlier file (`region ID`); the commands run from DIR
+//       (default: the first file's folder), the top folder of the repository
 //   readme_doc --json FILE PATH    print a value of a JSON file (the markers' `json`)
 //
 // Exit codes: 0 up to date (or rewritten), 1 stale (--check) or a command failed, 2 bad
@@ -16,6 +20,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "readme_doc.hpp"
 
@@ -26,7 +31,7 @@ namespace {
 
 int usage() {
   std::cerr << "usage: readme_doc --bin FABRICSIM [--check] [--skip-slow] [--only ID] [--verbose] "
-               "README.md\n"
+               "[--top DIR] FILE...\n"
                "       readme_doc --json FILE PATH\n";
   return 2;
 }
@@ -53,8 +58,8 @@ class TimedRunner : public Runner {
   bool verbose_;
 };
 
-/// `diff -u` of the README against what it should be, labelled with the file's name.
-void print_diff(const fs::path& readme, const std::string& fresh) {
+/// `diff -u` of a file against what it should be, labelled with `name`.
+void print_diff(const fs::path& readme, const std::string& name, const std::string& fresh) {
   char tmpl[] = "/tmp/readme_doc_fresh.XXXXXX";
   const int fd = mkstemp(tmpl);
   if (fd < 0) return;
@@ -64,11 +69,25 @@ void print_diff(const fs::path& readme, const std::string& fresh) {
     out << fresh;
   }
   std::fflush(stdout);
-  const std::string cmd = "diff -u --label '" + readme.filename().string() +
-                          " (in the repository)' --label '" + readme.filename().string() +
+  const std::string cmd = "diff -u --label '" + name + " (in the repository)' --label '" + name +
                           " (from the current build)' '" + readme.string() + "' '" + tmpl + "'";
   [[maybe_unused]] const int rc = std::system(cmd.c_str());
   std::remove(tmpl);
+}
+
+std::string slurp(const fs::path& p, bool& ok) {
+  std::ifstream in(p, std::ios::binary);
+  ok = static_cast<bool>(in);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// `file` as its path under `top` when it is inside it ("docs/mpi.md"), else as given.
+std::string display_name(const fs::path& file, const fs::path& top) {
+  const fs::path rel = fs::absolute(file).lexically_normal().lexically_relative(top);
+  const std::string r = rel.string();
+  return r.empty() || r.rfind("..", 0) == 0 ? file.string() : r;
 }
 
 }  // namespace
@@ -84,7 +103,8 @@ int main(int argc, char** argv) {
     }
   }
   Options options;
-  fs::path binary, readme;
+  fs::path binary, top;
+  std::vector<fs::path> files;
   bool verbose = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -98,88 +118,110 @@ int main(int argc, char** argv) {
       options.only = argv[++i];
     else if (a == "--bin" && i + 1 < argc)
       binary = argv[++i];
-    else if (!a.empty() && a[0] != '-' && readme.empty())
-      readme = a;
+    else if (a == "--top" && i + 1 < argc)
+      top = argv[++i];
+    else if (!a.empty() && a[0] != '-')
+      files.push_back(a);
     else
       return usage();
   }
-  if (binary.empty() || readme.empty()) return usage();
+  if (binary.empty() || files.empty()) return usage();
   if (!fs::is_regular_file(binary)) {
     std::cerr << "readme_doc: no fabricsim binary at " << binary << "\n";
     return 2;
   }
-  std::string text;
-  {
-    std::ifstream in(readme, std::ios::binary);
-    if (!in) {
-      std::cerr << "readme_doc: cannot read " << readme << "\n";
+  if (top.empty()) top = fs::absolute(files[0]).parent_path();
+  top = fs::absolute(top).lexically_normal();
+  if (!top.has_filename()) top = top.parent_path();  // "dir/" -> "dir"
+  std::vector<std::string> texts, names;
+  std::vector<Document> docs;
+  for (const auto& f : files) {
+    bool ok = false;
+    texts.push_back(slurp(f, ok));
+    if (!ok) {
+      std::cerr << "readme_doc: cannot read " << f << "\n";
       return 2;
     }
-    std::ostringstream s;
-    s << in.rdbuf();
-    text = s.str();
+    names.push_back(display_name(f, top));
   }
-  Document doc;
   try {
-    doc = parse(text);
+    for (std::size_t i = 0; i < files.size(); ++i) docs.push_back(parse(texts[i], names[i]));
+    check_unique_ids(docs, names);
   } catch (const MarkerError& e) {
     std::cerr << e.what() << "\n";
     return 2;
   }
   if (!options.only.empty()) {
     bool any = false;
-    for (const auto& r : doc.regions) any = any || r.id == options.only;
-    for (const auto& d : doc.defs)
-      any = any || d.id == options.only || d.id.rfind(options.only + ".", 0) == 0;
+    for (const auto& doc : docs) {
+      for (const auto& r : doc.regions) any = any || r.id == options.only;
+      for (const auto& d : doc.defs)
+        any = any || d.id == options.only || d.id.rfind(options.only + ".", 0) == 0;
+    }
     if (!any) {
       std::cerr << "readme_doc: --only " << options.only << ": no region or value by that id\n";
       return 2;
     }
   }
-  const fs::path top = fs::absolute(readme).parent_path();
-  Outcome o;
+  std::vector<Outcome> outcomes;
   {
     ShellRunner shell(top, binary, fs::read_symlink("/proc/self/exe"));
     TimedRunner timed(shell, verbose);
-    o = regenerate(doc, timed, options);
+    for (const auto& doc : docs) outcomes.push_back(regenerate(doc, timed, options));
   }
-  const std::string name = readme.filename().string();
-  for (const auto& e : o.errors) std::cerr << name << ":" << e.line << ": " << e.message << "\n";
-  for (const auto& s : o.stale)
-    std::cout << name << ":" << s.line << ": " << s.message << (options.check ? "" : " (rewritten)")
-              << "\n";
-  std::cout << "readme_doc: " << o.regions_checked << " regions and " << o.values_checked
-            << " values rerun";
-  if (o.slow_regions_skipped + o.slow_values_skipped > 0)
-    std::cout << "; skipped " << o.slow_regions_skipped << " slow regions and "
-              << o.slow_values_skipped
+  Outcome all;
+  std::size_t stale = 0;
+  bool errors = false;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const Outcome& o = outcomes[i];
+    for (const auto& e : o.errors)
+      std::cerr << names[i] << ":" << e.line << ": " << e.message << "\n";
+    for (const auto& s : o.stale)
+      std::cout << names[i] << ":" << s.line << ": " << s.message
+                << (options.check ? "" : " (rewritten)") << "\n";
+    stale += o.stale.size();
+    errors = errors || !o.errors.empty();
+    all.regions_checked += o.regions_checked;
+    all.values_checked += o.values_checked;
+    all.regions_skipped += o.regions_skipped;
+    all.values_skipped += o.values_skipped;
+    all.slow_regions_skipped += o.slow_regions_skipped;
+    all.slow_values_skipped += o.slow_values_skipped;
+  }
+  std::cout << "readme_doc: " << all.regions_checked << " regions and " << all.values_checked
+            << " values rerun in " << docs.size() << (docs.size() == 1 ? " file" : " files");
+  if (all.slow_regions_skipped + all.slow_values_skipped > 0)
+    std::cout << "; skipped " << all.slow_regions_skipped << " slow regions and "
+              << all.slow_values_skipped
               << " slow values (regenerate them by hand: bash scripts/docs/regen.sh --only ID)";
   if (!options.only.empty())
-    std::cout << "; " << o.regions_skipped << " regions and " << o.values_skipped
+    std::cout << "; " << all.regions_skipped << " regions and " << all.values_skipped
               << " values not selected by --only";
   std::cout << "\n";
   if (options.check) {
-    if (!o.stale.empty()) {
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      if (outcomes[i].stale.empty()) continue;
       std::cout << "\n";
-      print_diff(readme, o.text);
-      std::cout << "\n"
-                << name << " differs from the current build in " << o.stale.size()
+      print_diff(files[i], names[i], outcomes[i].text);
+    }
+    if (stale > 0)
+      std::cout << "\nthe documentation differs from the current build in " << stale
                 << " place(s): bash scripts/docs/regen.sh rewrites it; read the prose around "
                    "each change\n";
-    }
-    return o.stale.empty() && o.errors.empty() ? 0 : 1;
+    return stale == 0 && !errors ? 0 : 1;
   }
-  if (o.text != text) {
-    const fs::path tmp = readme.string() + ".tmp-" + std::to_string(getpid());
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    if (outcomes[i].text == texts[i]) continue;
+    const fs::path tmp = files[i].string() + ".tmp-" + std::to_string(getpid());
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << o.text;
+      out << outcomes[i].text;
       if (!out) {
         std::cerr << "readme_doc: cannot write " << tmp << "\n";
         return 1;
       }
     }
-    fs::rename(tmp, readme);
+    fs::rename(tmp, files[i]);
   }
-  return o.errors.empty() ? 0 : 1;
+  return errors ? 1 : 0;
 }

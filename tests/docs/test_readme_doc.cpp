@@ -298,3 +298,37 @@ TEST_CASE("readme_doc --check: a stale number in a real fabricsim region fails w
   CHECK(read(dir.path / "README.md").find("3.3") == std::string::npos);
   CHECK(run_tool(args).exit_code == 0);
 }
+
+TEST_CASE("readme_doc: README.md and docs/*.md are checked together, ids unique across them") {
+  TempDir dir;
+  fs::create_directory(dir.path / "docs");
+  // Region `n` in the README prints 4; the docs page reads it (`region n`) and says 5.
+  write(dir.path / "README.md", "# top\n<!-- doc n: echo 4 -->\n4\n<!-- /doc n -->\n");
+  const std::string page =
+      "# page\n"
+      "n is <!--v page.n-->5<!--/v-->.\n"
+      "<!-- doc-values\n"
+      "page.n: region n\n"
+      "-->\n";
+  write(dir.path / "docs" / "page.md", page);
+  const std::string files = " '" + (dir.path / "README.md").string() + "' '" +
+                            (dir.path / "docs" / "page.md").string() + "'";
+  const std::string bin =
+      "--bin '" + std::string(FABRICSIM_BINARY) + "' --top '" + dir.path.string() + "'";
+  const Run stale = run_tool("--check " + bin + files);
+  INFO(stale.out);
+  CHECK(stale.exit_code == 1);
+  CHECK(stale.out.find("docs/page.md:2: value 'page.n' says '5'; the build gives '4'") !=
+        std::string::npos);
+  CHECK(stale.out.find("1 regions and 1 values rerun in 2 files") != std::string::npos);
+  CHECK(run_tool(bin + files).exit_code == 0);  // rewritten
+  CHECK(read(dir.path / "docs" / "page.md").find("<!--v page.n-->4<!--/v-->") != std::string::npos);
+  CHECK(run_tool("--check " + bin + files).exit_code == 0);
+
+  // The same region id in two files is an error naming both places.
+  write(dir.path / "docs" / "page.md", "# page\n<!-- doc n: echo 4 -->\n4\n<!-- /doc n -->\n");
+  const Run twice = run_tool("--check " + bin + files);
+  INFO(twice.out);
+  CHECK(twice.exit_code == 2);
+  CHECK(twice.out.find("docs/page.md:2: region 'n' is also at README.md:2") != std::string::npos);
+}
