@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets (issue 11) for a fixed time each, by hand or as CI's smoke run.
+# Runs the libFuzzer targets for a fixed time each, by hand or as CI's smoke run.
 #   fuzz/run.sh [SECONDS per target, default 600] [TARGET ...]   (default: all six)
 # Builds them first with clang into build-fuzz/ (FABRICSIM_FUZZ=ON: ASan + UBSan + libFuzzer).
 # Seeds: scenarios/, configs/, tests/data/, tests/bad_inputs/ (scenario); tests/data/perftest and
@@ -48,7 +48,7 @@ seed() {  # target -> seed directory
         n=$((n + 1))
         printf "\\x$(printf %02x $((n % 7)))\\xf0%s" "$kv" > "$d/raw$n"
       done < <(grep -ohE -- "--(set|vary) ('[^']*'|\"[^\"]*\"|[^ '\"]+)" tests/bad_inputs/*.expect \
-                 README.md tests/cli/*.cpp | sed -E "s/^--(set|vary) //; s/^['\"]//; s/['\"]\$//" |
+                 README.md docs/*.md tests/cli/*.cpp | sed -E "s/^--(set|vary) //; s/^['\"]//; s/['\"]\$//" |
                  grep '=' | sort -u)
       local values=(1 0 4 true 400Gbps 1us 1MiB 100KB 1e-8 "[3, 4]" "{}" auto 0.5 3:1 leaf0-spine0)
       for i in $(seq 0 299); do

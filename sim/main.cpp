@@ -87,7 +87,7 @@ constexpr const char* kUsage =
     "      --flows gz writes flows.csv.gz instead (gzip), none leaves it out;\n"
     "      under `mpirun -np N` the packet model runs partitioned over N ranks and writes the\n"
     "      same files, byte for byte; SIGUSR1 to mpirun stops it as Ctrl-C does a run\n"
-    "      (README \"Running over MPI\")\n"
+    "      (docs/mpi.md)\n"
     "  validate SCENARIO.yaml [--set KEY=VALUE]... [--mode packet|flow]   check the scenario\n"
     "      without running it\n"
     "  topo SCENARIO.yaml [--set KEY=VALUE]... [--dot FILE] [--json] [--partitions N]\n"

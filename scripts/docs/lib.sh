@@ -1,4 +1,5 @@
-# Functions for README.md's markers (README "Keeping the README true"). tests/docs/readme_doc
+# Functions for the markers of README.md and docs/*.md (docs/testing.md "Keeping the
+# documentation true"). tests/docs/readme_doc
 # sources this file before each marker's command, from the top folder, with `fabricsim` (the
 # build's binary, each distinct command line run once), `json FILE PATH` and `region ID`
 # defined. Plain bash, coreutils and awk (mawk: no gawk extensions); LC_ALL=C.

@@ -145,7 +145,7 @@ TEST_CASE("run --trace-events 0 on a full disk: flows.csv is not cut, nor an ear
 }
 
 TEST_CASE("a deadlocked run whose trace.json cannot be written exits 74, the deadlock reported") {
-  // Precedence (README "Commands"): an output not written (74) wins over the run's outcome
+  // Precedence (docs/commands.md): an output not written (74) wins over the run's outcome
   // (3 here), which results.json and stderr still give.
   const fs::path d = scratch("full_deadlock");
   const Result r = fabricsim("run scenarios/pfc-deadlock-ring.yaml --out " + d.string(), 100'000);
