@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmarks (issue 9), run by hand on a Release build:
+# Scale benchmarks, run by hand on a Release build:
 #   1. packet level: Ring AllReduce of 64 MiB over the 128 servers of a k = 8 fat-tree, 400 Gb/s
 #   2. packet level: AllReduce of 256 MiB on 1024 GPUs, rail-optimized (4 DGX H100 SuperPOD SUs)
 #   3. flow level:   AllReduce size sweep (10 sizes, 1 MiB .. 512 MiB) on 16,384 GPUs (64 SUs)

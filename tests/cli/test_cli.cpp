@@ -384,7 +384,9 @@ TEST_CASE("topo prints the metrics table and writes DOT with Boost's writer") {
   CHECK(dot.find("host0--leaf0") != std::string::npos);
 }
 
-TEST_CASE("inputs a fresh user found to end in internal errors are bad input (exit 2)") {
+TEST_CASE(
+    "a fabric of one GPU, a buffer below one frame, a bad --seed or --out, a device file and "
+    "routing tables beyond memory are bad input (exit 2), not internal errors") {
   struct Case {
     std::string args, text;
   };
@@ -2022,7 +2024,7 @@ std::map<std::string, nlohmann::json> run_packet_and_flow(const std::string& com
 TEST_CASE("flow mode: uncongested collectives take the packet model's time within 5 %") {
   // 16 GPUs under one switch (nothing shared but each GPU's own links): the packet model is
   // the reference. Ring at every size; Tree where bandwidth dominates (>= 4 MiB: below it the
-  // flow mode's closed-form pipeline latency is off by up to ~11 %, README says so).
+  // flow mode's closed-form pipeline latency is off by up to ~11 %, docs/flow-mode.md says so).
   const std::string fabric =
       " --set 'topology={kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16}'"
       " --set workload.stepfactor=4";
@@ -2060,8 +2062,8 @@ TEST_CASE("flow mode: rings through multi-GPU servers take the packet model's ti
   // time. A ring's step crosses a NIC on one hop in G; its NVLink steps are short, so the NIC's
   // queue of steps hides the step latency (flow_plan.hpp). 16 GPUs under one switch, G GPUs per
   // NVSwitch server, NCCL's protocol per size. Measured: G = 2 within 3.4 %, G = 4 within 2 %,
-  // G = 8 within 1.3 % but +8.3 % at 16 MiB (README: its rings stay more in step than the
-  // model counts).
+  // G = 8 within 1.3 % but +8.3 % at 16 MiB (docs/flow-mode.md: its rings stay more in step than
+  // the model counts).
   struct Case {
     int gpus;
     const char* collective;
@@ -2401,7 +2403,7 @@ TEST_CASE("results.json depends_on names the congestion settings a result leans 
   const auto [quiet, quiet_out] = run("scenarios/quickstart.yaml" + kSmall, "quiet");
   CHECK(quiet["depends_on"].empty());
   CHECK(quiet_out.find("# depends on") == std::string::npos);
-  // The victim-flow incast: PFC holds the senders (12,568 PAUSE frames in its README story).
+  // The victim-flow incast: PFC holds the senders.
   const auto [pfc, pfc_out] = run("scenarios/pfc-victim-flow.yaml", "pfc");
   REQUIRE(pfc["depends_on"].size() == 1);
   CHECK(pfc["depends_on"][0]["keys"][0] == "pfc.xoff");

@@ -107,7 +107,7 @@ TEST_CASE("memory: a process limit (ulimit -v) below the machine's memory is the
     WARN("not run: AddressSanitizer cannot start under ulimit -v");
     return;
   }
-  // The issue's case: 1000000 aliased flows under a 1.6 GB limit ended in "internal error:
+  // 1000000 aliased flows under a 1.6 GB limit ended in "internal error:
   // std::bad_alloc" after gigabytes; 1000000 x 3500 bytes = 3.5 GB is over half of 1.6 GB.
   const fs::path f = alias_flows(1'000'000);
   const Result r = fabricsim("run " + f.string(), "unset FABRICSIM_MAX_MEMORY; ulimit -v 1600000;");

@@ -1,4 +1,4 @@
-// Lossless fabrics (issue 5): PFC incast, XOFF/XON hysteresis, the headroom formula, pause
+// Lossless fabrics: PFC incast, XOFF/XON hysteresis, the headroom formula, pause
 // quanta, PFC deadlock detection, InfiniBand credits, the PFC watchdog and per-switch
 // overrides. Expected values are closed forms written out here (802.1Qbb quanta, the headroom
 // terms, line-rate bounds), or emergent facts (zero drops, a cycle) checked against the model.

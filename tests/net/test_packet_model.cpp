@@ -1,4 +1,4 @@
-// The packet model against queueing truths (issue 4): incast, Little's law, go-back-N,
+// The packet model against queueing truths: incast, Little's law, go-back-N,
 // conservation, shared-buffer dynamic thresholds, strict priority / DWRR, cut-through latency,
 // bit errors, the per-QP rate limiter and the retransmission timeout. Every expected value is a
 // closed form written out here from the standards' header sizes, not taken from sim/net.

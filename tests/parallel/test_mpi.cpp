@@ -1,4 +1,4 @@
-// Conservative parallel runs over MPI (issue 10): the same model run sequentially and with
+// Conservative parallel runs over MPI: the same model run sequentially and with
 // `mpirun -np 2` must give the same bytes. The model is PHOLD (sim/parallel/phold_main.cpp):
 // every LP's output is a hash chain over the events it executed, in order, so one event out of
 // place on one LP, a tie at the same picosecond included, changes the file.
