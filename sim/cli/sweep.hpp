@@ -1,6 +1,7 @@
 // `fabricsim sweep`: one scenario run over the cartesian product of --vary value lists
-// (DESIGN.md §4). Wiring only: every point is loaded and prepared as `fabricsim run` would
-// (sim/cli/run.hpp), then simulated; sweep.csv / sweep.md tabulate one row per point.
+// (DESIGN.md §4). Wiring only: the points are planned and run by sim/sweep/ (each as `fabricsim
+// run` would, sim/cli/run.hpp), in child processes by sim/pool/; the table, plots and report
+// are written by sim/report/ (sweep_table, sweep_plots, sweep_report).
 #pragma once
 
 #include <atomic>
@@ -9,27 +10,9 @@
 #include <vector>
 
 #include "sim/cli/run.hpp"
+#include "sim/sweep/vary.hpp"
 
 namespace fabricsim {
-
-/// A sweep of more points than this is refused before anything is loaded (exit 2).
-inline constexpr int64_t kMaxSweepPoints = 10'000;
-
-/// One --vary KEY=V1,V2,...: a scenario key (the dotted path --set takes) and its values, as
-/// written (surrounding blanks trimmed).
-struct SweepAxis {
-  std::string key;
-  std::vector<std::string> values;
-};
-
-/// Splits a --vary value list on the commas that are not inside [] or {} or a quoted string, so
-/// "[3],[3,4]" is two values and "{a: 1, b: 2}" one. Blanks around each value are trimmed.
-/// Throws ConfigError naming `where` for an empty value or an unbalanced bracket or quote.
-std::vector<std::string> split_vary_values(const std::string& list, const std::string& where);
-
-/// Parses the --vary options in order. Throws ConfigError ("--vary TEXT: KEY: what", exit 2)
-/// for a missing '=', an empty key, an empty value, or a key given by an earlier --vary.
-std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies);
 
 /// `fabricsim sweep`: loads and prepares every point (the --set list of `opts`, then the
 /// point's KEY=VALUE pairs as further --set overrides, then --seed) before any runs, so bad
@@ -59,7 +42,7 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies);
 /// and waited for, and the points started are tabulated, the interrupted ones marked so.
 ///
 /// With `report` (--report, needs opts.out_given) the fabric comparison is written last:
-/// DIR/report.md and DIR/report.html (sim/cli/sweep_report.hpp).
+/// DIR/report.md and DIR/report.html (sim/report/sweep_report.hpp).
 int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
               const std::atomic<bool>* interrupt, int64_t jobs = 0, bool report = false);
 

@@ -1,4 +1,4 @@
-#include "sim/cli/child_process.hpp"
+#include "sim/report/gnuplot_run.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,6 +12,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "sim/pool/process_pool.hpp"
+
 namespace fabricsim {
 namespace {
 
@@ -23,19 +25,6 @@ std::string trim(const std::string& s) {
 }
 
 }  // namespace
-
-std::string describe_wait_status(const std::string& who, int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = ::strsignal(sig);
-    return who + " was killed by signal " + std::to_string(sig) +
-           (name ? std::string(" (") + name + ")" : std::string());
-  }
-  if (WIFEXITED(status)) {
-    return who + " exited with code " + std::to_string(WEXITSTATUS(status)) + " without a result";
-  }
-  return who + " ended without a result";
-}
 
 std::string find_gnuplot() {
   const char* env = std::getenv("PATH");

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/sweep.hpp"
 #include "sim/report/output_file.hpp"
+#include "sim/report/sweep_table.hpp"
 
 namespace fabricsim {
 

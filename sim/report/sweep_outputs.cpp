@@ -1,4 +1,4 @@
-#include "sim/cli/sweep_outputs.hpp"
+#include "sim/report/sweep_outputs.hpp"
 
 #include <algorithm>
 #include <system_error>

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep_report.hpp"
+#include "sim/report/sweep_report.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -7,8 +7,8 @@
 #include <sstream>
 #include <system_error>
 
-#include "sim/cli/child_process.hpp"
 #include "sim/report/compare.hpp"
+#include "sim/report/gnuplot_run.hpp"
 
 namespace fabricsim {
 namespace {

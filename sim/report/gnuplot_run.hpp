@@ -1,15 +1,11 @@
-// Helper processes of the CLI: gnuplot, started on a script and waited for, and how a child
-// process ended, in words. Used by `sweep` (its plots and point processes) and its report.
+// gnuplot, found on PATH and started on a script, waited for. Used by the sweep's plots and its
+// report.
 #pragma once
 
 #include <filesystem>
 #include <string>
 
 namespace fabricsim {
-
-/// Why process `who` ended without a result, from its waitpid() status: "WHO was killed by
-/// signal 9 (Killed)", "WHO exited with code 3 without a result".
-std::string describe_wait_status(const std::string& who, int status);
 
 /// The gnuplot executable on PATH, as a shell finds it; "" when there is none.
 std::string find_gnuplot();
