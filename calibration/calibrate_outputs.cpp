@@ -1,4 +1,4 @@
-#include "sim/cli/calibrate_outputs.hpp"
+#include "calibration/calibrate_outputs.hpp"
 
 #include <sys/stat.h>
 
