@@ -23,6 +23,7 @@
 #include "sim/sweep/sweep_parallel.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_point.hpp"
+#include "sim/sweep/sweep_tabulate.hpp"
 
 namespace fabricsim {
 
@@ -44,46 +45,14 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
   const std::vector<SweepAxis>& axes = plan.axes;
   const int64_t points = plan.points;
   const std::string& shape = plan.shape;
-  const bool topology_axes = plan.topology_axes;
   const std::map<int64_t, std::string>& unbuildable = plan.unbuildable;
-  const std::vector<int64_t>& gpus = plan.gpus;
-  const std::vector<std::optional<double>>& costs = plan.costs;
   std::vector<Scenario>& scenarios = plan.scenarios;
   const std::vector<std::vector<std::string>>& values = plan.values;
   const std::filesystem::path dir(opts.out_dir);
   clear_sweep_dir(opts, points);
 
-  SweepTable table;
-  table.header.push_back("point");
-  table.right_aligned.push_back(true);
-  for (const SweepAxis& a : axes) {
-    table.header.push_back(a.key);
-    table.right_aligned.push_back(false);
-  }
-  for (const std::string& c : kMetricColumns) {
-    table.header.push_back(c);
-    table.right_aligned.push_back(c != "status");
-  }
-  const bool cost_column = std::any_of(scenarios.begin(), scenarios.end(),
-                                       [](const Scenario& sc) { return !sc.cost_model.empty(); });
-  if (cost_column) {
-    table.header.push_back(kCostColumn);
-    table.right_aligned.push_back(true);
-  }
-  const bool training_columns = std::any_of(scenarios.begin(), scenarios.end(),
-                                            [](const Scenario& sc) { return sc.training.enabled; });
-  if (training_columns) {
-    for (const std::string& c : kTrainingColumns) {
-      table.header.push_back(c);
-      table.right_aligned.push_back(true);
-    }
-  }
-  // Families and ratios do not all hold the same GPUs (a fat-tree's edge ratio changes its
-  // host ports): the size of each point's cluster is part of reading its row.
-  if (topology_axes) {
-    table.header.push_back(kGpusColumn);
-    table.right_aligned.push_back(true);
-  }
+  SweepColumns columns;
+  SweepTable table = sweep_table_header(plan, columns);
 
   std::string command = "fabricsim sweep " + shell_word(opts.scenario_path);
   for (const std::string& v : varies) command += " --vary " + shell_word(v);
@@ -118,28 +87,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     }
     return rows;
   };
-  const auto tabulate = [&] {
-    table.rows.clear();
-    for (const PointResult* p : finished_rows()) {
-      table.rows.push_back(*p);
-      if (cost_column) {
-        const std::optional<double> cost =
-            p->cost_usd ? p->cost_usd : costs[static_cast<size_t>(p->point - 1)];
-        table.rows.back().cells.push_back(cost ? number_text(*cost) : "");
-      }
-      if (training_columns) {
-        const auto ms = [](const std::optional<int64_t>& ps) {
-          return ps ? number_text(static_cast<double>(*ps) / 1e9) : std::string();
-        };
-        table.rows.back().cells.push_back(ms(p->step_ps));
-        table.rows.back().cells.push_back(ms(p->exposed_comm_ps));
-      }
-      if (topology_axes) {
-        const int64_t n = gpus[static_cast<size_t>(p->point - 1)];
-        table.rows.back().cells.push_back(n > 0 ? std::to_string(n) : std::string());
-      }
-    }
-  };
+  const auto tabulate = [&] { tabulate_points(table, finished_rows(), plan, columns); };
   const auto write_tables = [&] {
     tabulate();
     std::ostringstream csv, md, perf;
@@ -147,14 +95,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
     md << "# fabricsim sweep: " << first.name << "\n\n`" << command << "`\n\n";
     write_markdown_table(md, table);
     if (!plots_line.empty()) md << "\n" << plots_line << "\n";
-    perf << "point,wall_s,events,events_per_s\n";
-    for (const PointResult& p : table.rows) {
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "%lld,%.3f,%lld,%.0f\n", static_cast<long long>(p.point),
-                    p.wall_s, static_cast<long long>(p.events),
-                    p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0.0);
-      perf << buf;
-    }
+    perf << sweep_perf_csv(table);
     return write_sweep_tables(dir, csv.str(), md.str(), perf.str());
   };
   // After each point: a failure is said once, and tried again after the next point.
@@ -214,7 +155,7 @@ int cmd_sweep(const RunOptions& opts, const std::vector<std::string>& varies,
                       dir / point_dir_name(p.point, points) / "results.json"});
     }
     report_out = write_sweep_report(dir, first.name, command, axes, values, table.header, rows,
-                                    training_columns, report_failures);
+                                    columns.training, report_failures);
   }
 
   std::cout << "#\n";
