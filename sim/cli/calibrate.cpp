@@ -19,7 +19,7 @@
 #include "calibration/calibrate_tables.hpp"
 #include "calibration/holdout.hpp"
 #include "calibration/report_json.hpp"
-#include "calibration/through_simulation.hpp"
+#include "calibration/simulated/through_simulation.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"

@@ -1,7 +1,7 @@
 // `fabricsim sweep ... --out DIR --report`: the fabric comparison (sim/report/compare.hpp)
 // written beside the sweep's tables: DIR/report.md, DIR/report.html and the plots'
-// DIR/report-*.{gp,dat,svg}. Wiring only: it reads the points' results.json, hands them to
-// sim/report, runs gnuplot and writes the files.
+// DIR/report-*.{gp,dat,svg}. It reads the points' results.json, hands them to the comparison,
+// runs gnuplot and writes the files.
 #pragma once
 
 #include <cstdint>

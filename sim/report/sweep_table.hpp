@@ -19,6 +19,7 @@ struct SweepAxis {
   std::string key;
   std::vector<std::string> values;
 };
+
 /// How a point ended, for the status column and the exit code.
 /// kUnbuildable: the point's fabric cannot be built (a ratio a family's switches cannot make,
 /// in a sweep over topology keys); it is tabulated with the reason and not run.
@@ -56,6 +57,7 @@ struct PointResult {
   /// Its files in DIR/point-NNN/ that could not be written: "cannot write PATH: REASON".
   std::vector<std::string> unwritten;
 };
+
 /// The sweep table: the same columns in sweep.csv, sweep.md and on stdout.
 struct SweepTable {
   std::vector<std::string> header;

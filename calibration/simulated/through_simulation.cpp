@@ -1,4 +1,4 @@
-#include "calibration/through_simulation.hpp"
+#include "calibration/simulated/through_simulation.hpp"
 
 #include <unistd.h>
 
