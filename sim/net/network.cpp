@@ -143,7 +143,15 @@ int64_t OccupancyHistogram::percentile(double q) const {
 
 Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& routes,
                  const NetConfig& cfg)
-    : sim_(sim), fabric_(fabric), routes_(routes), cfg_(cfg) {
+    : sim_(sim),
+      fabric_(fabric),
+      routes_(routes),
+      cfg_(cfg),
+      monitor_(sim,
+               LosslessMonitor::Settings{cfg.pfc_watchdog, cfg.watchdog_detection_ps,
+                                         cfg.watchdog_restoration_ps, cfg.deadlock_check_ps,
+                                         cfg.credits},
+               &Network::on_check_barrier, this) {
   if (cfg.mtu_bytes <= 0) throw std::invalid_argument("Network: mtu_bytes must be > 0");
   if (cfg.ack_interval < 1) throw std::invalid_argument("Network: ack_interval must be >= 1");
   if (cfg.rto_ps <= 0) throw std::invalid_argument("Network: rto must be > 0");
@@ -433,6 +441,15 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       nics_.push_back(nic);
     }
   }
+  LosslessMonitor::Wiring wiring;
+  wiring.port_node.reserve(ports_.size());
+  wiring.peer_port.reserve(ports_.size());
+  for (const Port& p : ports_) {
+    wiring.port_node.push_back(p.node);
+    wiring.peer_port.push_back(p.peer_port);
+  }
+  wiring.first_port = first_port_;
+  monitor_.set_wiring(std::move(wiring));
 }
 
 void Network::set_drop_every(uint32_t port_id, uint32_t n) {
@@ -544,7 +561,7 @@ void Network::kick(uint32_t port_id) {
   if (ok != 0) {
     start_tx(port_id, ok);
   } else if (port.nonempty != 0) {
-    schedule_check();  // blocked (paused or out of credits): watch for a deadlock
+    monitor_.schedule_check();  // blocked (paused or out of credits): watch for a deadlock
   }
 }
 
@@ -1226,12 +1243,12 @@ void Network::on_rto(uint64_t qp_id) {
     return;
   }
   go_back(static_cast<uint32_t>(qp_id), qp.snd_una, true);
-  if (qp.retries + 1 >= cfg_.retry_count && lossless_any_ && deadlock_.detected_at_ps < 0) {
+  if (qp.retries + 1 >= cfg_.retry_count && lossless_any_ && monitor_.detecting()) {
     // This QP fails at its next timeout or the one after. If it is stuck in a deadlock, the
     // detector must see that before the QP gives up, whatever the check interval: look at
     // these timeouts too (the last one runs before the failing timer, at the same picosecond),
     // so two checks in a row prove the cycle first.
-    request_check_at(qp.rto_deadline_ps);
+    monitor_.request_check_at(qp.rto_deadline_ps);
   }
 }
 
@@ -1380,7 +1397,7 @@ void Network::pause_queue(uint32_t port_id, int tc, int64_t until_ps) {
     port.pause_timer = true;
     sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), node_lp(port.node), this, port_id);
   }
-  schedule_check();
+  monitor_.schedule_check();
 }
 
 void Network::resume_queue(uint32_t port_id, int tc) {
@@ -1463,283 +1480,7 @@ void Network::on_credit(uint64_t packed) {
   if (!ports_[port_id].transmitting) port_idle(port_id);
 }
 
-Network::~Network() {
-  if (check_at_ps_ != INT64_MAX && sim_.barrier_ps() == check_at_ps_) sim_.clear_barrier();
-}
-
-void Network::schedule_check() {
-  if (check_at_ps_ != INT64_MAX || (deadlock_.detected_at_ps >= 0 && !cfg_.pfc_watchdog)) return;
-  const int64_t now = sim_.now_ps();
-  while (!requested_checks_.empty() && requested_checks_.top() <= now) requested_checks_.pop();
-  check_at_ps_ = now + cfg_.deadlock_check_ps;
-  if (!requested_checks_.empty()) check_at_ps_ = std::min(check_at_ps_, requested_checks_.top());
-  sim_.set_barrier(check_at_ps_, &Network::on_check_barrier, this);
-}
-
-void Network::request_check_at(int64_t t_ps) {
-  requested_checks_.push(t_ps);
-  if (t_ps < check_at_ps_) arm_check_at(t_ps);
-}
-
-void Network::on_check_barrier(void* network) {
-  static_cast<Network*>(network)->run_check();
-}
-
-void Network::set_owned_nodes(std::vector<uint8_t> owned) {
-  if (!owned.empty() && owned.size() != is_switch_.size()) {
-    throw std::invalid_argument("Network::set_owned_nodes: " + std::to_string(owned.size()) +
-                                " entries for " + std::to_string(is_switch_.size()) + " nodes");
-  }
-  owned_ = std::move(owned);
-}
-
-bool Network::watchdog_scan(int64_t now) {
-  bool stormed = false;
-  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
-    Port& port = ports_[pid];
-    if (!is_switch_[port.node] || (port.paused | port.storm) == 0) continue;
-    if (!owned_.empty() && !owned_[port.node]) continue;
-    // What the watchdog starts (resumed or flushed queues sending, PFC frames) is the switch's
-    // own doing: its pushes are keyed as its LP's, as its rank in a partitioned run keys them.
-    sim_.as_lp(node_lp(port.node), [&] {
-      for (int tc = 0; tc < kTrafficClasses; ++tc) {
-        const uint8_t bit = static_cast<uint8_t>(1u << tc);
-        LosslessQueue& q = lq(pid, tc);
-        if ((port.storm & bit) && now - q.last_pfc_rx_ps >= cfg_.watchdog_restoration_ps) {
-          port.storm &= static_cast<uint8_t>(~bit);  // restored: PAUSE honoured again
-          if (q.paused_until_ps <= now) resume_queue(pid, tc);
-          if (port.paused & bit) q.paused_since_ps = now;  // paused again from now (counted)
-          q.stuck_since_ps = -1;
-          continue;
-        }
-        if (port.storm & bit) continue;
-        // A storm: paused with frames queued that cannot drain, continuously for the detection
-        // time (as SONiC's pfcwd; seen at each check, so up to one check interval late).
-        if (!(port.paused & bit) || port.head[tc] == nullptr) {
-          q.stuck_since_ps = -1;
-          continue;
-        }
-        if (q.stuck_since_ps < 0) q.stuck_since_ps = q.paused_since_ps;
-        if (now - q.stuck_since_ps >= cfg_.watchdog_detection_ps) {
-          port.storm |= bit;  // stormed: PAUSE ignored from now, not counted as paused time
-          q.stuck_since_ps = -1;
-          QueueCounters& qc = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
-          qc.paused_ps += now - q.paused_since_ps;
-          q.paused_since_ps = -1;
-          qc.storms += 1;
-          stormed = true;
-          if (cfg_.watchdog_drop) {
-            // Flush the queue (the frame being sent, if any, finishes).
-            while (Packet* p = port.head[tc]) {
-              port.head[tc] = p->next;
-              const int64_t bytes = p->wire_bytes;
-              mmus_[port.node].on_dequeue(qc.occupancy.bytes, bytes);
-              occupancy_change(pid, tc, -bytes);
-              const uint32_t in_pid = first_port_[port.node] + p->in_port;
-              if (lossless(port.node, p->in_tc)) ingress_change(in_pid, p->in_tc, -bytes);
-              drop(p, pid, DropCause::kWatchdog);
-            }
-            port.tail[tc] = nullptr;
-            port.nonempty &= static_cast<uint8_t>(~bit);
-            port.deficit[tc] = 0;
-          }
-          port_idle(pid);
-        }
-      }
-    });
-  }
-  return stormed;
-}
-
-LosslessSnapshot Network::local_snapshot(const std::vector<uint8_t>* owned_nodes) const {
-  LosslessSnapshot s;
-  const bool detail = deadlock_.detected_at_ps < 0;  // the detector still looks
-  std::vector<uint32_t> pairs;                       // (in_port << 3 | in_tc) of one queue
-  std::vector<uint32_t> qps;
-  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
-    const Port& port = ports_[pid];
-    if (owned_nodes != nullptr && !(*owned_nodes)[port.node]) continue;
-    if (s.blocked == 0 &&
-        (port.paused != 0 || port.storm != 0 ||
-         (!port.transmitting && port.nonempty != 0 && eligible(port, pid) == 0))) {
-      s.blocked = 1;
-    }
-    if (!detail || !is_switch_[port.node]) continue;
-    if (port.xoff != 0) s.xoff.push_back({pid, port.xoff});
-    if (port.transmitting && !port.in_tx_control) {
-      s.in_tx.push_back({pid, port.in_tx_ingress, port.in_tx_in_tc});
-    }
-    if (port.nonempty == 0) continue;
-    const uint8_t blocked =
-        is_switch_[port.peer_node] ? port.nonempty & static_cast<uint8_t>(~eligible(port, pid)) : 0;
-    for (int tc = 0; tc < kTrafficClasses; ++tc) {
-      if (port.head[tc] == nullptr) continue;
-      const uint64_t id = static_cast<uint64_t>(pid) * kTrafficClasses + tc;
-      pairs.clear();
-      for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) {
-        pairs.push_back(uint32_t{p->in_port} << 3 | p->in_tc);
-      }
-      std::sort(pairs.begin(), pairs.end());
-      pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-      for (uint32_t k : pairs) s.holds.push_back({id, k >> 3, k & 7});
-      if (!(blocked >> tc & 1)) continue;
-      s.blocked_queues.push_back({id, queues_[id].tx_packets});
-      qps.clear();
-      for (const Packet* p = port.head[tc]; p != nullptr; p = p->next) qps.push_back(p->qp);
-      std::sort(qps.begin(), qps.end());
-      qps.erase(std::unique(qps.begin(), qps.end()), qps.end());
-      for (uint32_t qp : qps) s.queued.push_back({id, qp});
-    }
-  }
-  return s;  // sorted: built in (port, class) order
-}
-
-void Network::run_check() {
-  check_at_ps_ = INT64_MAX;
-  const int64_t now = sim_.now_ps();
-  const bool stormed = cfg_.pfc_watchdog && watchdog_scan(now);
-  LosslessSnapshot local = local_snapshot(owned_.empty() ? nullptr : &owned_);
-  local.stormed = stormed ? 1 : 0;
-  const LosslessSnapshot snap = gather_ ? gather_(std::move(local)) : std::move(local);
-  // From here on every rank reads the same merged snapshot and keeps the same state.
-  if (snap.stormed != 0 && deadlock_.detected_at_ps >= 0) deadlock_.broken_by_watchdog = true;
-  if (snap.blocked == 0) {
-    last_cycle_.clear();
-    last_cycle_tx_.clear();
-    return;
-  }
-  if (deadlock_.detected_at_ps < 0) {
-    std::vector<uint64_t> cycle = find_deadlock(snap);
-    std::vector<int64_t> tx;
-    tx.reserve(cycle.size());
-    for (uint64_t id : cycle) {
-      // Cycle members are blocked queues, so the snapshot has their count.
-      const auto it = std::lower_bound(snap.blocked_queues.begin(), snap.blocked_queues.end(),
-                                       LosslessSnapshot::Blocked{id, INT64_MIN});
-      tx.push_back(it->tx_packets);
-    }
-    // Proven when the same cycle is stuck at two checks in a row with nothing sent from it.
-    const bool moved = cycle != last_cycle_ || tx != last_cycle_tx_;
-    if (!cycle.empty() && !moved) {
-      report_deadlock(snap, cycle, now);
-      if (!cfg_.pfc_watchdog) {
-        sim_.request_stop();
-        return;
-      }
-    }
-    last_cycle_ = std::move(cycle);
-    last_cycle_tx_ = std::move(tx);
-  }
-  schedule_check();
-}
-
-void Network::report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle,
-                              int64_t now) {
-  deadlock_.detected_at_ps = now;
-  const FabricGraph& g = fabric_.graph;
-  std::map<uint32_t, std::string> flows;
-  for (uint64_t id : cycle) {
-    const uint32_t pid = static_cast<uint32_t>(id / kTrafficClasses);
-    const int tc = static_cast<int>(id % kTrafficClasses);
-    const Port& port = ports_[pid];
-    deadlock_.cycle.push_back(g[port.node].name + ":" + std::to_string(port.index) + ":" +
-                              std::to_string(tc));
-    deadlock_.links.push_back(g[port.node].name + "->" + g[port.peer_node].name);
-    auto it = std::lower_bound(s.queued.begin(), s.queued.end(), LosslessSnapshot::Queued{id, 0});
-    for (; it != s.queued.end() && it->queue == id; ++it) {
-      const Qp& qp = qps_[it->qp];
-      flows.emplace(it->qp, "host " + std::to_string(qp.src_host) + " -> host " +
-                                std::to_string(qp.dst_host) + " (qp " + std::to_string(it->qp) +
-                                ")");
-    }
-  }
-  for (const auto& [qp, text] : flows) deadlock_.flows.push_back(text);
-}
-
-std::vector<uint64_t> Network::find_deadlock(const LosslessSnapshot& s) const {
-  // Candidates: blocked switch egress queues (non-empty, paused by a switch peer in XOFF or
-  // without credits for their head) whose frames cannot leave. A candidate waits on the peer's
-  // ingress (peer port, tc); that ingress drains only through the peer's egress queues holding
-  // its frames. Keep, to a fixed point, the candidates whose awaited ingress has frames only
-  // in candidate queues and none being sent: each survivor waits on survivors, so they
-  // contain a cycle, and none of them can send.
-  std::vector<uint8_t> xoff(ports_.size(), 0);
-  for (const LosslessSnapshot::Xoff& x : s.xoff) xoff[x.port] = static_cast<uint8_t>(x.mask);
-  const size_t nq = ports_.size() * kTrafficClasses;
-  std::vector<uint8_t> stuck(nq, 0);
-  std::vector<uint64_t> members;
-  for (const LosslessSnapshot::Blocked& b : s.blocked_queues) {  // in queue id order
-    const uint32_t pid = static_cast<uint32_t>(b.queue / kTrafficClasses);
-    const int tc = static_cast<int>(b.queue % kTrafficClasses);
-    if (!cfg_.credits && !(xoff[ports_[pid].peer_port] >> tc & 1)) continue;  // a resume comes
-    stuck[b.queue] = 1;
-    members.push_back(b.queue);
-  }
-  if (members.empty()) return {};
-  // Per awaited ingress (global port x 8 + priority): the queues holding its frames, in queue
-  // id order, and whether a frame of it is being sent.
-  std::map<uint64_t, std::vector<uint64_t>> held_in;
-  for (const LosslessSnapshot::Holds& h : s.holds) {
-    const uint32_t node = ports_[h.queue / kTrafficClasses].node;
-    const uint64_t in = (uint64_t{first_port_[node]} + h.in_port) * kTrafficClasses + h.in_tc;
-    held_in[in].push_back(h.queue);
-  }
-  std::vector<uint64_t> sending;
-  for (const LosslessSnapshot::InTx& t : s.in_tx) {
-    sending.push_back(uint64_t{t.ingress} * kTrafficClasses + t.in_tc);
-  }
-  std::sort(sending.begin(), sending.end());
-  // For each member, the queues (at its peer) holding frames of the ingress it waits on.
-  std::vector<std::vector<uint64_t>> holders(members.size());
-  std::vector<uint8_t> draining(members.size(), 0);
-  for (size_t i = 0; i < members.size(); ++i) {
-    const uint32_t pid = static_cast<uint32_t>(members[i] / kTrafficClasses);
-    const int tc = static_cast<int>(members[i] % kTrafficClasses);
-    const uint64_t in = uint64_t{ports_[pid].peer_port} * kTrafficClasses + tc;
-    if (std::binary_search(sending.begin(), sending.end(), in)) draining[i] = 1;
-    if (auto it = held_in.find(in); it != held_in.end()) holders[i] = it->second;
-    if (holders[i].empty()) draining[i] = 1;  // its frames are on the wire or gone
-  }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = 0; i < members.size(); ++i) {
-      if (!stuck[members[i]]) continue;
-      bool ok = !draining[i];
-      for (uint64_t h : holders[i]) ok = ok && stuck[h];
-      if (!ok) {
-        stuck[members[i]] = 0;
-        changed = true;
-      }
-    }
-  }
-  // Walk successors (the first stuck holder) from the first survivor until a queue repeats.
-  std::map<uint64_t, size_t> index;
-  for (size_t i = 0; i < members.size(); ++i) index[members[i]] = i;
-  uint64_t at = UINT64_MAX;
-  for (uint64_t id : members) {
-    if (stuck[id]) {
-      at = id;
-      break;
-    }
-  }
-  if (at == UINT64_MAX) return {};
-  std::vector<uint64_t> path;
-  std::map<uint64_t, size_t> seen;
-  while (!seen.count(at)) {
-    seen[at] = path.size();
-    path.push_back(at);
-    const size_t i = index.at(at);
-    uint64_t next = UINT64_MAX;
-    for (uint64_t h : holders[i]) {
-      if (stuck[h]) {
-        next = h;
-        break;
-      }
-    }
-    at = next;
-  }
-  return std::vector<uint64_t>(path.begin() + static_cast<ptrdiff_t>(seen[at]), path.end());
-}
+Network::~Network() = default;
 
 NetTotals Network::totals() const {
   NetTotals t;

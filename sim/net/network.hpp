@@ -44,11 +44,13 @@
 // InfiniBand credits on the upstream node.
 // The periodic lossless check (PFC watchdog and deadlock detector) is no event and runs on no
 // LP: it is the simulator's barrier (Simulator::set_barrier), armed deadlock_check_ps after a
-// queue was first seen blocked, and runs before any event at its picosecond. It scans the
-// watchdog on the owned nodes (set_owned_nodes; all by default), describes their ports in a
-// LosslessSnapshot (sim/net/lossless_snapshot.hpp), passes it through the snapshot gather
-// (set_snapshot_gather: identity here; a partitioned run's allgather + merge), and finds the
-// deadlock on the merged snapshot alone, so every rank reaches the same verdict.
+// queue was first seen blocked, and runs before any event at its picosecond. Its state machines
+// are the LosslessMonitor's (congestion/lossless_monitor.hpp), a member: the network scans the
+// watchdog on the owned nodes (set_owned_nodes; all by default), asking the monitor per queue,
+// describes their ports in a LosslessSnapshot (congestion/lossless_snapshot.hpp), passes it
+// through the snapshot gather (set_snapshot_gather: identity here; a partitioned run's
+// allgather + merge), and the monitor finds the deadlock on the merged snapshot alone, so every
+// rank reaches the same verdict (sim/net/network_lossless.cpp).
 #pragma once
 
 #include <array>
@@ -68,12 +70,12 @@
 #include "congestion/credits.hpp"
 #include "congestion/dcqcn.hpp"
 #include "congestion/ecn.hpp"
+#include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/quantile_histogram.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
-#include "sim/net/lossless_snapshot.hpp"
 #include "sim/net/wire.hpp"
 #include "topologies/fabric_graph.hpp"
 #include "topologies/routing.hpp"
@@ -413,19 +415,6 @@ struct NetTotals {
   int64_t paused_ps = 0;           ///< summed over egress queues: time paused
 };
 
-/// A deadlock the detector proved: a cycle of egress queues (switch, port, priority), each
-/// paused (or out of credits) by the next one's switch, none of which can send.
-struct DeadlockReport {
-  int64_t detected_at_ps = -1;  ///< -1: none
-  /// "switch:port:priority" of each queue of the cycle, in wait-for order.
-  std::vector<std::string> cycle;
-  /// Flows (QPs) with packets in the cycle's queues: "host S -> host D (qp Q)".
-  std::vector<std::string> flows;
-  /// Per cycle entry, the link its queue sends on: "switch->peer".
-  std::vector<std::string> links;
-  bool broken_by_watchdog = false;  ///< the run went on: the PFC watchdog broke the cycle
-};
-
 /// Wire-byte conservation: sent = delivered + dropped + in flight.
 struct ByteBalance {
   int64_t sent_bytes = 0, delivered_bytes = 0, dropped_bytes = 0, in_flight_bytes = 0;
@@ -457,7 +446,7 @@ class Network {
   /// BufferMmu), ack_interval < 1, rto_ps <= 0, a traffic class outside 0..7 or a DWRR weight
   /// outside 1..255.
   Network(Simulator& sim, const Fabric& fabric, const RoutingTable& routes, const NetConfig& cfg);
-  /// Clears the simulator's barrier if it is this network's pending check.
+  /// Clears the simulator's barrier if it is this network's pending check (LosslessMonitor).
   ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
@@ -576,17 +565,14 @@ class Network {
 
   // ---- the periodic lossless check (PFC watchdog and deadlock detector) ----
   /// When the pending check runs (the simulator's barrier), INT64_MAX when none is armed.
-  int64_t next_check_ps() const { return check_at_ps_; }
+  int64_t next_check_ps() const { return monitor_.next_check_ps(); }
   /// Arms the lossless check at `t_ps` (>= now), replacing the one armed here: a partitioned
   /// run's ranks agree on the earliest any of them armed (each arms from its own traffic).
-  void arm_check_at(int64_t t_ps) {
-    check_at_ps_ = t_ps;
-    sim_.set_barrier(check_at_ps_, &Network::on_check_barrier, this);
-  }
+  void arm_check_at(int64_t t_ps) { monitor_.arm_check_at(t_ps); }
   /// The nodes this process owns (bit per vertex: 1 = owned; empty = all, the default): the
   /// watchdog scans and local_snapshot() describes only their ports. Throws
   /// std::invalid_argument unless empty or one entry per fabric node.
-  void set_owned_nodes(std::vector<uint8_t> owned);
+  void set_owned_nodes(std::vector<uint8_t> owned) { monitor_.set_owned_nodes(std::move(owned)); }
   /// The lossless state of the ports of the nodes `owned_nodes` marks (all when nullptr): the
   /// blocked flag, and while no deadlock is proven the records find_deadlock() reads.
   LosslessSnapshot local_snapshot(const std::vector<uint8_t>* owned_nodes) const;
@@ -594,11 +580,13 @@ class Network {
   /// (default: identity). A partitioned run installs an allgather of encode()d snapshots and
   /// merges them; the result must be the same on every rank. nullptr restores the default.
   void set_snapshot_gather(std::function<LosslessSnapshot(LosslessSnapshot)> gather) {
-    gather_ = std::move(gather);
+    monitor_.set_snapshot_gather(std::move(gather));
   }
   /// The stuck cycle of egress queue ids (port x 8 + class) in wait-for order that the merged
   /// snapshot `s` proves, if any (else empty). Reads only `s` and the static topology.
-  std::vector<uint64_t> find_deadlock(const LosslessSnapshot& s) const;
+  std::vector<uint64_t> find_deadlock(const LosslessSnapshot& s) const {
+    return monitor_.find_deadlock(s);
+  }
   NetTotals totals() const;
   /// Packets the pool holds (its high-water mark, in chunks: packets in flight at the busiest
   /// moment, rounded up) and the size of one.
@@ -644,7 +632,7 @@ class Network {
   const std::string& failure() const { return failure_; }
   /// The deadlock found (detected_at_ps >= 0), if any. Without the PFC watchdog the network
   /// stops the simulator when it proves one.
-  const DeadlockReport& deadlock() const { return deadlock_; }
+  const DeadlockReport& deadlock() const { return monitor_.deadlock(); }
   /// Bytes that came in on switch port `port_id` in priority `tc` and are still in the
   /// switch's buffer (the count PFC thresholds apply to).
   int64_t ingress_bytes(uint32_t port_id, int tc) const {
@@ -744,12 +732,6 @@ class Network {
   void on_pause_expiry(uint64_t port_id);
   void on_xoff_refresh(uint64_t port_id);
   void on_credit(uint64_t packed);
-  /// Arms the check deadlock_check_ps from now (the simulator's barrier), or at the earliest
-  /// requested check if sooner, unless one is armed or a deadlock stopped the detector.
-  void schedule_check();
-  /// Asks for a check at `t_ps` (> now) besides the periodic ones: a queue pair's last
-  /// retransmission timeouts, so that a deadlock is proven before the QP fails.
-  void request_check_at(int64_t t_ps);
   static void on_check_barrier(void* network);
   /// The check: watchdog on the owned nodes, snapshot, gather, deadlock detection and report.
   void run_check();
@@ -768,8 +750,9 @@ class Network {
   int64_t xoff_threshold(uint32_t in_pid) const;
   /// The PFC watchdog over the owned switches' egress queues; true if it declared a storm.
   bool watchdog_scan(int64_t now);
-  /// Fills deadlock_ for the proven `cycle` from the merged snapshot `s`.
-  void report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle, int64_t now);
+  /// Names the proven `cycle`'s queues, links and flows (from the merged snapshot `s`) in the
+  /// monitor's DeadlockReport.
+  void report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle);
   void on_tx_done(uint64_t port_id);
   void on_arrival(uint64_t packet_addr);
   void on_nic_wake(uint64_t nic);
@@ -883,22 +866,15 @@ class Network {
   std::vector<LosslessQueue> lq_;     ///< port x traffic class
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
   std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF
-  // The check's own state, the same on every rank (derived from merged snapshots only).
-  int64_t check_at_ps_ = INT64_MAX;  ///< the armed check's time; INT64_MAX: none
-  /// Checks asked for by request_check_at, earliest on top (times in the past are skipped).
-  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> requested_checks_;
-  bool lossless_any_ = false;  ///< some switch runs PFC, or InfiniBand credits
+  bool lossless_any_ = false;         ///< some switch runs PFC, or InfiniBand credits
   /// Per switch with PFC: the headroom of all its ingress ports and lossless priorities, bytes
   /// (with a shared buffer, memory beside shared_buffer).
   std::vector<int64_t> headroom_pool_bytes_;
   /// Per switch: an XON waits for the shared pool to free (static XOFF in a shared buffer), so
   /// any frame leaving may allow it.
   std::vector<uint8_t> xon_waits_for_pool_;
-  std::vector<uint64_t> last_cycle_;    ///< the candidate cycle of the previous check
-  std::vector<int64_t> last_cycle_tx_;  ///< per queue of last_cycle_: its tx_packets then
-  std::vector<uint8_t> owned_;          ///< per node: owned (empty: all)
-  std::function<LosslessSnapshot(LosslessSnapshot)> gather_;  ///< empty: identity
-  DeadlockReport deadlock_;
+  /// The PFC watchdog and the deadlock detector (the periodic lossless check).
+  LosslessMonitor monitor_;
   CompletionSink* sink_ = nullptr;
   NetObserver* observer_ = nullptr;
 };

@@ -1,4 +1,4 @@
-#include "sim/net/lossless_snapshot.hpp"
+#include "congestion/lossless_snapshot.hpp"
 
 #include <algorithm>
 #include <cstring>
