@@ -404,6 +404,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   }
   if (cfg.credits) {
     lossless_any_ = true;
+    credit_fc_.init(ports_.size());
     // Each sender holds credits for its peer's input buffer per VL; hosts (NICs) drain their
     // input at line rate and never withhold credits.
     for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
@@ -429,7 +430,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
                   " B), so no packet could ever be sent");
         }
       }
-      for (int tc = 0; tc < kTrafficClasses; ++tc) lq(pid, tc).credits = buffer / kCreditBytes;
+      for (int tc = 0; tc < kTrafficClasses; ++tc) credit_fc_.grant(pid, tc, buffer / kCreditBytes);
     }
   }
   nic_of_port_.assign(ports_.size(), -1);
@@ -541,8 +542,7 @@ uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
   if (cfg_.credits) {
     for (uint32_t m = ok; m != 0; m &= m - 1) {
       const int tc = std::countr_zero(m);
-      if (credit_blocks(port.head[tc]->wire_bytes) >
-          lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].credits) {
+      if (!credit_fc_.may_send(port_id, tc, port.head[tc]->wire_bytes)) {
         ok &= static_cast<uint8_t>(~(1u << tc));
       }
     }
@@ -788,9 +788,7 @@ void Network::nic_fill(uint32_t nic_id) {
     // the port calls back when it resumes.
     const Port& port = ports_[nic.port];
     if (((port.paused & ~port.storm) >> qp.tc & 1) ||
-        (cfg_.credits &&
-         credit_blocks(cfg_.wire.wire_bytes(payload)) >
-             lq_[static_cast<size_t>(nic.port) * kTrafficClasses + qp.tc].credits)) {
+        (cfg_.credits && !credit_fc_.may_send(nic.port, qp.tc, cfg_.wire.wire_bytes(payload)))) {
       ++nic.cursor;
       ++tried;
       continue;
@@ -894,7 +892,7 @@ void Network::start_tx(uint32_t port_id, uint8_t eligible) {
   port.in_tx_enqueue_ps = p->enqueue_ps;
   port.in_tx_ingress = is_switch_[port.node] ? first_port_[port.node] + p->in_port : UINT32_MAX;
   port.in_tx_in_tc = p->in_tc;
-  if (cfg_.credits && (lq(port_id, tc).credits -= credit_blocks(p->wire_bytes)) < 0) {
+  if (cfg_.credits && !credit_fc_.consume(port_id, tc, p->wire_bytes)) {
     throw std::logic_error("Network: a port sent without InfiniBand credits");
   }
   const int64_t now = sim_.now().ps();
@@ -1476,7 +1474,7 @@ void Network::return_credits(uint32_t in_pid, int tc, int64_t wire_bytes) {
 void Network::on_credit(uint64_t packed) {
   const uint32_t port_id = static_cast<uint32_t>(packed >> 24);
   const int tc = static_cast<int>(packed >> 21 & 7);
-  lq(port_id, tc).credits += static_cast<int64_t>(packed & 0x1FFFFF);
+  credit_fc_.restore(port_id, tc, static_cast<int64_t>(packed & 0x1FFFFF));
   if (!ports_[port_id].transmitting) port_idle(port_id);
 }
 

@@ -646,9 +646,7 @@ class Network {
   /// PFC (InfiniBand credit waits are not pauses). Throws std::out_of_range for a bad host.
   int64_t host_paused_ps(int host, int64_t from_ps, int64_t to_ps) const;
   /// Credits (64-byte blocks) port `port_id` holds for VL `tc` (InfiniBand).
-  int64_t credits(uint32_t port_id, int tc) const {
-    return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].credits;
-  }
+  int64_t credits(uint32_t port_id, int tc) const { return credit_fc_.credits(port_id, tc); }
 
  private:
   /// A message as its sender holds it until acknowledged (the receiver has an RxMessage).
@@ -698,7 +696,7 @@ class Network {
     int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
   };
 
-  /// Per (port, tc) lossless state: as an ingress (bytes held), as an egress (pause, credits).
+  /// Per (port, tc) lossless state: as an ingress (bytes held), as an egress (pause).
   struct LosslessQueue {
     int64_t ingress_bytes = 0;
     int64_t xoff_level_bytes = 0;  ///< ingress_bytes when XOFF was sent (headroom base)
@@ -706,7 +704,6 @@ class Network {
     int64_t paused_since_ps = -1;  ///< start of the current continuous pause, -1 = running
     int64_t last_pfc_rx_ps = -1;   ///< last PFC frame pausing this queue (watchdog restore)
     int64_t stuck_since_ps = -1;   ///< watchdog: paused with frames queued since (-1 = not)
-    int64_t credits = 0;           ///< InfiniBand: 64-byte credits for the peer's VL buffer
   };
   struct SwitchPolicy {
     bool ecn = false;
@@ -864,6 +861,7 @@ class Network {
   int64_t imported_in_flight_bytes_ = 0;  ///< wire bytes in other ranks' pools (import_state)
   size_t imported_pool_capacity_ = 0;
   std::vector<LosslessQueue> lq_;     ///< port x traffic class
+  CreditFlowControl credit_fc_;       ///< InfiniBand: per port x VL (empty without credits)
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
   std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF
   bool lossless_any_ = false;         ///< some switch runs PFC, or InfiniBand credits

@@ -138,6 +138,9 @@ std::vector<std::byte> Network::export_state(const std::vector<uint8_t>& owned_n
                size_t{last - first} * kTrafficClasses);
     w.put_span(lq_.data() + size_t{first} * kTrafficClasses,
                size_t{last - first} * kTrafficClasses);
+    if (credit_fc_.on()) {
+      w.put_span(credit_fc_.ports_data(first), size_t{last - first} * kTrafficClasses);
+    }
     w.put(mmus_[v]);
     w.put(xoff_count_[v]);
     const int32_t host = host_of_node_[v];
@@ -197,6 +200,9 @@ void Network::import_state(std::span<const std::byte> blob) {
                size_t{last - first} * kTrafficClasses);
     r.get_span(lq_.data() + size_t{first} * kTrafficClasses,
                size_t{last - first} * kTrafficClasses);
+    if (credit_fc_.on()) {
+      r.get_span(credit_fc_.ports_data(first), size_t{last - first} * kTrafficClasses);
+    }
     mmus_[v] = r.get<BufferMmu>();
     xoff_count_[v] = r.get<int32_t>();
     const int32_t host = host_of_node_[v];
