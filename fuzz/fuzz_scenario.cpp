@@ -1,5 +1,5 @@
 // libFuzzer target: a scenario file through `fabricsim validate`: the YAML loader
-// (sim/config/loader.hpp), then prepare() (sim/cli/run.hpp: the fabric is built, routed and its
+// (sim/config/loader.hpp), then prepare() (sim/run/run.hpp: the fabric is built, routed and its
 // workload planned). Bad input must end in a ConfigError or UnitError (exit 2); anything else
 // escaping (the CLI's "internal error", exit 1), a crash, a hang or a runaway allocation is a
 // finding. The loader reads files, so each input is written to a private file first.
@@ -14,9 +14,9 @@
 #include <string>
 
 #include "fuzz/fabric_size.hpp"
-#include "sim/cli/run.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
+#include "sim/run/run.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // In a private copy of the repository's layout (configs/ linked in), so that a seed's

@@ -1,6 +1,6 @@
 // libFuzzer target: --set and --vary values, as `fabricsim validate SCENARIO --set KEY=VALUE...`
 // and a sweep's points take them: load_scenario(path, overrides, varied) (sim/config/loader.hpp)
-// applies each KEY=VALUE to one of the repository's scenarios, then prepare() (sim/cli/run.hpp)
+// applies each KEY=VALUE to one of the repository's scenarios, then prepare() (sim/run/run.hpp)
 // builds, routes and plans it. Bad input must end in a ConfigError or UnitError (exit 2);
 // anything else escaping (the CLI's "internal error", exit 1), a crash, a hang or a runaway
 // allocation is a finding.
@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "fuzz/fabric_size.hpp"
-#include "sim/cli/run.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
+#include "sim/run/run.hpp"
 
 namespace {
 

@@ -26,7 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "sim/cli/run_mpi.hpp"
+#include "sim/parallel/mpi_engine.hpp"
 #endif
 
 namespace po = boost::program_options;

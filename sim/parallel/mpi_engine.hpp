@@ -1,5 +1,5 @@
 // `mpirun -np N fabricsim run SCENARIO` (issue 10): the packet model partitioned over MPI ranks.
-// Built only when MPI is found (FABRICSIM_HAVE_MPI); run_mpi.cpp has the design.
+// Built only when MPI is found (FABRICSIM_HAVE_MPI); mpi_engine.cpp has the design.
 #pragma once
 
 #include <cstdint>

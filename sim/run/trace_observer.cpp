@@ -1,4 +1,4 @@
-#include "sim/cli/trace_observer.hpp"
+#include "sim/run/trace_observer.hpp"
 
 namespace fabricsim {
 

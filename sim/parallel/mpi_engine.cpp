@@ -11,7 +11,7 @@
 // is done (counts summed over ranks) and when. At the end the ranks' node state and counters
 // are gathered on rank 0, which writes the same files as a sequential run. Design and proof of
 // the order: sim/parallel/README.md and sim/core/simulator.hpp.
-#include "sim/cli/run_mpi.hpp"
+#include "sim/parallel/mpi_engine.hpp"
 
 #include <mpi.h>
 
@@ -23,12 +23,13 @@
 #include <tuple>
 
 #include "collectives/replay.hpp"
-#include "sim/cli/run.hpp"
-#include "sim/cli/trace_observer.hpp"
 #include "sim/core/units.hpp"
 #include "sim/net/lossless_snapshot.hpp"
 #include "sim/net/network.hpp"
+#include "sim/parallel/partition.hpp"
 #include "sim/parallel/window_sync.hpp"
+#include "sim/run/run.hpp"
+#include "sim/run/trace_observer.hpp"
 
 namespace fabricsim {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/deadlock_advice.hpp"
+#include "sim/run/deadlock_advice.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/cli/run_outputs.hpp"
+#include "sim/run/run_outputs.hpp"
 
 #include <cstdio>
 #include <iostream>

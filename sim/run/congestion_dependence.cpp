@@ -1,4 +1,4 @@
-#include "sim/cli/congestion_dependence.hpp"
+#include "sim/run/congestion_dependence.hpp"
 
 #include <cstdio>
 #include <string>

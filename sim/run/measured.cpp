@@ -1,0 +1,73 @@
+// A measured nccl-tests log (scenario `measured.nccl_tests`) read and set beside the simulated
+// rows (results.json `measured`).
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "calibration/calibrate.hpp"
+#include "calibration/parse_error.hpp"
+#include "collectives/nccl_tests.hpp"
+#include "sim/config/loader.hpp"
+#include "sim/run/run_parts.hpp"
+
+namespace fabricsim {
+
+/// The scenario's `measured.nccl_tests` log, resolved against the scenario's folder and parsed;
+/// its collective and rank count must be the workload's. Throws ConfigError (exit 2) at the key
+/// for a log that cannot be read or does not match.
+NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {
+  const std::string key = "measured.nccl_tests";
+  if (!sc.has_workload) {
+    throw key_error(sc, key,
+                    "a measured log is compared with the workload's sweep, and this "
+                    "scenario has none; expected a workload section, or no measured log");
+  }
+  const std::filesystem::path p(sc.measured_nccl_tests);
+  const std::string path =
+      p.is_absolute()
+          ? p.string()
+          : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
+  NcclLog log;
+  try {
+    log = parse_nccl_tests_file(path);
+  } catch (const ParseError& e) {
+    throw key_error(sc, key, e.what());
+  }
+  if (log.collective != sc.workload.collective || log.nranks != setup.layout.ranks) {
+    throw key_error(sc, key,
+                    path + " ran " +
+                        (log.collective.empty() ? "an unnamed collective" : log.collective) +
+                        " on " + std::to_string(log.nranks) + " ranks, the workload runs " +
+                        sc.workload.collective + " on " + std::to_string(setup.layout.ranks) +
+                        "; expected the same collective and rank count (workload.collective, "
+                        "workload.ngpus)");
+  }
+  return log;
+}
+
+MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
+                                    const std::vector<CollectiveRow>& rows) {
+  MeasuredComparison m;
+  m.path = sc.measured_nccl_tests;  // as written: not how the scenario's own path was typed
+  std::map<int64_t, const NcclLogRow*> by_size;
+  for (const NcclLogRow& r : log.rows) {
+    if (r.oop_time_us > 0 && r.size_bytes > 0) by_size.emplace(r.size_bytes, &r);
+  }
+  std::vector<std::pair<double, double>> pairs;
+  for (const CollectiveRow& row : rows) {
+    const auto it = by_size.find(row.size_bytes);
+    if (it == by_size.end() || row.time_ps <= 0) continue;
+    const double measured = nccl_row_busbw_GBps(log, *it->second);
+    m.points.push_back(
+        {row.size_bytes, measured, row.busbw_GBps, (row.busbw_GBps - measured) / measured * 100.0});
+    pairs.emplace_back(measured, row.busbw_GBps);
+  }
+  if (!pairs.empty()) std::tie(m.median_abs_pct_error, m.max_abs_pct_error) = abs_pct_errors(pairs);
+  return m;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,55 @@
+// The parts the run library's prepare() and simulate() are made of, shared between its files
+// (sim/run); not an interface of their own.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "calibration/nccl_log.hpp"
+#include "collectives/nccl_plan.hpp"
+#include "sim/config/scenario.hpp"
+#include "sim/report/report.hpp"
+#include "sim/report/trace.hpp"
+#include "sim/run/run.hpp"
+
+namespace fabricsim {
+
+class Network;
+
+/// Copies the network's counters, per-port and per-queue statistics and flow records into the
+/// report (formatting is sim/report's job).
+void fill_counters(const Network& net, RunReport& rep);
+
+/// The message sizes of the workload's sweep (none without a workload).
+std::vector<int64_t> workload_sizes(const Scenario& sc);
+
+/// The row of one size, before it runs: what NCCL would choose and the nccl-tests columns.
+CollectiveRow plan_row(const Scenario& sc, const NcclRunSetup& setup, const SizePlan& plan);
+
+/// The end-of-run invariant on the workload: a complete run has a row for every size and the
+/// training step's summary; an incomplete one says why. Throws std::logic_error (an internal
+/// error, exit 1) otherwise.
+void check_accounted(const Scenario& sc, const Prepared& prepared, const RunReport& rep);
+
+/// The scenario's `measured.nccl_tests` log, resolved against the scenario's folder and parsed;
+/// its collective and rank count must be the workload's. Throws ConfigError (exit 2) at the key
+/// for a log that cannot be read or does not match.
+NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup);
+
+/// The measured log beside the simulated rows, size by size (sizes in both), with the median and
+/// worst absolute busbw error, percent.
+MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
+                                    const std::vector<CollectiveRow>& rows);
+
+/// `run` in the flow mode: each size's collective as max-min fair flows (sim/flow,
+/// collectives/flow_plan.hpp). Counters of queues, PFC, ECN and drops stay 0: not modelled.
+RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
+                         const std::atomic<bool>* interrupt, bool progress, uint64_t max_events);
+
+/// The packet model's simulate().
+RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
+                           const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
+                           uint64_t max_events);
+
+}  // namespace fabricsim

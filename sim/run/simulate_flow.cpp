@@ -1,0 +1,141 @@
+// The flow mode's simulate(): each size's collective as max-min fair flows (sim/flow).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectives/flow_plan.hpp"
+#include "collectives/nccl_model.hpp"
+#include "collectives/nccl_tests.hpp"
+#include "collectives/replay.hpp"
+#include "collectives/transfer_dag.hpp"
+#include "sim/core/memory_budget.hpp"
+#include "sim/flow/flow_network.hpp"
+#include "sim/net/network.hpp"
+#include "sim/run/run.hpp"
+#include "sim/run/run_parts.hpp"
+
+namespace fabricsim {
+
+namespace {
+
+/// The collective transport of the flow mode: ranks' transfers as FlowNetwork flows.
+class FlowTransport final : public CollectiveTransport, public CompletionSink {
+ public:
+  FlowTransport(Simulator& sim, FlowNetwork& net, std::vector<int> rank_hosts)
+      : sim_(sim), net_(net), rank_hosts_(std::move(rank_hosts)) {
+    net_.set_sink(this);
+  }
+  void attach(DagReplayer* replayer) { replayer_ = replayer; }
+  int host(int rank) const {
+    return rank_hosts_.empty() ? rank : rank_hosts_[static_cast<size_t>(rank)];
+  }
+  void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override {
+    net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
+  }
+  void post_after(int64_t delay_ps, uint64_t tag, int /*src_rank*/) override {
+    // The flow model is one LP (FlowNetwork::lp): its tasks post there.
+    sim_.at<&FlowTransport::on_post>(sim_.now() + SimTime(delay_ps), net_.lp(), this, tag);
+  }
+  SimTime now() const override { return sim_.now(); }
+  void on_message_complete(uint64_t tag) override {
+    replayer_->complete(tag);
+    if (replayer_->done()) sim_.request_stop();
+  }
+  void on_post(uint64_t tag) {
+    replayer_->post(tag);
+    if (replayer_->done()) sim_.request_stop();
+  }
+
+ private:
+  Simulator& sim_;
+  FlowNetwork& net_;
+  std::vector<int> rank_hosts_;
+  DagReplayer* replayer_ = nullptr;
+};
+
+}  // namespace
+
+/// `run` in the flow mode: each size's collective as max-min fair flows (sim/flow,
+/// collectives/flow_plan.hpp). Counters of queues, PFC, ECN and drops stay 0: not modelled.
+RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
+                         const std::atomic<bool>* interrupt, bool progress, uint64_t max_events) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const Fabric& fabric = prepared.fabric;
+  RunReport rep = report_header(sc, prepared);
+  rep.stop_reason = to_string(StopReason::kWorkloadDone);
+  const NetConfig n = net_config_for(sc);
+  const FlowConfig cfg = flow_config_for(n);
+  const FlowRouter router(fabric, sc.seed);
+  Simulator sim;
+  sim.set_interrupt_flag(interrupt);
+  sim.set_event_cap(max_events);
+  FlowNetwork net(sim, fabric, router, cfg);
+  const NcclRunSetup& setup = prepared.nccl;
+  FlowTransport transport(sim, net, setup.rank_hosts);
+  const int elem = datatype_bytes(sc.workload.datatype);
+  const auto sizes = workload_sizes(sc);
+  int64_t events = 0;
+  for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
+    const SizePlan plan = plan_size(setup, sizes[i], elem);
+    CollectiveRow row = plan_row(sc, setup, plan);
+    if (plan.buffer_count == 0) {
+      rep.rows.push_back(row);
+      continue;
+    }
+    // α of a hop: the uncongested latency of a message of one chunk (or the whole transfer).
+    const int64_t probe = plan.spec.chunk_bytes > 0 ? plan.spec.chunk_bytes : n.mtu_bytes;
+    const TransferDag dag = build_collective_flows(
+        setup.layout, plan.spec, plan.buffer_count, elem, [&](int src, int dst) {
+          const int a = transport.host(src), b = transport.host(dst);
+          return Hop{net.path_latency_ps(a, b, 0, std::min<int64_t>(probe, n.mtu_bytes)),
+                     net.path_rate_bps(a, b, 0)};
+        });
+    DagReplayer replayer(dag, transport);
+    transport.attach(&replayer);
+    replayer.start();
+    StopReason why = StopReason::kWorkloadDone;
+    if (!replayer.done()) why = sim.run(SimTime::max());
+    transport.attach(nullptr);
+    if (progress) {
+      std::fprintf(stderr, "\r[fabricsim] flow mode: size %zu/%zu done   ", i + 1, sizes.size());
+    }
+    if (why != StopReason::kWorkloadDone || !replayer.done()) {
+      rep.complete = false;
+      if (why == StopReason::kInterrupted) {
+        rep.interrupted = true;
+        rep.stop_reason = "interrupted during size " + std::to_string(sizes[i]) + " B";
+      } else if (why == StopReason::kEventCap) {
+        rep.limited = true;
+        rep.stop_reason = "stopped at --max-events " + std::to_string(max_events) +
+                          " during size " + std::to_string(sizes[i]) + " B";
+      } else {
+        rep.stop_reason = "stalled during size " + std::to_string(sizes[i]) +
+                          " B: " + std::to_string(replayer.completed()) + " of " +
+                          std::to_string(dag.size()) +
+                          " flows completed (a failed link with no way around it?)";
+      }
+      break;
+    }
+    row.time_ps = (replayer.finish_time() - replayer.start_time()).ps();
+    row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
+    row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
+    rep.rows.push_back(row);
+  }
+  if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
+  events += static_cast<int64_t>(sim.events_executed());
+  rep.events = events;
+  rep.simulated_ps = sim.now().ps();
+  rep.flow_stats = FlowStats{net.flows_completed(), net.reallocations(), net.max_active_flows(),
+                             net.link_bytes()};
+  rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  rep.peak_rss_bytes = peak_rss_bytes();
+  if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
+  return rep;
+}
+
+}  // namespace fabricsim
