@@ -409,6 +409,7 @@ int dispatch(int argc, char** argv) {
     opts.reports = g_mpi_rank == 0;
 #ifdef FABRICSIM_HAVE_MPI
     set_mpi_trace_cap(opts.out_given ? opts.trace_max_events : 0);  // rank 0 writes it
+    opts.packet_engine = &make_mpi_engine;  // the packet model over the ranks
 #endif
   }
   if (cmd == "run" || cmd == "sweep") {
@@ -451,7 +452,6 @@ int main(int argc, char** argv) {
   if (g_mpi_rank != 0 && !std::freopen("/dev/null", "w", stdout)) {
     MPI_Abort(MPI_COMM_WORLD, kExitInternal);
   }
-  install_mpi_engine();
   const int code = main_guarded(argc, argv);
   // Bad input is found alike on every rank before the ranks talk, and a run's outcome is the
   // same on every rank; an internal error may leave the other ranks waiting in a collective.

@@ -184,7 +184,8 @@ int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   RunReport rep = building(
       [&] {
         return simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
-                                opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall);
+                                opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall,
+                                opts.packet_engine);
       },
       "the simulation's state (events, packets, records)", false);
   rep.files_not_written = std::move(unwritten);

@@ -648,14 +648,10 @@ class MpiEngine final : public PacketEngine {
   std::vector<int> gathered_sizes_;
 };
 
-std::unique_ptr<PacketEngine> make_mpi_engine(const Prepared& prepared) {
-  return std::make_unique<MpiEngine>(prepared);
-}
-
 }  // namespace
 
-void install_mpi_engine() {
-  set_packet_engine_factory(&make_mpi_engine);
+std::unique_ptr<PacketEngine> make_mpi_engine(const Prepared& prepared) {
+  return std::make_unique<MpiEngine>(prepared);
 }
 
 void set_mpi_trace_cap(int64_t max_events) {

@@ -3,13 +3,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+
+#include "sim/run/run.hpp"
 
 namespace fabricsim {
 
-/// Makes simulate() run the packet model partitioned over MPI_COMM_WORLD's ranks (MPI must be
-/// initialised; every rank calls simulate() with the same scenario). Rank 0 receives the
-/// gathered results; the others' reports are partial and must not be written.
-void install_mpi_engine();
+/// The engine that runs the packet model of `prepared` partitioned over MPI_COMM_WORLD's ranks
+/// (a PacketEngineFactory for simulate(): MPI must be initialised, and every rank calls
+/// simulate() with the same scenario and this engine). Rank 0 receives the gathered results; the
+/// others' reports are partial and must not be written.
+std::unique_ptr<PacketEngine> make_mpi_engine(const Prepared& prepared);
 
 /// trace.json over MPI: every rank records its share of the NetObserver calls (at most
 /// `max_events` + 1 of them, the cap of `run --trace-events`; 0 = no trace) and rank 0 writes

@@ -42,6 +42,12 @@ enum ExitCode : int {
   kExitInterrupted = 130
 };
 
+class PacketEngine;
+struct Prepared;
+/// Makes the engine that advances a packet-mode run of `prepared` (see PacketEngine);
+/// nullptr where one is taken stands for the sequential engine.
+using PacketEngineFactory = std::unique_ptr<PacketEngine> (*)(const Prepared& prepared);
+
 struct RunOptions {
   std::string scenario_path;
   std::vector<std::string> sets;  ///< --set KEY=VALUE, in order
@@ -65,6 +71,8 @@ struct RunOptions {
   int mpi_ranks = 1;
   /// Whether this process prints and writes the results (false on MPI ranks other than 0).
   bool reports = true;
+  /// The packet model's engine (nullptr: sequential; under mpirun, sim/parallel's MPI engine).
+  PacketEngineFactory packet_engine = nullptr;
 };
 
 /// A scenario's fabric and routes, checked runnable: what `validate` checks and `run` simulates.
@@ -105,10 +113,11 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f);
 /// Simulates the scenario's workload sweep on its fabric. Stops early (complete = false) when
 /// `interrupt` becomes true, the network stalls, or `max_events` events have run (the CLI's
 /// --max-events; stop_reason says so, `limited` is set); the rows finished so far are kept.
-/// With `trace` set, network events go to it (trace.json).
+/// With `trace` set, network events go to it (trace.json). A packet-mode run advances on the
+/// engine `engine` makes (nullptr: sequential); the flow mode is one sequential process.
 RunReport simulate(const Scenario& scenario, const Prepared& prepared,
                    const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr,
-                   uint64_t max_events = UINT64_MAX);
+                   uint64_t max_events = UINT64_MAX, PacketEngineFactory engine = nullptr);
 
 /// A wall-clock limit (--max-wall): the steady_clock deadline and the limit as given, for the
 /// stop_reason ("stopped at --max-wall 90 s during …"). A sweep shares one deadline among its
@@ -121,18 +130,20 @@ struct WallLimit {
 /// simulate(), stopped cleanly at `wall` if given: a watchdog thread raises the run's own stop
 /// flag at the deadline (checked every 20 ms) and forwards `interrupt` (SIGINT/SIGTERM) to it
 /// meanwhile. A run the deadline stopped is `limited` (not `interrupted`), with stop_reason
-/// "stopped at --max-wall T during …"; an interrupt first is reported as one.
+/// "stopped at --max-wall T during …"; an interrupt first is reported as one. `engine` as for
+/// simulate().
 RunReport simulate_limited(const Scenario& scenario, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
-                           uint64_t max_events, const std::optional<WallLimit>& wall);
+                           uint64_t max_events, const std::optional<WallLimit>& wall,
+                           PacketEngineFactory engine = nullptr);
 
 class Network;
 class PacketTransport;
 
 /// How the packet model advances its simulator. The default runs it sequentially; a
 /// partitioned MPI run (sim/parallel/mpi_engine.cpp, sim/parallel/README.md) advances in windows
-/// over the ranks and gathers the results on rank 0. simulate() uses the engine that
-/// set_packet_engine_factory() installed, for the packet mode only.
+/// over the ranks and gathers the results on rank 0. simulate() uses the engine its caller passes
+/// (a PacketEngineFactory), for the packet mode only.
 class PacketEngine {
  public:
   virtual ~PacketEngine() = default;
@@ -166,8 +177,5 @@ class PacketEngine {
   /// network into `trace` as the run goes (sequential).
   virtual bool traces(ChromeTrace* /*trace*/) { return false; }
 };
-
-/// Installs the engine simulate() uses for packet-mode runs (nullptr: sequential).
-void set_packet_engine_factory(std::unique_ptr<PacketEngine> (*factory)(const Prepared&));
 
 }  // namespace fabricsim

@@ -17,18 +17,20 @@
 namespace fabricsim {
 
 RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
-                   bool progress, ChromeTrace* trace, uint64_t max_events) {
-  RunReport rep = sc.mode == "flow"
-                      ? simulate_flows(sc, prepared, interrupt, progress, max_events)
-                      : simulate_packets(sc, prepared, interrupt, progress, trace, max_events);
+                   bool progress, ChromeTrace* trace, uint64_t max_events,
+                   PacketEngineFactory engine) {
+  RunReport rep = sc.mode == "flow" ? simulate_flows(sc, prepared, interrupt, progress, max_events)
+                                    : simulate_packets(sc, prepared, interrupt, progress, trace,
+                                                       max_events, engine);
   check_accounted(sc, prepared, rep);
   return rep;
 }
 
 RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
-                           uint64_t max_events, const std::optional<WallLimit>& wall) {
-  if (!wall) return simulate(sc, prepared, interrupt, progress, trace, max_events);
+                           uint64_t max_events, const std::optional<WallLimit>& wall,
+                           PacketEngineFactory engine) {
+  if (!wall) return simulate(sc, prepared, interrupt, progress, trace, max_events, engine);
   std::atomic<bool> stop{false};
   std::jthread watchdog;  // joined on every way out, an exception from simulate() included
   const auto deadline = wall->deadline;
@@ -45,7 +47,7 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
       tick.wait_for(lock, done, std::chrono::milliseconds(20), [] { return false; });
     }
   });
-  RunReport rep = simulate(sc, prepared, &stop, progress, trace, max_events);
+  RunReport rep = simulate(sc, prepared, &stop, progress, trace, max_events, engine);
   watchdog.request_stop();
   watchdog.join();
   // Stopped, and not by a signal: by the deadline (in a partitioned run, possibly another

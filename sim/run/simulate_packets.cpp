@@ -50,13 +50,7 @@ class SequentialEngine final : public PacketEngine {
   Simulator* sim_ = nullptr;
 };
 
-std::unique_ptr<PacketEngine> (*g_engine_factory)(const Prepared&) = nullptr;
-
 }  // namespace
-
-void set_packet_engine_factory(std::unique_ptr<PacketEngine> (*factory)(const Prepared&)) {
-  g_engine_factory = factory;
-}
 
 /// The time a phase runs on after its workload finished (see simulate_packets): the smallest
 /// non-zero propagation delay of any link, picoseconds (0 if every link has none).
@@ -71,12 +65,11 @@ static int64_t settle_gap_ps(const Network& net) {
 /// The packet model's simulate().
 RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
-                           uint64_t max_events) {
+                           uint64_t max_events, PacketEngineFactory make_engine) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
   const RoutingTable& routes = *prepared.routes;
-  std::unique_ptr<PacketEngine> engine =
-      g_engine_factory != nullptr ? g_engine_factory(prepared) : nullptr;
+  std::unique_ptr<PacketEngine> engine = make_engine != nullptr ? make_engine(prepared) : nullptr;
   if (engine == nullptr) engine = std::make_unique<SequentialEngine>();
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
