@@ -1,7 +1,7 @@
 // `fabricsim calibrate --scenario`: the measured nccl-tests logs fitted through the simulator
 // and compared with it. link.host_rate, nccl.launch_latency and nccl.step_latency are fitted so
 // that simulating each log's collective on the scenario's fabric (as `fabricsim run` would,
-// sim/cli/run.hpp) matches the log; then every size is compared, measured against simulated,
+// sim/run/run.hpp) matches the log; then every size is compared, measured against simulated,
 // and a held-out log is predicted with the first fit that holds.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 #include "calibration/calibrate_tables.hpp"
 #include "calibration/holdout.hpp"
-#include "sim/cli/run.hpp"
+#include "sim/run/run.hpp"
 
 namespace fabricsim {
 

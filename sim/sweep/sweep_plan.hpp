@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/run.hpp"
+#include "sim/run/run.hpp"
 #include "sim/report/sweep_table.hpp"
 
 namespace fabricsim {

@@ -1,4 +1,4 @@
-// One point of a sweep: run as `fabricsim run` would run its scenario (sim/cli/run.hpp), its
+// One point of a sweep: run as `fabricsim run` would run its scenario (sim/run/run.hpp), its
 // DIR/point-NNN/ written, and its row of the sweep table (sim/report/sweep_table.hpp); the rows
 // of points that did not run; and a row's message through a pipe from a point's process.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/run.hpp"
+#include "sim/run/run.hpp"
 #include "sim/report/sweep_table.hpp"
 
 namespace fabricsim {

@@ -1,4 +1,0 @@
-// Moved to the run library: sim/run/run_outputs.hpp.
-#pragma once
-
-#include "sim/run/run_outputs.hpp"
