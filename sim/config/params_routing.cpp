@@ -1,0 +1,63 @@
+// The `routing:` section's parameters (RoutingConfig, scenario.hpp): its table and the
+// dateline's rule against nic.traffic_class.
+#include "sim/config/loader_detail.hpp"
+
+namespace fabricsim::config_detail {
+
+namespace {
+
+const Choices kRoutingAlgorithms{
+    "routing algorithm", {"auto", "ecmp", "up_down", "dimension_order"}, {}, {}};
+const Choices kLoadBalancing{"load balancing", {"per_flow", "per_packet"}, {}, {}};
+const Condition kWraparound{
+    "topology.wraparound", "true",
+    [](const Scenario& s) { return std::string(s.topology.wraparound ? "true" : "false"); },
+    "a mesh (topology.wraparound: false) has no wraparound links for a dateline to cut"};
+
+constexpr auto kRouting = &Scenario::routing;
+using R = RoutingConfig;
+
+}  // namespace
+
+// clang-format off
+std::span<const Field> routing_params() {
+  static const Field rows[] = {
+  {"routing", "algorithm", false, Choice(kRoutingAlgorithms), at<kRouting, &R::algorithm>,
+   "auto = up_down on Clos fabrics, dimension_order on tori"},
+  {"routing", "load_balancing", false, Choice(kLoadBalancing), at<kRouting, &R::load_balancing>,
+   "per_flow (ECMP hash) | per_packet (spraying)"},
+  {"routing", "dateline_class", false,  // not nic.traffic_class (check_dateline)
+   Int(0, 7), at<kRouting, &R::dateline_class>,
+   "class a packet moves to across a wraparound link (Dally & Seitz 1987); -1 = none",
+   "torus", nullptr, &kWraparound},
+  {"routing", "bounce_class", false,  // a lossless class other than nic.traffic_class (run.cpp)
+   Int(0, 7), at<kRouting, &R::bounce_class>,
+   "class a packet bounced up again moves to (after Tagger, CoNEXT 2017); -1 = off"},
+  };
+  return rows;
+}
+// clang-format on
+
+/// A dateline moves packets to another class at a wraparound link: the class they start in
+/// (nic.traffic_class) would leave the cycle of waits that it is there to break.
+void check_dateline(const std::map<std::string, Value>& found, const Scenario& s) {
+  const int dateline = s.routing.dateline_class;
+  if (dateline < 0 || dateline != s.nic.traffic_class) return;
+  // Suggest another lossless priority if pfc lists one, else the next class up that CNPs do
+  // not use.
+  int other = -1;
+  for (const int p : s.pfc.priorities) {
+    if (p != dateline && other < 0) other = p;
+  }
+  for (int step = 1; step < 8 && other < 0; ++step) {
+    const int c = (dateline + step) % 8;
+    if (c != s.dcqcn.cnp_traffic_class) other = c;
+  }
+  found.at("routing.dateline_class")
+      .fail("dateline_class " + std::to_string(dateline) +
+            " is the class packets start in (nic.traffic_class); pick another lossless class, "
+            "e.g. " +
+            std::to_string(other));
+}
+
+}  // namespace fabricsim::config_detail

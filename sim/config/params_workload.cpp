@@ -1,0 +1,186 @@
+// The scenario's top-level keys and the `workload:`, `nccl:` and `measured:` sections'
+// parameters (Scenario, WorkloadConfig, NcclConfig; scenario.hpp): their tables and the
+// workload's cross-field rules.
+#include "sim/config/loader_detail.hpp"
+
+namespace fabricsim::config_detail {
+
+namespace {
+
+/// NCCL_BUFFSIZE: NCCL keeps buffer sizes in an int; fabricsim takes 64 KiB (8 KiB steps) to
+/// 1 GiB.
+const QuantitySpec kNcclBuffsize{"size", "4MiB",           parse_size_bytes,
+                                 65'536, int64_t{1} << 30, "a buffer size from 64KiB to 1GiB"};
+const QuantitySpec kNcclLatency{
+    "time", "2us", parse_time_ps, 0, 1'000'000'000'000, "a time from 0s to 1s"};
+const Choices kTransports{"transport", {"roce", "infiniband"}, {}, {}};
+const Choices kModes{"mode", {"packet", "flow"}, {}, {}};
+const Choices kCollectives{
+    "collective",
+    {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall", "sendrecv"},
+    {},
+    // NCCL's own spellings: its API (ncclAllReduce, NCCL_INFO lines "AllReduce: opCount ..."),
+    // nccl-tests' binaries (all_reduce_perf), and the common lower-case contractions.
+    {{"allreduce", "all_reduce"},
+     {"allgather", "all_gather"},
+     {"reducescatter", "reduce_scatter"},
+     {"all_to_all", "alltoall"},
+     {"send_recv", "sendrecv"},
+     {"AllReduce", "all_reduce"},
+     {"AllGather", "all_gather"},
+     {"ReduceScatter", "reduce_scatter"},
+     {"Broadcast", "broadcast"},
+     {"Reduce", "reduce"},
+     {"AllToAll", "alltoall"},
+     {"SendRecv", "sendrecv"},
+     {"ncclAllReduce", "all_reduce"},
+     {"ncclAllGather", "all_gather"},
+     {"ncclReduceScatter", "reduce_scatter"},
+     {"ncclBroadcast", "broadcast"},
+     {"ncclReduce", "reduce"},
+     {"all_reduce_perf", "all_reduce"},
+     {"all_gather_perf", "all_gather"},
+     {"reduce_scatter_perf", "reduce_scatter"},
+     {"broadcast_perf", "broadcast"},
+     {"reduce_perf", "reduce"},
+     {"alltoall_perf", "alltoall"},
+     {"sendrecv_perf", "sendrecv"}}};
+// NCCL_ALGO and NCCL_PROTO spell them Ring, Tree, LL, LL128, Simple.
+const Choices kAlgorithms{"algorithm",
+                          {"auto", "ring", "tree", "halving_doubling", "p2p"},
+                          {},
+                          {{"Ring", "ring"}, {"Tree", "tree"}}};
+const Choices kProtocols{"protocol",
+                         {"auto", "ll", "ll128", "simple"},
+                         {},
+                         {{"LL", "ll"}, {"LL128", "ll128"}, {"Simple", "simple"}}};
+const Choices kDatatypes{
+    "datatype",
+    {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"},
+    {},
+    {{"char", "int8"},
+     {"int", "int32"},
+     {"float16", "half"},
+     {"float32", "float"},
+     {"float64", "double"}}};
+
+constexpr auto kWorkload = &Scenario::workload;
+constexpr auto kNccl = &Scenario::nccl;
+using W = WorkloadConfig;
+using N = NcclConfig;
+
+}  // namespace
+
+// clang-format off
+std::span<const Field> scenario_params() {
+  static const Field rows[] = {
+  {"", "name", false, String(), own<&Scenario::name>, "the scenario's name; left out = the file's stem"},
+  {"", "seed", false, Unsigned(), own<&Scenario::seed>, "drives every random stream"},
+  {"", "transport", false, Choice(kTransports), own<&Scenario::transport>,
+   "roce (PFC, DCQCN) | infiniband (credits per virtual lane)"},
+  {"", "mode", false, Choice(kModes), own<&Scenario::mode>,
+   "packet (queues, PFC, ECN) | flow (max-min fair fluid flows, for large fabrics)"},
+  };
+  return rows;
+}
+
+std::span<const Field> input_file_params() {
+  static const Field rows[] = {
+  {"", "cost_model", false, String(), own<&Scenario::cost_model>,
+   "unit-price file (configs/cost_*.yaml) for the cost proxy; \"\" = none"},
+  {"measured", "nccl_tests", false, String(), own<&Scenario::measured_nccl_tests>,
+   "a real nccl-tests log of the same collective, printed beside the simulated busbw"},
+  };
+  return rows;
+}
+
+std::span<const Field> workload_params() {
+  static const Field rows[] = {
+  {"workload", "collective", false, Choice(kCollectives), at<kWorkload, &W::collective>,
+   "the nccl-tests binary's collective (NCCL's spellings accepted)"},
+  {"workload", "algorithm", false, Choice(kAlgorithms), at<kWorkload, &W::algorithm>,
+   "auto = NCCL's cost model; p2p for alltoall and sendrecv"},
+  {"workload", "protocol", false, Choice(kProtocols), at<kWorkload, &W::protocol>,
+   "auto = NCCL's cost model"},
+  {"workload", "datatype", false, Choice(kDatatypes), at<kWorkload, &W::datatype>,
+   "element type (nccl-tests -d)"},
+  {"workload", "redop", false, Choice(kRedops), at<kWorkload, &W::redop>,
+   "reduction (nccl-tests -o)"},
+  {"workload", "op", false,  // nccl-tests' -o; the same setting as redop
+   Choice(kRedops), at<kWorkload, &W::redop>, "redop under nccl-tests' name; give one of the two"},
+  {"workload", "ngpus", false, Int(2, 1 << 20), at<kWorkload, &W::ngpus>,
+   "ranks taking part: the first ngpus GPUs; 0 = every GPU"},
+  {"workload", "ranks_per_server", false, Int(1, 1024), at<kWorkload, &W::ranks_per_server>,
+   "ranks per server (mpirun -npernode); 0 = all its GPUs"},
+  {"workload", "root", false, Int(0, (1 << 20) - 1), at<kWorkload, &W::root>,
+   "broadcast and reduce root rank (nccl-tests -r)"},
+  };
+  return rows;
+}
+
+std::span<const Field> nccl_params() {
+  static const Field rows[] = {
+  {"nccl", "algo", false, String(), at<kNccl, &N::algo>, "NCCL_ALGO; \"\" = every algorithm"},
+  {"nccl", "proto", false, String(), at<kNccl, &N::proto>, "NCCL_PROTO; \"\" = every protocol"},
+  {"nccl", "buffsize", false, Quantity(kNcclBuffsize), at<kNccl, &N::buffsize_bytes>,
+   "NCCL_BUFFSIZE (Simple's buffer); 0 = NCCL's 4 MiB"},
+  {"nccl", "nchannels", false,  // NCCL_NCHANNELS of older NCCL: both bounds
+   Custom("integer", "1 … 64"), at<kNccl, &N::min_nchannels>,
+   "NCCL_NCHANNELS of older NCCL: sets min_nchannels and max_nchannels", nullptr, nullptr, nullptr,
+   [](const Value& v, Scenario& s) { s.nccl.min_nchannels = s.nccl.max_nchannels = int(v.integer(1, 64)); }},
+  {"nccl", "min_nchannels", false, Int(1, 64), at<kNccl, &N::min_nchannels>,
+   "NCCL_MIN_NCHANNELS; 0 = unset"},
+  {"nccl", "max_nchannels", false, Int(1, 64), at<kNccl, &N::max_nchannels>,
+   "NCCL_MAX_NCHANNELS; 0 = unset"},
+  {"nccl", "net_gdr_level", false, Text("a level: LOC, PIX, PXB, PHB or SYS"),
+   at<kNccl, &N::net_gdr_level>, "NCCL_NET_GDR_LEVEL; \"\" = NCCL's"},
+  {"nccl", "ib_disable", false, Bool(), at<kNccl, &N::ib_disable>,
+   "NCCL_IB_DISABLE: true = NCCL's socket transport"},
+  {"nccl", "net", false, Text("IB or Socket"), at<kNccl, &N::net>,
+   "NCCL_NET; \"\" = IB when there is one"},
+  {"nccl", "step_latency", false,  // absent = NCCL's per-step constants
+   Quantity(kNcclLatency), at<kNccl, &N::step_latency_ps>,
+   "per-step software latency; -1 = NCCL's constants"},
+  {"nccl", "launch_latency", false,  // absent = NCCL's base latency
+   Quantity(kNcclLatency), at<kNccl, &N::launch_latency_ps>,
+   "per-collective latency; -1 = NCCL's constants"},
+  };
+  return rows;
+}
+
+std::span<const Field> workload_sweep_params() {
+  static const Field rows[] = {
+  {"workload", "minbytes", true, Quantity(kSweepSize), at<kWorkload, &W::minbytes>,
+   "first size of the sweep (nccl-tests -b)"},
+  {"workload", "maxbytes", true, Quantity(kSweepSize), at<kWorkload, &W::maxbytes>,
+   "last size of the sweep (nccl-tests -e)"},
+  {"workload", "stepfactor", false, Int(2, kInt64Max), at<kWorkload, &W::stepfactor>,
+   "multiplicative step between sizes (nccl-tests -f)"},
+  };
+  return rows;
+}
+// clang-format on
+
+void check_workload(const std::map<std::string, Value>& found, Scenario& s) {
+  if (found.count("workload.op") && found.count("workload.redop")) {
+    // One setting under two names: a --set of either overrides the file's; two in one place
+    // contradict each other.
+    const Value& op = found.at("workload.op");
+    const Value& redop = found.at("workload.redop");
+    if (op.overridden() == redop.overridden()) {
+      op.fail("op and redop are the same setting (nccl-tests' -o); give one");
+    }
+    s.workload.redop = (op.overridden() ? op : redop).choice(kRedops);
+  }
+  if (s.workload.minbytes > s.workload.maxbytes) {
+    const Value& min = found.at("workload.minbytes");
+    const Value& max = found.at("workload.maxbytes");
+    const std::string min_text = min.node().Scalar(), max_text = max.node().Scalar();
+    if (min.overridden() && !max.overridden()) {
+      min.fail("minbytes (" + min_text + ") is greater than maxbytes (" + max_text + ")");
+    }
+    max.fail("maxbytes (" + max_text + ") is less than minbytes (" + min_text + ")");
+  }
+}
+
+}  // namespace fabricsim::config_detail
