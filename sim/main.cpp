@@ -13,6 +13,7 @@
 
 #include "calibration/parse_error.hpp"
 #include "sim/cli/calibrate.hpp"
+#include "sim/cli/params.hpp"
 #include "sim/cli/run.hpp"
 #include "sim/cli/sweep.hpp"
 #include "sim/config/loader.hpp"
@@ -120,6 +121,7 @@ constexpr const char* kUsage =
     "      --scenario, fit link.host_rate and nccl.launch_latency through the simulation and\n"
     "      compare every size; write the fragment to FILE.yaml (a regular file) and\n"
     "      FILE.report.json beside it\n"
+    "  params [--markdown]   print every scenario key: type and unit, default, range, doc\n"
     "exit codes: 0 ok, 1 internal error or incomplete run (out of memory while simulating\n"
     "  included), 2 bad input (a scenario too large for the memory included: refused with\n"
     "  an estimate, or out of memory while it was read or built), 3 deadlock,\n"
@@ -168,7 +170,8 @@ int dispatch(int argc, char** argv) {
     return argc < 2 ? kExitBadInput : kExitOk;
   }
   const std::string cmd = argv[1];
-  const std::vector<std::string> known = {"run", "validate", "topo", "sweep", "calibrate"};
+  const std::vector<std::string> known = {"run",   "validate",  "topo",
+                                          "sweep", "calibrate", "params"};
   if (g_mpi_ranks > 1 && cmd != "run") {
     if (g_mpi_rank == 0) {
       err() << "fabricsim: " << cmd
@@ -176,6 +179,7 @@ int dispatch(int argc, char** argv) {
     }
     return kExitBadInput;
   }
+  if (cmd == "params") return cmd_params({argv + 2, argv + argc}, std::cout, err());
   if (cmd == "calibrate") {
     CalibrateOptions c;
     std::string max_sim;

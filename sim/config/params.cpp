@@ -240,6 +240,16 @@ std::vector<ParamInfo> param_table() {
   for (const std::string& s : order) {
     for (ParamInfo& p : by_section[s]) out.push_back(std::move(p));
   }
+  // switches.NAME.pfc.KEY and switches.NAME.ecn.KEY: the pfc and ecn rows, for one switch.
+  ParamInfo per_switch;
+  per_switch.section = kSwitchesSection;
+  per_switch.path = std::string(kSwitchesSection) + ".NAME";
+  per_switch.type = "map of " + join_words(kPerSwitchSections, " and ") + " sections";
+  per_switch.default_value = "{}";
+  per_switch.range = "a switch name as fabricsim topo --dot shows it";
+  per_switch.doc = "one switch's " + join_words(kPerSwitchSections, " and ") +
+                   " keys over the top-level sections, e.g. switches.leaf0.pfc.xoff";
+  out.push_back(std::move(per_switch));
   add_items(out, std::string(kTrafficSection) + "[]", traffic_keys());
   add_items(out, kTrainingSection, training_keys());
   add_items(out, std::string(kTrainingSection) + ".layers[]", layer_keys());
