@@ -18,26 +18,10 @@ namespace {
 constexpr int64_t kUs = 1'000'000;    // picoseconds per microsecond
 constexpr int64_t kMbps = 1'000'000;  // bits/s per Mb/s
 
+/// The paper's values are DcqcnConfig's initializers, each cited there (scenario.hpp).
 DcqcnConfig paper_preset() {
   DcqcnConfig c;
   c.preset = "paper";
-  c.g = 1.0 / 256;                    // §3.1/§5: alpha gain g = 1/256
-  c.initial_alpha = 1.0;              // §5 fluid model: alpha starts at 1, so a flow's first
-                                      // CNP halves its rate
-  c.alpha_timer_ps = 55 * kUs;        // §3.1: K = 55 us (must exceed the CNP interval N)
-  c.rate_timer_ps = 55 * kUs;         // §5 parameter choice: rate increase timer T = 55 us
-  c.byte_counter_bytes = 10'000'000;  // §5 parameter choice: byte counter B = 10 MB
-  c.fast_recovery_steps = 5;          // §3.1: F = 5 fast-recovery iterations
-  c.rai_bps = 40 * kMbps;             // §5: R_AI = 40 Mb/s
-  // The paper leaves hyper increase and the rate floor to QCN (its reference [1]) and gives no
-  // numbers for them.
-  c.rhai_bps = 400 * kMbps;      // 10 x R_AI: QCN's R_HAI / R_AI default ratio (50 / 5 Mb/s,
-                                 // e.g. in the authors' ns-3 code bobzhuyb/ns3-rdma)
-  c.min_rate_bps = 10 * kMbps;   // no value in the paper; kept from DcqcnConfig's earlier default
-  c.max_decrease = 0.5;          // §3.1: alpha <= 1, so one CNP cuts at most Rc / 2
-  c.cnp_interval_ps = 50 * kUs;  // §3.1: the NP sends at most one CNP per flow per N = 50 us
-  c.cnp_traffic_class = 6;       // the paper only asks for a high priority; ConnectX's
-                                 // default CNP priority (cnp_802p_prio) is used
   return c;
 }
 

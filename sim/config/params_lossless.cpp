@@ -131,7 +131,7 @@ std::span<const Field> pfc_params() {
    "headroom per ingress port and priority; 0 = sized by congestion/pfc.hpp's formula"},
   {"pfc", "response_time", false, Quantity(kNonNegativeTime), at<kPfc, &P::response_time_ps>,
    "PFC frame arrival to sender stop; -1 = IEEE 802.3 Annex 31D bound for the link's rate"},
-  {"pfc", "pause_quanta", false, Int(1, 65535), at<kPfc, &P::pause_quanta>,
+  {"pfc", "pause_quanta", false, Int(1, kMaxPauseQuanta), at<kPfc, &P::pause_quanta>,
    "quanta (512 bit times each) an XOFF frame carries"},
   {"pfc", "watchdog", false, Bool(), at<kPfc, &P::watchdog>,
    "PFC watchdog: a queue paused for detection_time is stormed"},

@@ -51,6 +51,9 @@
 #include <utility>
 #include <vector>
 
+#include "congestion/ecn.hpp"
+#include "congestion/pfc.hpp"
+
 namespace fabricsim {
 
 /// `topology:` section. Which keys apply depends on `kind`; the loader rejects a key of
@@ -190,11 +193,12 @@ struct NicConfig {
 /// DCQCN (Zhu et al., SIGCOMM 2015, §3.1 and §5): a data packet is marked CE with probability 0
 /// while the queue holds at most kmin bytes, pmax x (q - kmin) / (kmax - kmin) between, and 1 at
 /// kmax or more, q being the instantaneous queue (bytes of the packets ahead of it).
+/// The thresholds' defaults are RedEcn's (congestion/ecn.hpp), the marking model's own.
 struct EcnConfig {
   bool enabled = false;
-  int64_t kmin_bytes = 5'000;       ///< DCQCN paper: Kmin = 5 KB
-  int64_t kmax_bytes = 200'000;     ///< DCQCN paper: Kmax = 200 KB
-  double pmax = 0.01;               ///< DCQCN paper: Pmax = 1 %
+  int64_t kmin_bytes = RedEcn{}.kmin_bytes;
+  int64_t kmax_bytes = RedEcn{}.kmax_bytes;
+  double pmax = RedEcn{}.pmax;
   std::string mark_at = "enqueue";  ///< enqueue (on arrival) | dequeue (when it starts to leave)
 };
 
@@ -224,8 +228,8 @@ struct PfcConfig {
   /// also a term of the headroom formula. -1 = the IEEE 802.3 Annex 31D upper bound for the
   /// link's rate (congestion/pfc.hpp: 905 quanta at 400 Gb/s = 1.16 us).
   int64_t response_time_ps = -1;
-  /// Quanta (512 bit times each) carried by an XOFF frame, 1 … 65535.
-  int pause_quanta = 65535;
+  /// Quanta (512 bit times each) carried by an XOFF frame, 1 … 65535 (congestion/pfc.hpp).
+  int pause_quanta = kMaxPauseQuanta;
   /// PFC watchdog: a queue paused continuously for detection_time is declared stormed; action
   /// drop (its packets and new arrivals are dropped, PAUSE ignored) or forward (PAUSE ignored);
   /// it is restored after restoration_time without a PAUSE frame received.
@@ -242,23 +246,36 @@ struct PfcConfig {
 /// `preset` (paper | connectx) fills every parameter (dcqcn_preset(), each value cited there);
 /// keys given in the section override the preset's. Names follow the paper (symbol in brackets)
 /// and, where they differ, NVIDIA ConnectX firmware's (rpg_*).
+///
+/// The initializers are the paper preset (dcqcn_preset("paper") is DcqcnConfig{}), each value
+/// with its section of the paper.
 struct DcqcnConfig {
   bool enabled = false;
   std::string preset = "paper";
-  double g = 1.0 / 256;                     ///< alpha gain [g]
-  double initial_alpha = 1.0;               ///< alpha of a new flow
-  int64_t alpha_timer_ps = 55'000'000;      ///< alpha decays every [K] without a CNP
-  int64_t rate_timer_ps = 55'000'000;       ///< rate increase timer [T] (rpg_time_reset)
-  int64_t byte_counter_bytes = 10'000'000;  ///< rate increase every [B] bytes sent (rpg_byte_reset)
-  int fast_recovery_steps = 5;              ///< [F] (rpg_threshold)
-  int64_t rai_bps = 40'000'000;             ///< additive increase step [R_AI] (rpg_ai_rate)
-  int64_t rhai_bps = 400'000'000;           ///< hyper increase step [R_HAI] (rpg_hai_rate)
-  int64_t min_rate_bps = 10'000'000;        ///< floor of the current rate (rpg_min_rate)
+  double g = 1.0 / 256;        ///< alpha gain [g]; §3.1/§5: g = 1/256
+  double initial_alpha = 1.0;  ///< alpha of a new flow; §5 fluid model: 1, so the first CNP halves
+  int64_t alpha_timer_ps = 55'000'000;  ///< alpha decays every [K] without a CNP; §3.1: 55 us
+  /// Rate increase timer [T] (rpg_time_reset); §5 parameter choice: 55 us.
+  int64_t rate_timer_ps = 55'000'000;
+  /// Rate increase every [B] bytes sent (rpg_byte_reset); §5 parameter choice: 10 MB.
+  int64_t byte_counter_bytes = 10'000'000;
+  int fast_recovery_steps = 5;   ///< [F] (rpg_threshold); §3.1: 5 fast-recovery iterations
+  int64_t rai_bps = 40'000'000;  ///< additive increase step [R_AI] (rpg_ai_rate); §5: 40 Mb/s
+  /// Hyper increase step [R_HAI] (rpg_hai_rate). The paper leaves hyper increase and the rate
+  /// floor to QCN (its reference [1]) and gives no numbers: 10 x R_AI, QCN's R_HAI / R_AI
+  /// default ratio (50 / 5 Mb/s, e.g. in the authors' ns-3 code bobzhuyb/ns3-rdma).
+  int64_t rhai_bps = 400'000'000;
+  /// Floor of the current rate (rpg_min_rate); no value in the paper: kept from this struct's
+  /// earlier default.
+  int64_t min_rate_bps = 10'000'000;
   /// Largest cut per CNP: the rate never drops below (1 - max_decrease) x Rc at one CNP
-  /// (rpg_min_dec_fac); 0.5 = the paper's alpha <= 1.
+  /// (rpg_min_dec_fac); 0.5 = the paper's alpha <= 1 (§3.1: one CNP cuts at most Rc / 2).
   double max_decrease = 0.5;
-  int64_t cnp_interval_ps = 50'000'000;  ///< receiver: at most one CNP per flow per [N]
-  int cnp_traffic_class = 6;             ///< priority of CNPs (cnp_802p_prio)
+  /// Receiver: at most one CNP per flow per [N]; §3.1: N = 50 us.
+  int64_t cnp_interval_ps = 50'000'000;
+  /// Priority of CNPs (cnp_802p_prio). The paper only asks for a high priority; ConnectX's
+  /// default CNP priority is used.
+  int cnp_traffic_class = 6;
 };
 
 /// The DCQCN parameters of preset `name` (paper | connectx), each value's source in the
