@@ -43,6 +43,9 @@
 //
 // Sizes, times and rates are written with their unit and without one in the key's name
 // (pfc.xoff: 200KB, pfc.response_time: 1us, dcqcn.rai: 40Mbps).
+//
+// Every key's type, unit, default, range and one line of doc: `fabricsim params` (the tables in
+// sim/config/params_*.cpp, which the loader reads by; the defaults are the initializers below).
 #pragma once
 
 #include <cstdint>
