@@ -9,9 +9,9 @@
 // route construction are not timed). Each case runs in a forked child, so getrusage's
 // ru_maxrss is that case's own peak RSS rather than the largest of the cases so far.
 //
-// The cases are fixed (issue 9 compares the permutation with ns-3), and they are small: the
-// whole run takes under a second in Release, and the permutation and incast cases only tens of
-// milliseconds of wall time, so their rates are noisier than the ring's.
+// The cases are fixed (`bench/ns3_compare.sh` runs the permutation in ns-3 too), and they are
+// small: the whole run takes under a second in Release, and the permutation and incast cases only
+// tens of milliseconds of wall time, so their rates are noisier than the ring's.
 //
 // Usage: bench_packet_hops        (no options)
 #include <sys/resource.h>

@@ -30,7 +30,7 @@ std::span<const Field> routing_params() {
    Int(0, 7), at<kRouting, &R::dateline_class>,
    "class a packet moves to across a wraparound link (Dally & Seitz 1987); -1 = none",
    "torus", nullptr, &kWraparound},
-  {"routing", "bounce_class", false,  // a lossless class other than nic.traffic_class (run.cpp)
+  {"routing", "bounce_class", false,  // a lossless class other than nic.traffic_class (sim/run)
    Int(0, 7), at<kRouting, &R::bounce_class>,
    "class a packet bounced up again moves to (after Tagger, CoNEXT 2017); -1 = off"},
   };

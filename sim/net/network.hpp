@@ -506,7 +506,7 @@ class Network {
   /// pattern for go-back-N checks.
   void set_drop_every(uint32_t port_id, uint32_t n);
 
-  // ---- partitioned runs (sim/parallel/README.md; sim/cli/run_mpi.cpp) ----
+  // ---- partitioned runs (sim/parallel/README.md; sim/parallel/mpi_engine.cpp) ----
   /// The handlers of the network's events that go from one node to another over a link: a
   /// frame's arrival (its argument is the Packet*) and returned InfiniBand credits.
   static EventFn arrival_handler();

@@ -188,7 +188,7 @@ class MpiEngine final : public PacketEngine {
     rank_of_node_ = part.part_of;
     // Windows of the smallest cable delay: no longer than any cut link's (the lookahead), and
     // short enough that the window in which a phase's workload finishes ends before the
-    // phase's settle time (run.cpp: finish + the same delay).
+    // phase's settle time (sim/run/simulate_packets.cpp: finish + the same delay).
     window_ps_ = 0;
     for (const Port& p : net.ports()) {
       if (p.delay_ps > 0 && (window_ps_ == 0 || p.delay_ps < window_ps_)) window_ps_ = p.delay_ps;

@@ -1,4 +1,4 @@
-// `mpirun -np N fabricsim run SCENARIO` (issue 10): the packet model partitioned over MPI ranks.
+// `mpirun -np N fabricsim run SCENARIO`: the packet model partitioned over MPI ranks.
 // Built only when MPI is found (FABRICSIM_HAVE_MPI); mpi_engine.cpp has the design.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Partitioning a fabric over the ranks of a conservative parallel simulation (DESIGN.md §2,
-// `sim/parallel`; issue 10). Ranks own disjoint sets of vertices; only links cross parts, and the
+// `sim/parallel`). Ranks own disjoint sets of vertices; only links cross parts, and the
 // ranks advance in windows of the lookahead: the smallest propagation delay of a link crossing
 // parts (as ns-3's DistributedSimulatorImpl and SST's SyncManager do). This file only decides who
 // owns what and reports what that costs; no MPI here.
