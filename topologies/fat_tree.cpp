@@ -159,4 +159,21 @@ Fabric build_fat_tree(const Scenario& sc) {
   return f;
 }
 
+FabricSplit split_fat_tree(const Fabric& f) {
+  const FabricGraph& g = f.graph;
+  FabricSplit s;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+    if (g[*v].role == Role::kEdge) s.count = std::max(s.count, g[*v].su + 1);
+  }
+  s.units = "pods";
+  s.scheme = "by pod (" + std::to_string(s.count) + " pods, cores spread)";
+  s.unit_of.assign(boost::num_vertices(g), {0, 0});
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+    const NodeProps& p = g[*v];
+    const bool in_pod = p.role == Role::kGpu || p.role == Role::kEdge || p.role == Role::kAgg;
+    if (in_pod && p.su >= 0) s.unit_of[*v] = {p.su, s.count};
+  }
+  return s;
+}
+
 }  // namespace fabricsim

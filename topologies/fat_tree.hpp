@@ -3,6 +3,7 @@
 
 #include "sim/config/scenario.hpp"
 #include "topologies/fabric_graph.hpp"
+#include "topologies/family.hpp"
 
 namespace fabricsim {
 
@@ -44,5 +45,9 @@ namespace fabricsim {
 /// ratios that can be built with this k as exact "down:up" port ratios (e.g. k = 8: 1:1, 5:3,
 /// 3:1, 7:1).
 Fabric build_fat_tree(const Scenario& scenario);
+
+/// The topology-aware split over MPI ranks (FabricSplit), by pod: a pod's GPUs, edge and
+/// aggregation switches are a unit; cores are spread.
+FabricSplit split_fat_tree(const Fabric& fabric);
 
 }  // namespace fabricsim

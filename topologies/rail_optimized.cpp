@@ -278,4 +278,26 @@ Fabric build_rail_optimized(const Scenario& sc) {
   return f;
 }
 
+FabricSplit split_rail_optimized(const Fabric& f) {
+  const FabricGraph& g = f.graph;
+  FabricSplit s;
+  for (VertexId h : f.hosts) s.count = std::max(s.count, g[h].server + 1);
+  s.units = "servers";
+  s.scheme = "by server (" + std::to_string(s.count) + " servers, rail leaves with their SU, " +
+             "spines spread)";
+  s.unit_of.assign(boost::num_vertices(g), {0, 0});
+  int leaves = 0;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) leaves += g[*v].role == Role::kLeaf;
+  int leaf = 0;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+    const NodeProps& p = g[*v];
+    if ((p.role == Role::kGpu || p.role == Role::kNvSwitch) && p.server >= 0) {
+      s.unit_of[*v] = {p.server, s.count};
+    } else if (p.role == Role::kLeaf) {
+      s.unit_of[*v] = {leaf++, leaves};
+    }
+  }
+  return s;
+}
+
 }  // namespace fabricsim

@@ -5,6 +5,7 @@
 
 #include "sim/config/scenario.hpp"
 #include "topologies/fabric_graph.hpp"
+#include "topologies/family.hpp"
 
 namespace fabricsim {
 
@@ -96,5 +97,9 @@ namespace fabricsim {
 ///   topology.oversubscription (U not whole or not a multiple of K, naming the ratios that can
 ///   be built; != 1 with rail_only).
 Fabric build_rail_optimized(const Scenario& scenario);
+
+/// The topology-aware split over MPI ranks (FabricSplit), by server: a server's GPUs and NVSwitch
+/// are a unit, rail leaves go with their scalable unit; spines are spread.
+FabricSplit split_rail_optimized(const Fabric& fabric);
 
 }  // namespace fabricsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 
 #include <boost/graph/connected_components.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -10,6 +11,7 @@
 #include "sim/config/loader.hpp"
 #include "sim/core/memory_budget.hpp"
 #include "sim/core/units.hpp"
+#include "topologies/family.hpp"
 #include "topologies/fat_tree.hpp"
 #include "topologies/rail_optimized.hpp"
 #include "topologies/spine_leaf.hpp"
@@ -18,19 +20,19 @@
 namespace fabricsim {
 namespace {
 
-struct Entry {
-  const char* kind;
-  Fabric (*build)(const Scenario&);
-};
-
-// clang-format off
-const Entry kEntries[] = {
-  {"spine-leaf",     &build_spine_leaf},
-  {"fat-tree",       &build_fat_tree},
-  {"rail-optimized", &build_rail_optimized},
-  {"torus",          &build_torus},
-};
-// clang-format on
+/// The table: the built-in families first (one line each), then the registered ones. Built on
+/// first use, so a registration during static initialization finds it.
+std::vector<FabricFamily>& families() {
+  // clang-format off
+  static std::vector<FabricFamily> table = {
+    {"spine-leaf",     &build_spine_leaf,     false, &split_spine_leaf},
+    {"fat-tree",       &build_fat_tree,       false, &split_fat_tree},
+    {"rail-optimized", &build_rail_optimized, false, &split_rail_optimized},
+    {"torus",          &build_torus,          true,  &split_torus},
+  };
+  // clang-format on
+  return table;
+}
 
 /// The edges a link name refers to: "leaf0-spine1" or "leaf0-spine1#0" the first of the
 /// parallel links between the two nodes, "leaf0-spine1#1" the second, "leaf0-spine1#*" all of
@@ -221,10 +223,9 @@ void check_radix(const Scenario& sc, const Fabric& f) {
 }  // namespace
 
 Fabric build_fabric(const Scenario& sc) {
-  for (const Entry& e : kEntries) {
-    if (sc.topology.kind == e.kind) {
-      Fabric f = e.build(sc);
-      if (f.kind == "torus") f.wraparound = sc.topology.wraparound;
+  if (const FabricFamily* family = find_fabric_family(sc.topology.kind)) {
+    {
+      Fabric f = family->build(sc);
       if (f.hosts_forward) f.default_routing = "ecmp";  // rail-only: PXN hops are valleys
       apply_link_faults(sc, f);
       check_connected(sc, f);
@@ -277,9 +278,34 @@ RoutingTable build_routes(const Scenario& sc, const Fabric& fabric) {
   }
 }
 
+void register_fabric_family(FabricFamily family) {
+  if (family.kind.empty()) throw std::invalid_argument("a fabric family needs a kind");
+  if (family.build == nullptr) {
+    throw std::invalid_argument("fabric family '" + family.kind + "' has no builder");
+  }
+  if (find_fabric_family(family.kind) != nullptr) {
+    throw std::invalid_argument("fabric family '" + family.kind + "' is registered already");
+  }
+  register_topology_kind(family.kind);
+  families().push_back(std::move(family));
+}
+
+const FabricFamily* find_fabric_family(const std::string& kind) {
+  for (const FabricFamily& f : families()) {
+    if (f.kind == kind) return &f;
+  }
+  return nullptr;
+}
+
+const FabricFamily& family_of(const Fabric& fabric) {
+  const FabricFamily* f = find_fabric_family(fabric.kind);
+  if (f == nullptr) throw std::logic_error("no fabric family '" + fabric.kind + "'");
+  return *f;
+}
+
 std::vector<std::string> fabric_kinds() {
   std::vector<std::string> kinds;
-  for (const Entry& e : kEntries) kinds.emplace_back(e.kind);
+  for (const FabricFamily& f : families()) kinds.push_back(f.kind);
   return kinds;
 }
 

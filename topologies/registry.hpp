@@ -7,6 +7,7 @@
 
 #include "sim/config/scenario.hpp"
 #include "topologies/fabric_graph.hpp"
+#include "topologies/family.hpp"
 #include "topologies/routing.hpp"
 
 namespace fabricsim {
@@ -33,8 +34,5 @@ void check_routes_fit(const Scenario& scenario, int64_t hosts, int64_t nodes,
 /// cannot route every pair (dimension-order routing across a failed link), and when the tables
 /// would take over half of memory_budget() (sim/core/memory_budget.hpp), with the estimate.
 RoutingTable build_routes(const Scenario& scenario, const Fabric& fabric);
-
-/// The kinds build_fabric knows, in table order.
-std::vector<std::string> fabric_kinds();
 
 }  // namespace fabricsim

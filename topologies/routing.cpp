@@ -1,4 +1,5 @@
 #include "topologies/routing.hpp"
+#include "topologies/family.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -138,13 +139,14 @@ RoutingAlgorithm resolve_routing(const std::string& name, const Fabric& fabric) 
   const std::string n = name == "auto" ? fabric.default_routing : name;
   if (n == "ecmp") return RoutingAlgorithm::kEcmp;
   if (n == "up_down") {
-    if (fabric.kind == "torus") {
-      throw std::invalid_argument("up_down routing needs a tiered Clos fabric, not a torus");
+    if (family_of(fabric).dimension_ordered) {
+      throw std::invalid_argument("up_down routing needs a tiered Clos fabric, not a " +
+                                  fabric.kind);
     }
     return RoutingAlgorithm::kUpDown;
   }
   if (n == "dimension_order") {
-    if (fabric.kind != "torus") {
+    if (!family_of(fabric).dimension_ordered) {
       throw std::invalid_argument("dimension_order routing needs a torus, not a " + fabric.kind);
     }
     return RoutingAlgorithm::kDimensionOrder;

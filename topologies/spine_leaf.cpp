@@ -1,5 +1,7 @@
 #include "topologies/spine_leaf.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <numeric>
 #include <sstream>
@@ -99,6 +101,20 @@ Fabric build_spine_leaf(const Scenario& sc) {
     f.bisection_bandwidth_bps = host_halves_max_flow_bps(f);
   }
   return f;
+}
+
+FabricSplit split_spine_leaf(const Fabric& f) {
+  const FabricGraph& g = f.graph;
+  FabricSplit s;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) s.count += g[*v].role == Role::kLeaf;
+  s.units = "leaves";
+  s.scheme = "by leaf (" + std::to_string(s.count) + " leaves, spines spread)";
+  s.unit_of.assign(boost::num_vertices(g), {0, 0});
+  int leaf = 0;
+  for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+    if (g[*v].role == Role::kLeaf) s.unit_of[*v] = {leaf++, s.count};
+  }
+  return s;
 }
 
 }  // namespace fabricsim

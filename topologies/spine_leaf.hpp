@@ -3,6 +3,7 @@
 
 #include "sim/config/scenario.hpp"
 #include "topologies/fabric_graph.hpp"
+#include "topologies/family.hpp"
 
 namespace fabricsim {
 
@@ -18,5 +19,9 @@ namespace fabricsim {
 /// Throws ConfigError (key topology.oversubscription, or topology.spines) when the ratio cannot
 /// be built with whole links spread evenly over the spines, naming the nearest ratios that can.
 Fabric build_spine_leaf(const Scenario& scenario);
+
+/// The topology-aware split over MPI ranks (FabricSplit), by leaf: each leaf with its hosts is a
+/// unit; spines are spread.
+FabricSplit split_spine_leaf(const Fabric& fabric);
 
 }  // namespace fabricsim

@@ -127,4 +127,22 @@ Fabric build_torus(const Scenario& sc) {
   return f;
 }
 
+FabricSplit split_torus(const Fabric& f) {
+  FabricSplit s;
+  if (f.dims.empty()) return s;
+  const FabricGraph& g = f.graph;
+  int dim = 0;
+  for (int d = 1; d < static_cast<int>(f.dims.size()); ++d) {
+    if (f.dims[d] >= f.dims[dim]) dim = d;
+  }
+  s.count = f.dims[dim];
+  s.units = "layers along dim " + std::to_string(dim);
+  s.scheme = "slabs along dim " + std::to_string(dim) + " (size " + std::to_string(s.count) + ")";
+  s.unit_of.assign(boost::num_vertices(g), {0, 0});
+  // Routers and hosts both carry their coordinates.
+  for (auto [v, end] = boost::vertices(g); v != end; ++v)
+    s.unit_of[*v] = {g[*v].coord[dim], s.count};
+  return s;
+}
+
 }  // namespace fabricsim

@@ -3,6 +3,7 @@
 
 #include "sim/config/scenario.hpp"
 #include "topologies/fabric_graph.hpp"
+#include "topologies/family.hpp"
 
 namespace fabricsim {
 
@@ -44,5 +45,10 @@ namespace fabricsim {
 /// (coordinates are 16-bit), or N exceeds 1,000,000; topology.dim_rates when it is not empty and
 /// does not give exactly one positive rate per dimension.
 Fabric build_torus(const Scenario& scenario);
+
+/// The topology-aware split over MPI ranks (FabricSplit), slabs along the largest dimension (the
+/// last of equal ones): a router and its host go with their coordinate along it; none when the
+/// fabric has no dims.
+FabricSplit split_torus(const Fabric& fabric);
 
 }  // namespace fabricsim

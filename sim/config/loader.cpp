@@ -290,7 +290,7 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
     }
     const std::string name = key.Scalar();
     const std::string path = prefix + name;
-    const auto& kinds = kTopologyKinds.available;
+    const auto& kinds = topology_kinds().available;
     const bool kind_block = section == kTopologySection && base.empty() &&
                             std::find(kinds.begin(), kinds.end(), name) != kinds.end();
     if (!kind_block && std::find(valid.begin(), valid.end(), name) == valid.end()) {
@@ -598,10 +598,15 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 
 using namespace config_detail;
 
+void register_topology_kind(const std::string& kind) {
+  std::vector<std::string>& kinds = topology_kinds().available;
+  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+}
+
 std::vector<std::string> override_paths() {
   std::vector<std::string> paths = all_paths();
   for (const Section& x : sections()) paths.emplace_back(x.name);
-  for (const std::string& kind : kTopologyKinds.available) {
+  for (const std::string& kind : topology_kinds().available) {
     const std::string block = std::string(kTopologySection) + "." + kind;
     paths.push_back(block);
     for (const std::string& key : keys_of(kTopologySection)) {

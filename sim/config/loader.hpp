@@ -58,6 +58,12 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
 
+/// Adds `kind` to the valid `topology.kind` values (after the built-in ones), for a fabric
+/// family registered outside topologies/registry.cpp (register_fabric_family calls it). Does
+/// nothing when the kind is known already. Its scenarios can use the keys whose condition names
+/// no kind (topology.failed_links, link.*, ...).
+void register_topology_kind(const std::string& kind);
+
 /// The dotted paths --set and --vary take: every key of the schema, every section (given whole
 /// as a map), each topology kind block and its keys (topology.fat-tree.k), the training keys,
 /// and each per-switch key under the example switches leaf0 and spine0

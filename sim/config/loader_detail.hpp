@@ -345,8 +345,9 @@ inline const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
                                      1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
 /// switch.alpha and pfc.alpha.
 inline constexpr const char* kAlphaExpected = "a number from 1/128 to 64, e.g. 1, 0.5 or 1/8";
-inline const Choices kTopologyKinds{
-    "topology kind", {"spine-leaf", "fat-tree", "rail-optimized", "torus"}, {}, {}};
+/// The valid `topology.kind` values: the built-in fabric families (topologies/registry.cpp),
+/// then the ones register_topology_kind() added (loader.hpp).
+Choices& topology_kinds();
 inline const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 
 /// Bit error rates: 0 (error-free) to 1e-3.

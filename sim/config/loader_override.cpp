@@ -9,7 +9,7 @@ namespace fabricsim::config_detail {
 /// "topology.spine-leaf" when `path` is a key of that kind block (topology.spine-leaf.leaves),
 /// else "".
 std::string kind_block_of(const std::string& path) {
-  for (const std::string& kind : kTopologyKinds.available) {
+  for (const std::string& kind : topology_kinds().available) {
     const std::string block = std::string(kTopologySection) + "." + kind;
     if (path.size() > block.size() + 1 && path.rfind(block + ".", 0) == 0) return block;
   }
@@ -106,8 +106,8 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
     }
     if (const std::string kind = path.substr(path.find('.') + 1);
         path.rfind(std::string(kTopologySection) + ".", 0) == 0 &&
-        std::find(kTopologyKinds.available.begin(), kTopologyKinds.available.end(), kind) !=
-            kTopologyKinds.available.end()) {
+        std::find(topology_kinds().available.begin(), topology_kinds().available.end(), kind) !=
+            topology_kinds().available.end()) {
       // topology.KIND={...}: a whole kind block
       YAML::Node map;
       try {
@@ -168,7 +168,7 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
     // Suggestions include the kind blocks (topology.spine-leaf) and their keys, so a misspelt
     // block name finds its block rather than the nearest plain key.
     std::vector<std::string> candidates = paths;
-    for (const std::string& kind : kTopologyKinds.available) {
+    for (const std::string& kind : topology_kinds().available) {
       const std::string block = std::string(kTopologySection) + "." + kind;
       candidates.push_back(block);
       for (const std::string& key : keys_of(kTopologySection)) {

@@ -26,7 +26,7 @@ constexpr auto kTopo = &Scenario::topology;
 // clang-format off
 std::span<const Field> topology_params() {
   static const Field rows[] = {
-  {"topology", "kind", true, Choice(kTopologyKinds), at<kTopo, &T::kind>,
+  {"topology", "kind", true, Choice(topology_kinds()), at<kTopo, &T::kind>,
    "fabric family; the keys below apply to the kinds named in their condition"},
   {"topology", "oversubscription", false, Ratio(), at<kTopo, &T::oversubscription>,
    "o of o:1 at the first switch tier (host-facing / uplink capacity), e.g. 3 or \"3:1\"",
@@ -106,6 +106,12 @@ std::span<const Field> topology_params() {
 }
 // clang-format on
 
+Choices& topology_kinds() {
+  static Choices kinds{
+      "topology kind", {"spine-leaf", "fat-tree", "rail-optimized", "torus"}, {}, {}};
+  return kinds;
+}
+
 /// topology.KIND blocks: each kind's own shape, so one scenario can describe several fabric
 /// families and `--vary topology.kind=...` compare them. Every block's keys are checked (known
 /// topology keys that apply to that kind); the chosen kind's keys then stand for the plain
@@ -117,7 +123,7 @@ void expand_kind_blocks(const Context& ctx, std::map<std::string, Value>& found)
                                  ? kind_it->second.node().Scalar()
                                  : std::string();
   const std::vector<std::string> valid = keys_of(kTopologySection);
-  for (const std::string& kind : kTopologyKinds.available) {
+  for (const std::string& kind : topology_kinds().available) {
     const std::string block_path = std::string(kTopologySection) + "." + kind;
     const auto it = found.find(block_path);
     if (it == found.end()) continue;

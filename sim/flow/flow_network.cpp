@@ -1,4 +1,5 @@
 #include "sim/flow/flow_network.hpp"
+#include "topologies/family.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -27,7 +28,9 @@ constexpr int kMaxHops = 64;
 // ---- FlowRouter --------------------------------------------------------------------------
 
 FlowRouter::FlowRouter(const Fabric& fabric, uint64_t seed)
-    : fabric_(fabric), salt_(mix(seed ^ 0x666c6f77ULL)), torus_(fabric.kind == "torus") {
+    : fabric_(fabric),
+      salt_(mix(seed ^ 0x666c6f77ULL)),
+      torus_(family_of(fabric).dimension_ordered) {
   if (fabric.hosts_forward) {
     throw std::invalid_argument(
         "the flow mode cannot route a rail-only fabric (its routes pass through GPUs); use the "

@@ -1,5 +1,7 @@
 #include "sim/parallel/partition.hpp"
 
+#include "topologies/family.hpp"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -27,36 +29,11 @@ std::optional<VertexId> first_hop(const FabricGraph& g, VertexId host) {
   return std::nullopt;
 }
 
-/// The family's unit of the topology-aware split and how many there are (0: no such split).
-struct Units {
-  int count = 0;
-  std::string name;  ///< plural, for the scheme text: "pods", "leaves", "servers"
-  int torus_dim = -1;
-};
-
-Units topology_units(const Fabric& f) {
-  const FabricGraph& g = f.graph;
-  Units u;
-  if (f.kind == "fat-tree") {
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-      if (g[*v].role == Role::kEdge) u.count = std::max(u.count, g[*v].su + 1);
-    }
-    u.name = "pods";
-  } else if (f.kind == "spine-leaf") {
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) u.count += g[*v].role == Role::kLeaf;
-    u.name = "leaves";
-  } else if (f.kind == "rail-optimized") {
-    for (VertexId h : f.hosts) u.count = std::max(u.count, g[h].server + 1);
-    u.name = "servers";
-  } else if (f.kind == "torus" && !f.dims.empty()) {
-    u.torus_dim = 0;
-    for (int d = 1; d < static_cast<int>(f.dims.size()); ++d) {
-      if (f.dims[d] >= f.dims[u.torus_dim]) u.torus_dim = d;
-    }
-    u.count = f.dims[u.torus_dim];
-    u.name = "layers along dim " + std::to_string(u.torus_dim);
-  }
-  return u;
+/// The family's topology-aware split (FabricSplit; count 0 when the family has none).
+FabricSplit topology_units(const Fabric& f) {
+  const FabricFamily* family = find_fabric_family(f.kind);
+  if (family == nullptr || family->split == nullptr) return {};
+  return family->split(f);
 }
 
 /// Gives every vertex still at -1 a part: an NVSwitch its first GPU's, a host its first hop's,
@@ -89,52 +66,15 @@ void place_rest(const FabricGraph& g, std::vector<int>& part_of, int parts) {
 }
 
 /// The topology-aware split of the header; `units` from topology_units, count >= parts.
-std::vector<int> topology_split(const Fabric& f, const Units& units, int parts) {
+std::vector<int> topology_split(const Fabric& f, const FabricSplit& units, int parts) {
   const FabricGraph& g = f.graph;
   std::vector<int> part_of(boost::num_vertices(g), -1);
-  if (f.kind == "fat-tree") {
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-      const NodeProps& p = g[*v];
-      const bool in_pod = p.role == Role::kGpu || p.role == Role::kEdge || p.role == Role::kAgg;
-      if (in_pod && p.su >= 0) part_of[*v] = spread(p.su, units.count, parts);
-    }
-  } else if (f.kind == "spine-leaf") {
-    int leaf = 0;
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-      if (g[*v].role == Role::kLeaf) part_of[*v] = spread(leaf++, units.count, parts);
-    }
-  } else if (f.kind == "rail-optimized") {
-    int leaves = 0;
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) leaves += g[*v].role == Role::kLeaf;
-    int leaf = 0;
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-      const NodeProps& p = g[*v];
-      if ((p.role == Role::kGpu || p.role == Role::kNvSwitch) && p.server >= 0) {
-        part_of[*v] = spread(p.server, units.count, parts);
-      } else if (p.role == Role::kLeaf) {
-        part_of[*v] = spread(leaf++, leaves, parts);
-      }
-    }
-  } else {  // torus: routers and hosts both carry their coordinates
-    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-      part_of[*v] = spread(g[*v].coord[units.torus_dim], units.count, parts);
-    }
+  for (size_t v = 0; v < units.unit_of.size(); ++v) {
+    const auto [index, of] = units.unit_of[v];
+    if (of > 0) part_of[v] = spread(index, of, parts);
   }
   place_rest(g, part_of, parts);
   return part_of;
-}
-
-std::string topology_scheme(const Fabric& f, const Units& u) {
-  if (f.kind == "fat-tree") return "by pod (" + std::to_string(u.count) + " pods, cores spread)";
-  if (f.kind == "spine-leaf") {
-    return "by leaf (" + std::to_string(u.count) + " leaves, spines spread)";
-  }
-  if (f.kind == "rail-optimized") {
-    return "by server (" + std::to_string(u.count) + " servers, rail leaves with their SU, " +
-           "spines spread)";
-  }
-  return "slabs along dim " + std::to_string(u.torus_dim) + " (size " + std::to_string(u.count) +
-         ")";
 }
 
 #ifdef FABRICSIM_HAVE_METIS
@@ -355,7 +295,7 @@ Partition partition_fabric(const Fabric& fabric, int parts, PartitionMethod meth
   }
   Partition p;
   p.parts = parts;
-  const Units units = topology_units(fabric);
+  const FabricSplit units = topology_units(fabric);
   if (parts == 1) {
     p.method =
         method == PartitionMethod::kMetis ? PartitionMethod::kMetis : PartitionMethod::kTopology;
@@ -374,7 +314,7 @@ Partition partition_fabric(const Fabric& fabric, int parts, PartitionMethod meth
     } else {
       throw std::invalid_argument(
           std::to_string(parts) + " parts do not fit the " + fabric.kind + " fabric's " +
-          (units.count > 0 ? std::to_string(units.count) + " " + units.name
+          (units.count > 0 ? std::to_string(units.count) + " " + units.units
                            : std::string("structure (no topology-aware split)")) +
           " and this build has no METIS for a graph partition (install libmetis-dev and "
           "rebuild)");
@@ -389,9 +329,9 @@ Partition partition_fabric(const Fabric& fabric, int parts, PartitionMethod meth
     if (units.count < parts) {
       throw std::invalid_argument(std::to_string(parts) + " parts but the " + fabric.kind +
                                   " fabric has only " + std::to_string(units.count) + " " +
-                                  units.name + " to split by");
+                                  units.units + " to split by");
     }
-    p.scheme = topology_scheme(fabric, units);
+    p.scheme = units.scheme;
     p.part_of = topology_split(fabric, units, parts);
   } else {
 #ifdef FABRICSIM_HAVE_METIS

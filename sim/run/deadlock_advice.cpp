@@ -1,4 +1,5 @@
 #include "sim/run/deadlock_advice.hpp"
+#include "topologies/family.hpp"
 
 #include <algorithm>
 
@@ -43,7 +44,8 @@ std::vector<DeadlockFix> deadlock_fixes(const Scenario& sc, const std::string& f
   };
 
   std::vector<DeadlockFix> fixes;
-  if (fabric_kind == "torus") {
+  const FabricFamily* family = find_fabric_family(fabric_kind);
+  if (family != nullptr && family->dimension_ordered) {
     if (sc.routing.dateline_class < 0 && spare >= 0) {
       fixes.push_back({with_class("routing.dateline_class"),
                        "a dateline: packets that cross a ring's wraparound link move to class " +

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "topologies/family.hpp"
 
 #include "collectives/nccl_env.hpp"
 #include "collectives/nccl_setup.hpp"
@@ -70,7 +71,7 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
   if (sc.routing.bounce_class >= 0) {
     const int b = sc.routing.bounce_class;
     const uint8_t lossless = pfc_lossless_mask(sc.pfc, sc.nic.traffic_class);
-    if (fabric.kind == "torus") {
+    if (family_of(fabric).dimension_ordered) {
       throw key_error(sc, "routing.bounce_class",
                       "applies to Clos fabrics (spine-leaf, fat-tree, rail-optimized); a torus "
                       "uses routing.dateline_class");
