@@ -5,6 +5,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "collectives/algorithm_registry.hpp"
+#include "collectives/builtin_algorithms.hpp"
 #include "collectives/tree.hpp"
 
 namespace fabricsim {
@@ -131,36 +133,61 @@ double ring_step_ps(double alone, int32_t in_step, int32_t other, double gap) {
 
 }  // namespace
 
-int64_t estimate_flows(const RankLayout& layout, const CollectiveSpec& spec) {
-  const int64_t n = layout.ranks;
+namespace builtin {
+
+int64_t p2p_flow_count(const RankLayout& layout, const CollectiveSpec& spec) {
   // PXN: up to two per pair and channel (one per pair once the channels are merged)
-  if (spec.collective == "alltoall" || spec.collective == "sendrecv") {
-    return 2 * p2p_pairs(layout, spec) * (merge_p2p_channels(layout, spec) ? 1 : spec.channels);
-  }
-  if (spec.algorithm == "tree") return spec.channels * (2 * (n - 1) + 1);
+  return 2 * p2p_pairs(layout, spec) * (merge_p2p_channels(layout, spec) ? 1 : spec.channels);
+}
+
+int64_t tree_flows(const RankLayout& layout, const CollectiveSpec& spec) {
+  const int64_t n = layout.ranks;
+  return spec.channels * (2 * (n - 1) + 1);
+}
+
+int64_t ring_flows(const RankLayout& layout, const CollectiveSpec& spec) {
+  const int64_t n = layout.ranks;
   return spec.channels * (n + 1);
+}
+
+TransferDag p2p_flows(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                      int elem_bytes, const HopLatency&) {
+  // The packet model's DAG; the channels' parts go together in one flow per connection only
+  // when the channels would make too many flows (each channel is its own ECMP path).
+  CollectiveSpec p2p = spec;
+  if (merge_p2p_channels(layout, spec)) p2p.channels = 1;
+  return build_collective(layout, p2p, buffer_count, elem_bytes);
+}
+
+}  // namespace builtin
+
+int64_t estimate_flows(const RankLayout& layout, const CollectiveSpec& spec) {
+  const CollectiveAlgorithm* algorithm = find_collective_algorithm(spec.algorithm);
+  if (algorithm != nullptr && algorithm->estimate_flows) {
+    return algorithm->estimate_flows(layout, spec);
+  }
+  return builtin::ring_flows(layout, spec);
 }
 
 TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpec& spec,
                                    int64_t buffer_count, int elem_bytes,
                                    const HopLatency& hop_latency) {
-  const int n = layout.ranks;
-  if (spec.algorithm == "halving_doubling") {
-    throw std::invalid_argument(
-        "the flow mode runs NCCL's algorithms (ring, tree, p2p); halving_doubling needs the "
-        "packet mode");
+  const CollectiveAlgorithm* algorithm = find_collective_algorithm(spec.algorithm);
+  if (algorithm != nullptr && !algorithm->build_flows) {
+    throw std::invalid_argument(flow_mode_refusal(spec.algorithm));
   }
-  if (spec.collective == "alltoall" || spec.collective == "sendrecv") {
-    // The packet model's DAG; the channels' parts go together in one flow per connection only
-    // when the channels would make too many flows (each channel is its own ECMP path).
-    CollectiveSpec p2p = spec;
-    if (merge_p2p_channels(layout, spec)) p2p.channels = 1;
-    return build_collective(layout, p2p, buffer_count, elem_bytes);
-  }
-  if (!algorithm_supports(spec.algorithm, spec.collective)) {
+  if (algorithm == nullptr || !algorithm->serves(spec.collective)) {
     throw std::invalid_argument("build_collective_flows: algorithm '" + spec.algorithm +
                                 "' does not run collective '" + spec.collective + "'");
   }
+  return algorithm->build_flows(layout, spec, buffer_count, elem_bytes, hop_latency);
+}
+
+namespace builtin {
+
+TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                       int elem_bytes, const HopLatency& hop_latency) {
+  const int n = layout.ranks;
   if (n < 2 || layout.gpus_per_server < 1 || buffer_count < 0 || elem_bytes <= 0 ||
       spec.channels < 1 || spec.chunk_bytes < 0 || spec.line_data_bytes < 1 ||
       spec.line_bytes < spec.line_data_bytes || spec.step_latency_ps < 0 ||
@@ -271,5 +298,7 @@ TransferDag build_collective_flows(const RankLayout& layout, const CollectiveSpe
   }
   return dag;
 }
+
+}  // namespace builtin
 
 }  // namespace fabricsim

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "collectives/algorithm_registry.hpp"
 #include "collectives/tree.hpp"
 
 namespace fabricsim {
@@ -37,16 +38,19 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     throw std::invalid_argument("algorithm " + plan.algorithm + " does not run " +
                                 setup.collective);
   }
+  const CollectiveAlgorithm* fixed =
+      plan.algorithm.empty() ? nullptr : find_collective_algorithm(plan.algorithm);
   // NCCL's cost model decides what is left to decide, among what the settings allow and what
-  // is fixed; it only knows Ring and Tree.
-  const bool nccl_algo =
-      plan.algorithm.empty() || plan.algorithm == "ring" || plan.algorithm == "tree";
+  // is fixed; it only knows the algorithms registered with an NCCL algorithm (Ring and Tree).
+  const bool nccl_algo = plan.algorithm.empty() || fixed->nccl_algo.has_value();
   if (nccl_algo) {
     NcclTuneInputs in = setup.tune;
     in.collective = setup.collective;
     NcclSettings s = setup.settings;
     if (!plan.algorithm.empty()) {
-      s.algo.allowed = {plan.algorithm == "tree", plan.algorithm == "ring"};
+      for (int a = 0; a < kNcclNumAlgos; ++a) {
+        s.algo.allowed[a] = static_cast<int>(*fixed->nccl_algo) == a;
+      }
     }
     if (!plan.protocol.empty()) {
       const NcclProto p = proto_of(plan.protocol);
@@ -80,7 +84,9 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   }
 
   const NcclProto proto = proto_of(plan.protocol);
-  const NcclAlgo algo = plan.algorithm == "tree" ? NcclAlgo::kTree : NcclAlgo::kRing;
+  const CollectiveAlgorithm& chosen = *find_collective_algorithm(plan.algorithm);
+  // An algorithm outside NCCL's cost model takes Ring's latencies.
+  const NcclAlgo algo = chosen.nccl_algo.value_or(NcclAlgo::kRing);
   CollectiveSpec& spec = plan.spec;
   spec.collective = setup.collective;
   spec.algorithm = plan.algorithm;
@@ -104,7 +110,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
        setup.collective == "reduce_scatter")) {
     chunk = step * (kNcclSteps / 2);
   }
-  if (proto == NcclProto::kSimple && plan.algorithm == "tree") {
+  if (proto == NcclProto::kSimple && algo == NcclAlgo::kTree) {
     // Tree Simple halves its chunk while a channel has too few for the tree's depth.
     const int64_t depth = tree_height(setup.layout.servers()) + setup.layout.gpus_per_server - 1;
     const int64_t bytes = plan.size.size_bytes, ch = channels;
@@ -112,7 +118,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     while (bytes / (ch * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
     while (bytes / (ch * chunk) < depth && chunk > 32768) chunk /= 2;
   }
-  if (proto == NcclProto::kLL128 && plan.algorithm == "tree") {
+  if (proto == NcclProto::kLL128 && algo == NcclAlgo::kTree) {
     // Tree LL128 cuts smaller chunks when a channel would have too few for its depth.
     const int nodes = setup.tune.nnodes;
     const double ppn = static_cast<double>(ranks) / nodes;
@@ -128,7 +134,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
       chunk /= 2;
     }
   }
-  spec.chunk_bytes = plan.algorithm == "halving_doubling" || p2p ? 0 : chunk;
+  spec.chunk_bytes = !chosen.chunked || p2p ? 0 : chunk;
   spec.step_latency_ps =
       setup.step_latency_ps >= 0
           ? setup.step_latency_ps

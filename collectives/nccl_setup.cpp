@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithm_registry.hpp"
 #include "collectives/flow_plan.hpp"
 #include "collectives/nccl_env.hpp"
 #include "collectives/nccl_model.hpp"
@@ -128,8 +129,8 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   setup.root = w.root;
   if (w.algorithm != "auto" && !algorithm_supports(w.algorithm, w.collective)) {
     std::string runs;
-    for (const char* a : {"ring", "tree", "halving_doubling", "p2p"}) {
-      if (algorithm_supports(a, w.collective)) runs += std::string(runs.empty() ? "" : ", ") + a;
+    for (const std::string& a : collective_algorithm_names()) {
+      if (algorithm_supports(a, w.collective)) runs += (runs.empty() ? "" : ", ") + a;
     }
     throw key_error(sc, "workload.algorithm",
                     "algorithm " + w.algorithm + " does not run " + w.collective +
@@ -160,8 +161,8 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
     return " (" + o.where +
            (o.line > 0 ? ":" + std::to_string(o.line) + ":" + std::to_string(o.column) : "") + ")";
   };
-  if ((w.algorithm == "ring" || w.algorithm == "tree") &&
-      !setup.settings.algo.allows(parse_nccl_algo(w.algorithm))) {
+  const CollectiveAlgorithm* fixed = find_collective_algorithm(w.algorithm);
+  if (fixed != nullptr && fixed->nccl_algo && !setup.settings.algo.allows(*fixed->nccl_algo)) {
     throw key_error(sc, "workload.algorithm",
                     "workload.algorithm " + w.algorithm + " is excluded by nccl.algo " +
                         sc.nccl.algo + from("nccl.algo") +

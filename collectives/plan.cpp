@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "collectives/algorithm_registry.hpp"
+#include "collectives/builtin_algorithms.hpp"
 #include "collectives/collectives.hpp"
 #include "collectives/tree.hpp"
 #include "sim/core/time.hpp"
@@ -144,53 +146,59 @@ std::vector<int> ring_order(const RankLayout& layout, int channel) {
 }
 
 bool algorithm_supports(const std::string& algorithm, const std::string& collective) {
-  if (algorithm == "ring") {
-    return collective == "all_reduce" || collective == "all_gather" ||
-           collective == "reduce_scatter" || collective == "broadcast" || collective == "reduce";
-  }
-  if (algorithm == "tree" || algorithm == "halving_doubling") return collective == "all_reduce";
-  if (algorithm == "p2p") return collective == "alltoall" || collective == "sendrecv";
-  return false;
+  const CollectiveAlgorithm* a = find_collective_algorithm(algorithm);
+  return a != nullptr && a->serves(collective);
 }
 
-TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
-                             int64_t buffer_count, int elem_bytes) {
+namespace builtin {
+
+TransferDag tree_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                     int elem_bytes) {
   const int n = layout.ranks;
-  if (!algorithm_supports(spec.algorithm, spec.collective)) {
-    throw std::invalid_argument("build_collective: algorithm '" + spec.algorithm +
-                                "' does not run collective '" + spec.collective + "'");
+  if (n % layout.gpus_per_server != 0) {
+    throw std::invalid_argument("build_collective: tree needs whole servers");
   }
-  if (n < 2 || layout.gpus_per_server < 1 || buffer_count < 0 || elem_bytes <= 0 ||
-      spec.channels < 1 || spec.chunk_bytes < 0 || spec.line_data_bytes < 1 ||
-      spec.line_bytes < spec.line_data_bytes || spec.step_latency_ps < 0 ||
-      spec.launch_latency_ps < 0 || spec.staging_latency_ps < 0 || spec.staging_rate_bps < 0 ||
-      spec.staging_unit_bytes < 0) {
-    throw std::invalid_argument("build_collective: bad layout, buffer or spec");
-  }
-  if (spec.root < 0 || spec.root >= n) {
-    throw std::invalid_argument("build_collective: root outside [0, ranks)");
-  }
+  const int64_t chunk = spec.chunk_bytes > 0 ? std::max<int64_t>(spec.chunk_bytes, elem_bytes)
+                                             : std::max<int64_t>(buffer_count, 1) * elem_bytes;
+  return tree_allreduce(TreeLayout{n / layout.gpus_per_server, layout.gpus_per_server},
+                        buffer_count, elem_bytes, spec.channels, chunk);
+}
+
+TransferDag halving_doubling_dag(const RankLayout& layout, const CollectiveSpec& spec,
+                                 int64_t buffer_count, int elem_bytes) {
   TransferDag dag;
-  if (spec.algorithm == "tree") {
-    if (n % layout.gpus_per_server != 0) {
-      throw std::invalid_argument("build_collective: tree needs whole servers");
-    }
-    const int64_t chunk = spec.chunk_bytes > 0 ? std::max<int64_t>(spec.chunk_bytes, elem_bytes)
-                                               : std::max<int64_t>(buffer_count, 1) * elem_bytes;
-    return finalize(tree_allreduce(TreeLayout{n / layout.gpus_per_server, layout.gpus_per_server},
-                                   buffer_count, elem_bytes, spec.channels, chunk),
-                    spec, layout);
+  for (int c = 0; c < spec.channels; ++c) {
+    const int64_t part = part_count(buffer_count, spec.channels, c);
+    append(dag, halving_doubling_allreduce(layout.ranks, part, elem_bytes), {},
+           static_cast<uint32_t>(c));
   }
+  return dag;
+}
+
+TransferDag p2p_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                    int elem_bytes) {
+  const int n = layout.ranks;
+  TransferDag dag;
   for (int c = 0; c < spec.channels; ++c) {
     const int64_t part = part_count(buffer_count, spec.channels, c);
     const uint32_t flow = static_cast<uint32_t>(c);
-    if (spec.algorithm == "halving_doubling") {
-      append(dag, halving_doubling_allreduce(n, part, elem_bytes), {}, flow);
-    } else if (spec.collective == "alltoall") {
+    if (spec.collective == "alltoall") {
       append(dag, pxn_split(alltoall(n, part, elem_bytes), layout), {}, flow);
-    } else if (spec.collective == "sendrecv") {
+    } else {
       append(dag, pxn_split(sendrecv(n, part, elem_bytes), layout), {}, flow);
-    } else if (spec.collective == "broadcast" || spec.collective == "reduce") {
+    }
+  }
+  return dag;
+}
+
+TransferDag ring_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                     int elem_bytes) {
+  const int n = layout.ranks;
+  TransferDag dag;
+  for (int c = 0; c < spec.channels; ++c) {
+    const int64_t part = part_count(buffer_count, spec.channels, c);
+    const uint32_t flow = static_cast<uint32_t>(c);
+    if (spec.collective == "broadcast" || spec.collective == "reduce") {
       const std::vector<int> order = ring_order(layout, c);
       const int root_pos =
           static_cast<int>(std::find(order.begin(), order.end(), spec.root) - order.begin());
@@ -227,7 +235,66 @@ TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spe
       }
     }
   }
-  return finalize(dag, spec, layout);
+  return dag;
+}
+
+namespace {
+int64_t pieces_of(int64_t bytes, int64_t unit) {
+  return unit > 0 ? std::max<int64_t>(1, (bytes + unit - 1) / unit) : int64_t{1};
+}
+}  // namespace
+
+int64_t tree_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
+                       int elem_bytes) {
+  const int64_t n = layout.ranks;
+  return pieces_of(bytes, std::max<int64_t>(spec.chunk_bytes, elem_bytes)) * 2 * (n - 1);
+}
+
+int64_t halving_doubling_transfers(const RankLayout& layout, const CollectiveSpec&, int64_t, int) {
+  const int64_t n = layout.ranks;
+  int64_t p = 1, log2p = 0;
+  while (p * 2 <= n) {
+    p *= 2;
+    ++log2p;
+  }
+  return 2 * p * log2p + 2 * (n - p);
+}
+
+int64_t p2p_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t, int) {
+  const int64_t n = layout.ranks;
+  return spec.collective == "alltoall" ? 2 * n * (n - 1) : 2 * n;
+}
+
+int64_t ring_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes, int) {
+  const int64_t n = layout.ranks;
+  if (spec.collective == "broadcast" || spec.collective == "reduce") {
+    return pieces_of(bytes, spec.chunk_bytes) * (n - 1);
+  }
+  const int64_t steps = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
+  return pieces_of(bytes, spec.chunk_bytes > 0 ? n * spec.chunk_bytes : 0) * steps * n;
+}
+
+}  // namespace builtin
+
+TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
+                             int64_t buffer_count, int elem_bytes) {
+  const int n = layout.ranks;
+  if (!algorithm_supports(spec.algorithm, spec.collective)) {
+    throw std::invalid_argument("build_collective: algorithm '" + spec.algorithm +
+                                "' does not run collective '" + spec.collective + "'");
+  }
+  if (n < 2 || layout.gpus_per_server < 1 || buffer_count < 0 || elem_bytes <= 0 ||
+      spec.channels < 1 || spec.chunk_bytes < 0 || spec.line_data_bytes < 1 ||
+      spec.line_bytes < spec.line_data_bytes || spec.step_latency_ps < 0 ||
+      spec.launch_latency_ps < 0 || spec.staging_latency_ps < 0 || spec.staging_rate_bps < 0 ||
+      spec.staging_unit_bytes < 0) {
+    throw std::invalid_argument("build_collective: bad layout, buffer or spec");
+  }
+  if (spec.root < 0 || spec.root >= n) {
+    throw std::invalid_argument("build_collective: root outside [0, ranks)");
+  }
+  const CollectiveAlgorithm& algorithm = *find_collective_algorithm(spec.algorithm);
+  return finalize(algorithm.build(layout, spec, buffer_count, elem_bytes), spec, layout);
 }
 
 int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,
@@ -237,31 +304,11 @@ int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,
       elem_bytes <= 0 || spec.channels < 1 || spec.chunk_bytes < 0) {
     throw std::invalid_argument("estimate_transfers: bad layout, buffer or spec");
   }
+  const CollectiveAlgorithm& algorithm = *find_collective_algorithm(spec.algorithm);
   int64_t total = 0;
   for (int c = 0; c < spec.channels; ++c) {
     const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
-    const auto pieces = [&](int64_t unit) {
-      return unit > 0 ? std::max<int64_t>(1, (bytes + unit - 1) / unit) : int64_t{1};
-    };
-    if (spec.algorithm == "tree") {
-      total += pieces(std::max<int64_t>(spec.chunk_bytes, elem_bytes)) * 2 * (n - 1);
-    } else if (spec.algorithm == "halving_doubling") {
-      int64_t p = 1, log2p = 0;
-      while (p * 2 <= n) {
-        p *= 2;
-        ++log2p;
-      }
-      total += 2 * p * log2p + 2 * (n - p);
-    } else if (spec.collective == "alltoall") {
-      total += 2 * n * (n - 1);
-    } else if (spec.collective == "sendrecv") {
-      total += 2 * n;
-    } else if (spec.collective == "broadcast" || spec.collective == "reduce") {
-      total += pieces(spec.chunk_bytes) * (n - 1);
-    } else {
-      const int64_t steps = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
-      total += pieces(spec.chunk_bytes > 0 ? n * spec.chunk_bytes : 0) * steps * n;
-    }
+    total += algorithm.estimate_transfers(layout, spec, bytes, elem_bytes);
   }
   return total;
 }

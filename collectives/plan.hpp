@@ -41,7 +41,7 @@ std::vector<int> ring_order(const RankLayout& layout, int channel);
 /// broadcast, reduce, alltoall, sendrecv); algorithms: ring (every collective but alltoall and
 /// sendrecv), tree (all_reduce: NCCL's double binary tree, tree.hpp), halving_doubling
 /// (all_reduce: Rabenseifner, not an NCCL algorithm), p2p (alltoall, sendrecv: NCCL's grouped
-/// point-to-point).
+/// point-to-point); more may be registered (algorithm_registry.hpp).
 struct CollectiveSpec {
   std::string collective = "all_reduce";
   std::string algorithm = "ring";
@@ -65,7 +65,7 @@ struct CollectiveSpec {
   int64_t staging_unit_bytes = 0;
 };
 
-/// Whether `algorithm` can run `collective` here (see CollectiveSpec).
+/// Whether `algorithm` is registered (algorithm_registry.hpp) and runs `collective`.
 bool algorithm_supports(const std::string& algorithm, const std::string& collective);
 
 /// The DAG of one collective on `buffer_count` elements of `elem_bytes`, where buffer_count is

@@ -11,6 +11,7 @@
 #include <vector>
 #include "topologies/family.hpp"
 
+#include "collectives/algorithm_registry.hpp"
 #include "collectives/nccl_env.hpp"
 #include "collectives/nccl_setup.hpp"
 #include "sim/config/cost_model.hpp"
@@ -246,10 +247,12 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                         std::to_string(fabric.gpus_per_server) +
                         " it is off by a factor of 2 to 13); use the packet mode (mode: packet)");
   }
-  if (sc.has_workload && sc.workload.algorithm == "halving_doubling") {
-    throw key_error(sc, "workload.algorithm",
-                    "the flow mode runs NCCL's algorithms (ring, tree, p2p); halving_doubling "
-                    "needs the packet mode (mode: packet)");
+  if (sc.has_workload) {
+    const CollectiveAlgorithm* algorithm = find_collective_algorithm(sc.workload.algorithm);
+    if (algorithm != nullptr && !algorithm->build_flows) {
+      throw key_error(sc, "workload.algorithm",
+                      flow_mode_refusal(sc.workload.algorithm) + " (mode: packet)");
+    }
   }
   try {
     FlowRouter router(fabric, sc.seed);
