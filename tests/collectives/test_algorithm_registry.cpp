@@ -62,6 +62,19 @@ TEST_CASE("The built-in collective algorithms are registered in their order, wit
         "packet mode");
 }
 
+TEST_CASE("Every built-in collective algorithm is a workload.algorithm the loader accepts") {
+  // The loader keeps its own list of names (sim/config does not depend on collectives): it
+  // must accept every algorithm the registry is built with.
+  for (const char* name : {"ring", "tree", "halving_doubling", "p2p"}) {
+    REQUIRE(find_collective_algorithm(name) != nullptr);
+    RunOptions opts;
+    opts.scenario_path = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+    opts.sets = {std::string("workload.algorithm=") + name};
+    INFO(name);
+    CHECK(load(opts).workload.algorithm == name);
+  }
+}
+
 TEST_CASE("register_collective_algorithm refuses a duplicate or incomplete entry") {
   register_direct_once();
   CollectiveAlgorithm again;
