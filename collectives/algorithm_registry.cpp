@@ -18,35 +18,15 @@ std::deque<CollectiveAlgorithm>& registry() {
   static std::deque<CollectiveAlgorithm> algorithms = [] {
     const std::vector<std::string> ring_collectives = {"all_reduce", "all_gather", "reduce_scatter",
                                                        "broadcast", "reduce"};
+    // clang-format off
     // name, collectives, DAG, transfers, NCCL algorithm, chunked, flows, flow count
     return std::deque<CollectiveAlgorithm>{
-        {"ring", ring_collectives, ring_dag, ring_transfers, NcclAlgo::kRing, true, nccl_flows,
-         ring_flows},
-        {"tree",
-         {"all_reduce"},
-         tree_dag,
-         tree_transfers,
-         NcclAlgo::kTree,
-         true,
-         nccl_flows,
-         tree_flows},
-        {"halving_doubling",
-         {"all_reduce"},
-         halving_doubling_dag,
-         halving_doubling_transfers,
-         std::nullopt,
-         false,
-         {},
-         {}},
-        {"p2p",
-         {"alltoall", "sendrecv"},
-         p2p_dag,
-         p2p_transfers,
-         std::nullopt,
-         false,
-         p2p_flows,
-         p2p_flow_count},
+        {"ring", ring_collectives, ring_dag, ring_transfers, NcclAlgo::kRing, true, nccl_flows, ring_flows},
+        {"tree", {"all_reduce"}, tree_dag, tree_transfers, NcclAlgo::kTree, true, nccl_flows, tree_flows},
+        {"halving_doubling", {"all_reduce"}, halving_doubling_dag, halving_doubling_transfers, std::nullopt, false, {}, {}},
+        {"p2p", {"alltoall", "sendrecv"}, p2p_dag, p2p_transfers, std::nullopt, false, p2p_flows, p2p_flow_count},
     };
+    // clang-format on
   }();
   return algorithms;
 }
