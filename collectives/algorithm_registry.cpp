@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "collectives/builtin_algorithms.hpp"
+#include "sim/config/loader.hpp"
 
 namespace fabricsim {
 
@@ -49,6 +50,7 @@ void register_collective_algorithm(CollectiveAlgorithm algorithm) {
     throw std::invalid_argument("register_collective_algorithm: '" + algorithm.name +
                                 "' needs its collectives, a build and an estimate_transfers hook");
   }
+  register_choice("workload.algorithm", algorithm.name);
   registry().push_back(std::move(algorithm));
 }
 

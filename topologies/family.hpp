@@ -40,7 +40,7 @@ struct FabricFamily {
 };
 
 /// Adds `family` to the table, after the built-in ones, and its kind to the loader's valid
-/// `topology.kind` values (register_topology_kind). Throws std::invalid_argument when the kind
+/// `topology.kind` values (register_choice). Throws std::invalid_argument when the kind
 /// is empty or already registered, or `build` is null.
 void register_fabric_family(FabricFamily family);
 

@@ -286,7 +286,7 @@ void register_fabric_family(FabricFamily family) {
   if (find_fabric_family(family.kind) != nullptr) {
     throw std::invalid_argument("fabric family '" + family.kind + "' is registered already");
   }
-  register_topology_kind(family.kind);
+  register_choice("topology.kind", family.kind);
   families().push_back(std::move(family));
 }
 

@@ -598,9 +598,16 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 
 using namespace config_detail;
 
-void register_topology_kind(const std::string& kind) {
-  std::vector<std::string>& kinds = topology_kinds().available;
-  if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+void register_choice(const std::string& key_path, const std::string& value) {
+  Choices* choices = key_path == "topology.kind"        ? &topology_kinds()
+                     : key_path == "workload.algorithm" ? &workload_algorithms()
+                                                        : nullptr;
+  if (choices == nullptr) {
+    throw std::invalid_argument("register_choice: '" + key_path +
+                                "' takes no registered values (topology.kind, workload.algorithm)");
+  }
+  std::vector<std::string>& values = choices->available;
+  if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
 }
 
 std::vector<std::string> override_paths() {

@@ -58,11 +58,13 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
 
-/// Adds `kind` to the valid `topology.kind` values (after the built-in ones), for a fabric
-/// family registered outside topologies/registry.cpp (register_fabric_family calls it). Does
-/// nothing when the kind is known already. Its scenarios can use the keys whose condition names
-/// no kind (topology.failed_links, link.*, ...).
-void register_topology_kind(const std::string& kind);
+/// Adds `value` to the valid values of the choice key `key_path` (after the built-in ones), for
+/// a component registered outside the library: "topology.kind" for a fabric family
+/// (register_fabric_family calls it; its scenarios can use the keys whose condition names no
+/// kind: topology.failed_links, link.*, ...), "workload.algorithm" for a collective algorithm
+/// (register_collective_algorithm). Does nothing when the value is known already. Throws
+/// std::invalid_argument for any other key.
+void register_choice(const std::string& key_path, const std::string& value);
 
 /// The dotted paths --set and --vary take: every key of the schema, every section (given whole
 /// as a map), each topology kind block and its keys (topology.fat-tree.k), the training keys,

@@ -346,8 +346,11 @@ inline const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
 /// switch.alpha and pfc.alpha.
 inline constexpr const char* kAlphaExpected = "a number from 1/128 to 64, e.g. 1, 0.5 or 1/8";
 /// The valid `topology.kind` values: the built-in fabric families (topologies/registry.cpp),
-/// then the ones register_topology_kind() added (loader.hpp).
+/// then the ones register_choice() added (loader.hpp).
 Choices& topology_kinds();
+/// The valid `workload.algorithm` values: auto and the built-in collective algorithms
+/// (collectives/algorithm_registry.cpp), then the ones register_choice() added.
+Choices& workload_algorithms();
 inline const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 
 /// Bit error rates: 0 (error-free) to 1e-3.

@@ -5,6 +5,14 @@
 
 namespace fabricsim::config_detail {
 
+Choices& workload_algorithms() {
+  static Choices algorithms{"algorithm",
+                            {"auto", "ring", "tree", "halving_doubling", "p2p"},
+                            {},
+                            {{"Ring", "ring"}, {"Tree", "tree"}}};
+  return algorithms;
+}
+
 namespace {
 
 /// NCCL_BUFFSIZE: NCCL keeps buffer sizes in an int; fabricsim takes 64 KiB (8 KiB steps) to
@@ -46,10 +54,6 @@ const Choices kCollectives{
      {"alltoall_perf", "alltoall"},
      {"sendrecv_perf", "sendrecv"}}};
 // NCCL_ALGO and NCCL_PROTO spell them Ring, Tree, LL, LL128, Simple.
-const Choices kAlgorithms{"algorithm",
-                          {"auto", "ring", "tree", "halving_doubling", "p2p"},
-                          {},
-                          {{"Ring", "ring"}, {"Tree", "tree"}}};
 const Choices kProtocols{"protocol",
                          {"auto", "ll", "ll128", "simple"},
                          {},
@@ -98,7 +102,7 @@ std::span<const Field> workload_params() {
   static const Field rows[] = {
   {"workload", "collective", false, Choice(kCollectives), at<kWorkload, &W::collective>,
    "the nccl-tests binary's collective (NCCL's spellings accepted)"},
-  {"workload", "algorithm", false, Choice(kAlgorithms), at<kWorkload, &W::algorithm>,
+  {"workload", "algorithm", false, Choice(workload_algorithms()), at<kWorkload, &W::algorithm>,
    "auto = NCCL's cost model; p2p for alltoall and sendrecv"},
   {"workload", "protocol", false, Choice(kProtocols), at<kWorkload, &W::protocol>,
    "auto = NCCL's cost model"},
