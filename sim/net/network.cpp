@@ -235,6 +235,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
                                        cfg.alpha, nports * kTrafficClasses);
   }
   queues_.resize(ports_.size() * kTrafficClasses);
+  registered_.assign(size_t{registered_counters()} * ports_.size(), 0);
   port_occ_.resize(ports_.size());
   arrivals_.resize(ports_.size());
   port_hist_.resize(ports_.size());
@@ -1510,6 +1511,7 @@ NetTotals Network::totals() const {
   }
   t.cnp_tx = cnp_tx_;
   t.cnp_rx = cnp_rx_;
+  t.registered = registered_totals();
   return t;
 }
 

@@ -73,6 +73,7 @@
 #include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
 #include "sim/config/scenario.hpp"
+#include "sim/core/counter_table.hpp"
 #include "sim/core/quantile_histogram.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -326,7 +327,7 @@ struct NetConfig {
   std::array<int, kTrafficClasses> dwrr_weights{1, 1, 1, 1, 1, 1, 1, 1};
   int traffic_class = 3;  ///< of data and ACKs
   int ack_interval = 1;
-  int64_t rto_ps = 67'108'864'000;
+  int64_t rto_ps = NicConfig{}.rto_ps;
   int64_t qp_rate_limit_bps = 0;  ///< 0 = line rate
   int retry_count = 7;            ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
   uint64_t seed = 1;              ///< ECMP salts and bit errors come from streams of this seed
@@ -347,14 +348,14 @@ struct NetConfig {
   /// PFC watchdog (switch egress queues).
   bool pfc_watchdog = false;
   bool watchdog_drop = true;  ///< action drop (else forward)
-  int64_t watchdog_detection_ps = 200'000'000'000;
-  int64_t watchdog_restoration_ps = 200'000'000'000;
+  int64_t watchdog_detection_ps = PfcConfig{}.watchdog_detection_time_ps;
+  int64_t watchdog_restoration_ps = PfcConfig{}.watchdog_restoration_time_ps;
   /// InfiniBand credit-based flow control per VL (= traffic class): input buffer per port and
   /// VL, bytes (credits of 64 bytes). 0 = off.
   bool credits = false;
   int64_t vl_buffer_bytes = 0;
   /// Deadlock detector period while a queue is paused or starved of credits.
-  int64_t deadlock_check_ps = 100'000'000;
+  int64_t deadlock_check_ps = PfcConfig{}.deadlock_check_interval_ps;
   /// Torus dateline (Dally & Seitz, "Deadlock-free message routing in multiprocessor
   /// interconnection networks", IEEE ToC 1987): a packet crossing a wraparound link moves to
   /// this traffic class for the rest of the dimension, breaking the ring's cyclic buffer
@@ -413,6 +414,9 @@ struct NetTotals {
   int64_t watchdog_drops = 0, watchdog_storms = 0;
   int64_t cnp_tx = 0, cnp_rx = 0;  ///< DCQCN congestion notifications
   int64_t paused_ps = 0;           ///< summed over egress queues: time paused
+  /// The registered counters (sim/core/counter_table.hpp), by index - kBuiltinCounters: each
+  /// merged over the ports as its CounterDef says.
+  std::vector<int64_t> registered;
 };
 
 /// Wire-byte conservation: sent = delivered + dropped + in flight.
@@ -588,6 +592,13 @@ class Network {
     return monitor_.find_deadlock(s);
   }
   NetTotals totals() const;
+  /// Adds `value` to registered counter `counter` (an index register_counter() returned
+  /// before this network was built) at `port`: an array add, unchecked.
+  void add(uint32_t counter, uint32_t port, int64_t value) {
+    registered_[size_t{counter - kBuiltinCounters} * ports_.size() + port] += value;
+  }
+  /// Registered counter `counter` at `port` (0 for a counter registered after this network).
+  int64_t registered_counter(uint32_t counter, uint32_t port) const;
   /// Packets the pool holds (its high-water mark, in chunks: packets in flight at the busiest
   /// moment, rounded up) and the size of one.
   size_t packet_pool_capacity() const { return pool_.capacity() + imported_pool_capacity_; }
@@ -855,6 +866,14 @@ class Network {
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
   int64_t cnp_tx_ = 0, cnp_rx_ = 0;
+  /// The run-wide counters each rank exports and import_state sums, in the blob's order.
+  static std::span<int64_t Network::*const> exchanged_counters();
+  /// Registered counters: counter (index - kBuiltinCounters) x port.
+  std::vector<int64_t> registered_;
+  /// Per registered counter: its ports merged as its CounterDef says.
+  std::vector<int64_t> registered_totals() const;
+  /// Merges another rank's registered_ into this one's, as each CounterDef says.
+  void merge_registered(const std::vector<int64_t>& other);
   std::string failure_;
   int64_t failure_ps_ = -1;
   uint64_t failure_key_ = 0;

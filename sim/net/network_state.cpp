@@ -101,27 +101,34 @@ void Network::inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& fra
   sim_.at_keyed<&Network::on_arrival>(t, key, lp, this, reinterpret_cast<uint64_t>(p));
 }
 
+std::span<int64_t Network::*const> Network::exchanged_counters() {
+  static constexpr int64_t Network::*kCounters[] = {&Network::delivered_packets_,
+                                                    &Network::dropped_packets_,
+                                                    &Network::sent_bytes_,
+                                                    &Network::delivered_bytes_,
+                                                    &Network::dropped_bytes_,
+                                                    &Network::retransmits_,
+                                                    &Network::nak_tx_,
+                                                    &Network::rto_timeouts_,
+                                                    &Network::ce_received_,
+                                                    &Network::cnp_tx_,
+                                                    &Network::cnp_rx_};
+  return kCounters;
+}
+
 std::vector<std::byte> Network::export_state(const std::vector<uint8_t>& owned_nodes) const {
   std::vector<std::byte> out;
   Writer w(out);
   w.put(kStateMagic);
   w.put<uint64_t>(ports_.size());
   w.put<uint64_t>(is_switch_.size());
-  const int64_t scalars[] = {delivered_packets_,
-                             dropped_packets_,
-                             sent_bytes_,
-                             delivered_bytes_,
-                             dropped_bytes_,
-                             retransmits_,
-                             nak_tx_,
-                             rto_timeouts_,
-                             ce_received_,
-                             cnp_tx_,
-                             cnp_rx_,
-                             static_cast<int64_t>(in_flight_),
-                             byte_balance().in_flight_bytes - imported_in_flight_bytes_,
-                             static_cast<int64_t>(pool_.capacity())};
-  w.put_span(scalars, std::size(scalars));
+  std::vector<int64_t> scalars;
+  for (int64_t Network::*const m : exchanged_counters()) scalars.push_back(this->*m);
+  scalars.insert(scalars.end(), {static_cast<int64_t>(in_flight_),
+                                 byte_balance().in_flight_bytes - imported_in_flight_bytes_,
+                                 static_cast<int64_t>(pool_.capacity())});
+  w.put_span(scalars.data(), scalars.size());
+  w.put_span(registered_.data(), registered_.size());
   for (const QuantileHistogram& h : fct_) {  // this rank's deliveries
     w.put(h.max());
     w.put_span(h.counts().data(), h.counts().size());
@@ -164,21 +171,18 @@ void Network::import_state(std::span<const std::byte> blob) {
     throw std::runtime_error("Network::import_state: a blob of another fabric");
   }
   const auto scalars = r.get_vector<int64_t>();
-  if (scalars.size() != 14) throw std::runtime_error("Network::import_state: bad counters");
-  delivered_packets_ += scalars[0];
-  dropped_packets_ += scalars[1];
-  sent_bytes_ += scalars[2];
-  delivered_bytes_ += scalars[3];
-  dropped_bytes_ += scalars[4];
-  retransmits_ += scalars[5];
-  nak_tx_ += scalars[6];
-  rto_timeouts_ += scalars[7];
-  ce_received_ += scalars[8];
-  cnp_tx_ += scalars[9];
-  cnp_rx_ += scalars[10];
-  in_flight_ += static_cast<size_t>(scalars[11]);  // senders count up, receivers down
-  imported_in_flight_bytes_ += scalars[12];
-  imported_pool_capacity_ += static_cast<size_t>(scalars[13]);
+  const auto counters = exchanged_counters();
+  const size_t n = counters.size();
+  if (scalars.size() != n + 3) throw std::runtime_error("Network::import_state: bad counters");
+  for (size_t i = 0; i < n; ++i) this->*counters[i] += scalars[i];
+  in_flight_ += static_cast<size_t>(scalars[n]);  // senders count up, receivers down
+  imported_in_flight_bytes_ += scalars[n + 1];
+  imported_pool_capacity_ += static_cast<size_t>(scalars[n + 2]);
+  const auto registered = r.get_vector<int64_t>();
+  if (registered.size() != registered_.size()) {
+    throw std::runtime_error("Network::import_state: bad registered counters");
+  }
+  merge_registered(registered);
   for (QuantileHistogram& h : fct_) {
     const auto max = r.get<int64_t>();
     h.merge(QuantileHistogram::from_parts(r.get_vector<uint64_t>(), max));

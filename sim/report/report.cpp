@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include <zlib.h>
 
+#include "sim/core/counter_table.hpp"
 #include "sim/core/units.hpp"
 #include "sim/report/output_file.hpp"
 
@@ -48,6 +50,21 @@ nlohmann::ordered_json json_number(double v) {
 }
 
 }  // namespace
+
+int64_t counter_value(const Counters& c, uint32_t index) {
+  // The built-in counters' members, in BuiltinCounter order.
+  static constexpr int64_t Counters::*kMembers[] = {
+      &Counters::drops,           &Counters::retransmits,  &Counters::pfc_pause_tx,
+      &Counters::pfc_pause_rx,    &Counters::ecn_marked,   &Counters::cnp_tx,
+      &Counters::max_queue_bytes, &Counters::tail_drops,   &Counters::corrupt_drops,
+      &Counters::nak_tx,          &Counters::rto_timeouts, &Counters::headroom_drops,
+      &Counters::watchdog_drops,  &Counters::pfc_storms,   &Counters::paused_ps,
+      &Counters::cnp_rx,          &Counters::ce_received};
+  static_assert(std::size(kMembers) == kBuiltinCounters, "one member per built-in counter");
+  if (index < kBuiltinCounters) return c.*kMembers[index];
+  const size_t r = index - kBuiltinCounters;
+  return r < c.registered.size() ? c.registered[r] : 0;
+}
 
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
@@ -167,6 +184,14 @@ void print_summary(std::ostream& out, const RunReport& r) {
                   static_cast<long long>(c.watchdog_drops), static_cast<long long>(c.retransmits),
                   static_cast<long long>(c.nak_tx), static_cast<long long>(c.rto_timeouts));
     out << buf;
+    if (!c.registered.empty()) {  // counters registered from outside the library, if any
+      out << "# registered :";
+      const auto& table = counter_table();
+      for (uint32_t k = kBuiltinCounters; k < table.size(); ++k) {
+        out << (k > kBuiltinCounters ? ", " : " ") << table[k].name << ' ' << counter_value(c, k);
+      }
+      out << '\n';
+    }
   }
   if (c.pfc_pause_tx > 0 || c.pfc_storms > 0) {
     std::snprintf(buf, sizeof buf,
@@ -345,23 +370,10 @@ std::string results_json_text(const RunReport& r) {
                      {"max_abs_pct_error", opt(m.max_abs_pct_error)}};
   }
   const auto& c = r.counters;
-  j["counters"] = {{"drops", c.drops},
-                   {"retransmits", c.retransmits},
-                   {"pfc_pause_tx", c.pfc_pause_tx},
-                   {"pfc_pause_rx", c.pfc_pause_rx},
-                   {"ecn_marked", c.ecn_marked},
-                   {"cnp_tx", c.cnp_tx},
-                   {"max_queue_bytes", c.max_queue_bytes},
-                   {"tail_drops", c.tail_drops},
-                   {"corrupt_drops", c.corrupt_drops},
-                   {"nak_tx", c.nak_tx},
-                   {"rto_timeouts", c.rto_timeouts},
-                   {"headroom_drops", c.headroom_drops},
-                   {"watchdog_drops", c.watchdog_drops},
-                   {"pfc_storms", c.pfc_storms},
-                   {"paused_ps", c.paused_ps},
-                   {"cnp_rx", c.cnp_rx},
-                   {"ce_received", c.ce_received}};
+  ordered_json counters = ordered_json::object();
+  const auto& table = counter_table();
+  for (uint32_t k = 0; k < table.size(); ++k) counters[table[k].name] = counter_value(c, k);
+  j["counters"] = std::move(counters);
   const auto& cons = r.conservation;
   j["conservation"] = {{"sent_bytes", cons.sent_bytes},
                        {"delivered_bytes", cons.delivered_bytes},
@@ -498,14 +510,20 @@ void write_ports_csv(const std::string& path, const RunReport& r) {
   std::ostream& out = file.stream();
   out << "node,port,peer,rate_bps,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,drop_bytes,"
          "corrupt_drops,max_queue_bytes,avg_queue_bytes,p50_queue_bytes,p99_queue_bytes,"
-         "p999_queue_bytes,pfc_tx,pfc_rx,headroom_drops\n";
+         "p999_queue_bytes,pfc_tx,pfc_rx,headroom_drops";
+  for (uint32_t k : registered_counter_indices(CounterScope::kPort)) {
+    out << ',' << csv_field(counter_table()[k].name);
+  }
+  out << '\n';
   for (const auto& p : r.ports) {
     out << csv_field(p.node) << ',' << p.port << ',' << csv_field(p.peer) << ',' << p.rate_bps
         << ',' << p.tx_packets << ',' << p.tx_bytes << ',' << p.rx_packets << ',' << p.rx_bytes
         << ',' << p.drops << ',' << p.drop_bytes << ',' << p.corrupt_drops << ','
         << p.max_queue_bytes << ',' << fixed(p.avg_queue_bytes, 1) << ',' << p.p50_queue_bytes
         << ',' << p.p99_queue_bytes << ',' << p.p999_queue_bytes << ',' << p.pfc_tx << ','
-        << p.pfc_rx << ',' << p.headroom_drops << '\n';
+        << p.pfc_rx << ',' << p.headroom_drops;
+    for (int64_t v : p.registered) out << ',' << v;
+    out << '\n';
   }
   file.commit();
 }

@@ -83,7 +83,13 @@ struct Counters {
   int64_t paused_ps = 0;       ///< summed over egress queues: time paused by PFC
   int64_t cnp_rx = 0;          ///< DCQCN notifications received by senders
   int64_t ce_received = 0;     ///< CE-marked packets received in sequence
+  /// The registered counters (sim/core/counter_table.hpp), by index - kBuiltinCounters: each
+  /// the run's total (its ports merged as its CounterDef says). Empty when none is registered.
+  std::vector<int64_t> registered;
 };
+
+/// The value of counter_table()[index] in `c` (0 for a registered one `c` does not hold).
+int64_t counter_value(const Counters& c, uint32_t index);
 
 /// One way to break a deadlock: `--set` values that apply it (KEY=VALUE; empty when it is not
 /// a change of keys) and what it does.
@@ -135,6 +141,9 @@ struct PortRow {
   /// 99.9 % of the run, quoted as the upper edge of a log histogram bucket (4 per octave, so at
   /// most 25 % above the true value), capped at the peak.
   int64_t p50_queue_bytes = 0, p99_queue_bytes = 0, p999_queue_bytes = 0;
+  /// The registered per-port counters (CounterScope::kPort), in table order: ports.csv writes
+  /// them after its fixed columns.
+  std::vector<int64_t> registered;
 };
 
 /// One row of queues.csv: one egress queue (port x traffic class) that carried or dropped

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "sim/core/counter_table.hpp"
 #include "sim/report/markdown_table.hpp"
 
 namespace fabricsim {
@@ -75,8 +76,8 @@ std::vector<std::string> metric_cells(size_t workload_sizes, const RunReport* re
     for (const auto& p : rep->ports) worst = std::max(worst, p.p99_queue_bytes);
     c.push_back(std::to_string(worst));
   }
-  for (int64_t v : {k.pfc_pause_tx, k.ecn_marked, k.cnp_tx, k.drops}) {
-    c.push_back(std::to_string(v));
+  for (uint32_t i : {kCounterPfcPauseTx, kCounterEcnMarked, kCounterCnpTx, kCounterDrops}) {
+    c.push_back(std::to_string(counter_value(k, i)));
   }
   // FCT of the traffic flows and of the collectives' messages, apart (empty where none).
   for (const FctSummary* fct : {&rep->fct_traffic, &rep->fct_messages}) {

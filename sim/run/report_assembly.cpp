@@ -9,6 +9,7 @@
 
 #include "collectives/nccl_model.hpp"
 #include "collectives/nccl_tests.hpp"
+#include "sim/core/counter_table.hpp"
 #include "sim/net/network.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
@@ -93,6 +94,8 @@ void fill_counters(const Network& net, RunReport& rep) {
   rep.counters.watchdog_drops = t.watchdog_drops;
   rep.counters.pfc_storms = t.watchdog_storms;
   rep.counters.paused_ps = t.paused_ps;
+  rep.counters.registered = t.registered;
+  const std::vector<uint32_t> port_counters = registered_counter_indices(CounterScope::kPort);
   const DeadlockReport& d = net.deadlock();
   rep.deadlock = DeadlockRow{d.detected_at_ps, d.cycle, d.flows, d.links, d.broken_by_watchdog, {}};
   rep.packet_hops = t.packet_hops;
@@ -127,6 +130,7 @@ void fill_counters(const Network& net, RunReport& rep) {
     row.p50_queue_bytes = std::min(h.percentile(0.5), row.max_queue_bytes);
     row.p99_queue_bytes = std::min(h.percentile(0.99), row.max_queue_bytes);
     row.p999_queue_bytes = std::min(h.percentile(0.999), row.max_queue_bytes);
+    for (uint32_t k : port_counters) row.registered.push_back(net.registered_counter(k, pid));
     rep.ports.push_back(row);
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       const QueueCounters& q = net.queue(pid, tc);
