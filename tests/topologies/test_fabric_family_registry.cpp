@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/config/loader.hpp"
+#include "sim/config/params.hpp"
 #include "sim/run/run.hpp"
 #include "topologies/family.hpp"
 #include "topologies/registry.hpp"
@@ -62,6 +63,20 @@ std::string star_scenario(const std::string& size) {
                          "           minbytes: "
                       << size << ", maxbytes: " << size << "}\n";
   return path.string();
+}
+
+TEST_CASE("the loader's built-in topology kinds are the registry's built-in families") {
+  // The loader lists the built-in kinds itself (sim/config does not depend on topologies):
+  // `fabricsim params` prints them as topology.kind's range, in the registry's order.
+  std::string range;
+  for (const ParamInfo& p : param_table()) {
+    if (p.path == "topology.kind") range = p.range;
+  }
+  std::string kinds;
+  for (const std::string& k : fabric_kinds()) {
+    if (k != "star") kinds += (kinds.empty() ? "" : " | ") + k;
+  }
+  CHECK(range == kinds);
 }
 
 TEST_CASE("a fabric family registered from outside the library is loaded by its kind") {
