@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/run/run.hpp"
 #include "sim/report/sweep_table.hpp"
+#include "sim/run/run.hpp"
 
 namespace fabricsim {
 

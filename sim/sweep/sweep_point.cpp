@@ -6,10 +6,10 @@
 #include <system_error>
 
 #include "collectives/nccl_tests.hpp"
-#include "sim/run/run_outputs.hpp"
 #include "sim/pool/pipe_codec.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/sweep_outputs.hpp"
+#include "sim/run/run_outputs.hpp"
 
 namespace fabricsim {
 namespace {
