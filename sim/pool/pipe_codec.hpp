@@ -20,7 +20,10 @@ void put_str(std::string& s, const std::string& v);
 /// message bad (ok() false) and returns 0 or ""; once bad, every later read does the same.
 class PipeReader {
  public:
+  /// Reads `s`, which must outlive the reader (it keeps a reference).
   explicit PipeReader(const std::string& s) : s_(s) {}
+  /// A temporary would be gone before the first read.
+  explicit PipeReader(std::string&&) = delete;
   uint64_t u64();
   double f64();
   std::string str();

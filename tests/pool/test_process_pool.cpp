@@ -40,7 +40,8 @@ TEST_CASE("pipe codec: a truncated message is bad, and reads past its end give n
   CHECK(in.str().empty());
   CHECK_FALSE(in.ok());
   CHECK(in.u64() == 0);  // once bad, stays bad
-  PipeReader empty(std::string{});
+  const std::string nothing;
+  PipeReader empty(nothing);
   CHECK(empty.u64() == 0);
   CHECK_FALSE(empty.ok());
 }
