@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <stdexcept>
 
@@ -21,10 +22,11 @@ namespace fabricsim {
 namespace {
 
 /// The table: the built-in families first (one line each), then the registered ones. Built on
-/// first use, so a registration during static initialization finds it.
-std::vector<FabricFamily>& families() {
+/// first use, so a registration during static initialization finds it; a deque, so the pointers
+/// find_fabric_family() returned stay valid when a family is registered later.
+std::deque<FabricFamily>& families() {
   // clang-format off
-  static std::vector<FabricFamily> table = {
+  static std::deque<FabricFamily> table = {
     {"spine-leaf",     &build_spine_leaf,     false, &split_spine_leaf},
     {"fat-tree",       &build_fat_tree,       false, &split_fat_tree},
     {"rail-optimized", &build_rail_optimized, false, &split_rail_optimized},
