@@ -369,4 +369,11 @@ std::string format_size_tick(int64_t bytes) {
   return std::to_string(bytes);
 }
 
+std::string trim_blanks(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const size_t e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
 }  // namespace fabricsim

@@ -38,6 +38,9 @@ int64_t parse_time_ps(std::string_view text);
 /// (binary, 2¹⁰ steps). Examples: "32MiB" = 33'554'432, "4KB" = 4000. Throws UnitError.
 int64_t parse_size_bytes(std::string_view text);
 
+/// `s` without leading and trailing spaces and tabs (other whitespace stays).
+std::string trim_blanks(const std::string& s);
+
 /// Formats bits per second for humans ("400 Gb/s"), for reports only.
 std::string format_rate(int64_t rate_bps);
 /// Formats picoseconds for humans, exactly ("67.108864 ms", "1 ps"), for reports only.

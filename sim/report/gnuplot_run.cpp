@@ -1,5 +1,7 @@
 #include "sim/report/gnuplot_run.hpp"
 
+#include "sim/core/units.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,16 +17,6 @@
 #include "sim/pool/process_pool.hpp"
 
 namespace fabricsim {
-namespace {
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 std::string find_gnuplot() {
   const char* env = std::getenv("PATH");
@@ -85,8 +77,8 @@ std::string run_gnuplot(const std::string& exe, const std::filesystem::path& dir
   std::string first;
   std::istringstream lines(message);
   for (std::string line; std::getline(lines, line);) {
-    if (!trim(line).empty()) {
-      first = trim(line);
+    if (!trim_blanks(line).empty()) {
+      first = trim_blanks(line);
       break;
     }
   }

@@ -1,18 +1,9 @@
 #include "sim/sweep/vary.hpp"
 
 #include "sim/config/loader.hpp"
+#include "sim/core/units.hpp"
 
 namespace fabricsim {
-namespace {
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 std::vector<std::string> point_values(const std::vector<SweepAxis>& axes, int64_t index) {
   std::vector<std::string> v(axes.size());
@@ -30,7 +21,7 @@ std::vector<std::string> split_vary_values(const std::string& list, const std::s
   char quote = 0;
   std::string current;
   const auto take = [&] {
-    const std::string v = trim(current);
+    const std::string v = trim_blanks(current);
     if (v.empty()) {
       throw ConfigError(where, 0, 0, "",
                         "empty value in the list (value " + std::to_string(values.size() + 1) +
@@ -79,7 +70,7 @@ std::vector<SweepAxis> parse_vary(const std::vector<std::string>& varies) {
       throw ConfigError(where, 0, 0, "", "expected KEY=V1,V2,..., e.g. ecn.kmin=10KB,50KB");
     }
     SweepAxis axis;
-    axis.key = trim(text.substr(0, eq));
+    axis.key = trim_blanks(text.substr(0, eq));
     if (axis.key.empty()) {
       throw ConfigError(where, 0, 0, "",
                         "expected a key before '=', e.g. ecn.kmin=10KB,50KB (the paths --set "
