@@ -1,7 +1,5 @@
 #include "sim/report/gnuplot_run.hpp"
 
-#include "sim/core/units.hpp"
-
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -14,6 +12,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "sim/core/units.hpp"
 #include "sim/pool/process_pool.hpp"
 
 namespace fabricsim {
