@@ -53,7 +53,6 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   ecmp_salt_ = static_cast<uint32_t>(ecmp_rng.next());
   for (size_t h = 0; h < fabric.hosts.size(); ++h)
     host_of_node_[fabric.hosts[h]] = static_cast<int32_t>(h);
-  host_pauses_.resize(fabric.hosts.size());
 
   // Ports: node v's port i is its i-th out-edge (fabric_graph.hpp), both directions of each link.
   for (VertexId v = 0; v < n; ++v) {
@@ -162,116 +161,39 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       if (!found) throw std::invalid_argument("Network: no switch named '" + name + "'");
     }
   }
-  // Lossless state: PFC thresholds and headroom per switch ingress port, the response delay
-  // of every egress, InfiniBand credits.
-  lq_.resize(ports_.size() * kTrafficClasses);
-  xoff_count_.assign(n, 0);
-  headroom_pool_bytes_.assign(n, 0);
-  xon_waits_for_pool_.assign(n, 0);
-  const auto response_of = [&](uint32_t pid) {
-    const Port& p = ports_[pid];
-    const int64_t r = is_switch_[p.node] ? policy_[p.node].pfc.response_ps : cfg.pfc.response_ps;
-    return r >= 0 ? r : pfc_response_bound_ps(p.rate_bps);
-  };
-  for (uint32_t pid = 0; pid < ports_.size(); ++pid) ports_[pid].response_ps = response_of(pid);
-  for (VertexId v = 0; v < n; ++v) {
-    if (!is_switch_[v] || !policy_[v].pfc.enabled) continue;
-    const PfcSwitchSettings& s = policy_[v].pfc;
-    // The XOFF refresh goes out half a pause after the last PFC frame and may wait behind one
-    // MTU frame: a pause shorter than two (MTU frame + PFC frame) times could lapse first.
-    const int64_t min_quanta =
-        (2 * (mtu_frame + kPfcFrameWireBytes) * 8 + kPauseQuantumBits - 1) / kPauseQuantumBits;
-    if (s.pause_quanta < min_quanta) {
-      throw DeviceConfigError(
-          g[v].name, "pfc.pause_quanta",
-          "PFC at " + g[v].name + ": a pause of " + std::to_string(s.pause_quanta) +
-              " quanta is shorter than two MTU frames plus PFC frames (" +
-              std::to_string(2 * (mtu_frame + kPfcFrameWireBytes)) +
-              " B): the refresh, sent at half the pause time behind up to one frame, could "
-              "arrive after the pause expired; at least " +
-              std::to_string(min_quanta) + " quanta at this MTU");
+  // PFC: thresholds and headroom per switch ingress port, the response delay of every egress.
+  {
+    PfcFlowControl::Setup s;
+    s.is_switch = is_switch_;
+    s.host_of_node = host_of_node_;
+    s.first_port = first_port_;
+    s.mmus = &mmus_;
+    s.node_names.reserve(n);
+    s.settings.reserve(n);
+    for (VertexId v = 0; v < n; ++v) {
+      s.node_names.push_back(g[v].name);
+      s.settings.push_back(policy_[v].pfc);
     }
-    const int64_t nports = first_port_[v + 1] - first_port_[v];
-    const int64_t share = cfg.buffer_model == BufferModel::kStatic
-                              ? cfg.buffer_per_port_bytes
-                              : cfg.shared_buffer_bytes / std::max<int64_t>(1, nports);
-    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
-      Port& p = ports_[pid];
-      HeadroomInputs in;
-      in.rate_bps = p.rate_bps;
-      in.propagation_ps = p.delay_ps;
-      in.mtu_frame_bytes = mtu_frame;
-      in.switch_latency_ps = cfg.switch_latency_ps;
-      in.response_ps = ports_[p.peer_port].response_ps;
-      // Cut-through counts a frame from its head only towards egresses no faster than this
-      // port; a frame stored for a faster egress counts at its tail, like store-and-forward.
-      int64_t fastest = 0;
-      for (uint32_t q = first_port_[v]; q < first_port_[v + 1]; ++q)
-        fastest = std::max(fastest, ports_[q].rate_bps);
-      in.cut_through = cfg.cut_through && fastest <= p.rate_bps;
-      p.headroom_bytes = s.headroom_bytes > 0 ? s.headroom_bytes : pfc_headroom_bytes(in);
-      // A static port buffer holds all its lossless priorities: each gets an equal part of it
-      // for its XOFF threshold and headroom (a priority group's share, as switch ASICs carve
-      // their ingress buffers). A shared buffer's headroom is memory of its own.
-      const int64_t classes = std::max(1, std::popcount(s.lossless_mask));
-      const int64_t pg_share = cfg.buffer_model == BufferModel::kStatic ? share / classes : share;
-      p.xoff_bytes = s.xoff_bytes > 0 ? s.xoff_bytes : pg_share - p.headroom_bytes;
-      const int64_t xon_offset = s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * mtu_frame;
-      const std::string where = "PFC at " + g[v].name + " port " + std::to_string(p.index) +
-                                " (to " + g[p.peer_node].name + "): ";
-      const std::string buffer_key = cfg.buffer_model == BufferModel::kStatic
-                                         ? "switch.buffer_per_port"
-                                         : "switch.shared_buffer";
-      const std::string share_text =
-          std::to_string(pg_share) + " B" +
-          (cfg.buffer_model == BufferModel::kShared ? " (shared buffer / ports)"
-           : classes > 1
-               ? " (buffer_per_port / " + std::to_string(classes) + " lossless priorities)"
-               : "");
-      const std::string headroom_text =
-          std::to_string(p.headroom_bytes) + " B" +
-          (s.headroom_bytes > 0 ? "" : " (802.1Qbb formula: rate, cable, MTU, response time)");
-      if (!s.dynamic && s.xoff_bytes <= 0 && p.xoff_bytes <= xon_offset) {
-        throw DeviceConfigError(
-            g[v].name, s.headroom_bytes > 0 ? "pfc.headroom" : buffer_key,
-            where + "the port's buffer " + share_text + " minus the headroom " + headroom_text +
-                " leaves an XOFF threshold of " + std::to_string(p.xoff_bytes) +
-                " B, not above the XON offset (" + std::to_string(xon_offset) +
-                " B); give more buffer, a smaller pfc.headroom or an explicit pfc.xoff");
-      }
-      if (!s.dynamic && s.xoff_bytes > 0 && p.xoff_bytes <= xon_offset) {
-        throw DeviceConfigError(g[v].name, "pfc.xoff",
-                                where + "xoff (" + std::to_string(p.xoff_bytes) +
-                                    " B) must be above the XON offset (" +
-                                    std::to_string(xon_offset) + " B)");
-      }
-      headroom_pool_bytes_[v] += p.headroom_bytes * classes;
-      // (xoff > share - headroom: the sum could overflow for an xoff near 2^63.)
-      if (!s.dynamic && s.xoff_bytes > 0 && cfg.buffer_model == BufferModel::kStatic &&
-          p.xoff_bytes > pg_share - p.headroom_bytes) {
-        throw DeviceConfigError(
-            g[v].name, "pfc.xoff",
-            where + "xoff (" + std::to_string(p.xoff_bytes) + " B) plus the headroom " +
-                headroom_text + " exceed the port's buffer" +
-                (classes > 1
-                     ? " for each of its " + std::to_string(classes) + " lossless priorities ("
-                     : " (") +
-                share_text + ", switch.buffer_per_port): lossless frames could overrun it; " +
-                "at most " + std::to_string(std::max<int64_t>(0, pg_share - p.headroom_bytes)) +
-                " B");
-      }
-      if (!s.dynamic && s.xoff_bytes > 0 && cfg.buffer_model == BufferModel::kShared &&
-          p.xoff_bytes > mmus_[v].limit_bytes()) {
-        throw DeviceConfigError(
-            g[v].name, "pfc.xoff",
-            where + "xoff (" + std::to_string(p.xoff_bytes) + " B) is more than the switch's " +
-                "whole shared pool (" + std::to_string(mmus_[v].limit_bytes()) +
-                " B: switch.shared_buffer minus the queues' reservations): one port could "
-                "never reach it; at most " +
-                std::to_string(mmus_[v].limit_bytes()) +
-                " B (XOFF also comes when the pool "
-                "runs out)");
-      }
+    for (VertexId v : fabric.hosts) s.host_node.push_back(static_cast<uint32_t>(v));
+    s.ports.reserve(ports_.size());
+    for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
+      const Port& p = ports_[pid];
+      s.ports.push_back(
+          {p.node, p.peer_node, p.peer_port, p.index, p.rate_bps, p.delay_ps, nic_port_[pid] != 0});
+    }
+    s.host_response_ps = cfg.pfc.response_ps;
+    s.static_buffer = cfg.buffer_model == BufferModel::kStatic;
+    s.buffer_per_port_bytes = cfg.buffer_per_port_bytes;
+    s.shared_buffer_bytes = cfg.shared_buffer_bytes;
+    s.switch_latency_ps = cfg.switch_latency_ps;
+    s.cut_through = cfg.cut_through;
+    s.mtu_frame_bytes = mtu_frame;
+    s.data_tc = cfg.traffic_class;
+    s.credits = cfg.credits;
+    try {
+      pfc_.setup(s);
+    } catch (const PfcSetupError& e) {
+      throw DeviceConfigError(e.switch_name, e.key, e.what());
     }
   }
   if (cfg.credits) {
@@ -384,11 +306,7 @@ void Network::settle_statistics() {
     for (int tc = 0; tc < kTrafficClasses; ++tc) {
       QueueCounters& q = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
       q.occupancy.change(now, 0);
-      LosslessQueue& l = lq(pid, tc);
-      if (l.paused_since_ps >= 0) {  // close the open pause interval (a new one starts now)
-        q.paused_ps += now - l.paused_since_ps;
-        l.paused_since_ps = now;
-      }
+      q.paused_ps += pfc_.settle(pid, tc, now);  // close the open pause interval
     }
   }
 }
@@ -410,7 +328,7 @@ void Network::enqueue(uint32_t port_id, Packet* p) {
 }
 
 uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
-  uint8_t ok = port.nonempty & static_cast<uint8_t>(~(port.paused & ~port.storm));
+  uint8_t ok = port.nonempty & static_cast<uint8_t>(~pfc_.held(port_id));
   if (cfg_.credits) {
     for (uint32_t m = ok; m != 0; m &= m - 1) {
       const int tc = std::countr_zero(m);
@@ -425,7 +343,7 @@ uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
 void Network::kick(uint32_t port_id) {
   Port& port = ports_[port_id];
   if (port.transmitting) return;
-  if (port.pfc_pending != 0) {
+  if (pfc_.frame_pending(port_id)) {
     send_pfc_frame(port_id);
     return;
   }
@@ -586,10 +504,7 @@ void Network::on_tx_done(uint64_t port_id) {
   if (is_switch_[port.node]) mmus_[port.node].on_dequeue(q.occupancy.bytes, bytes);
   occupancy_change(static_cast<uint32_t>(port_id), tc, -bytes);
   port.transmitting = false;
-  if (xoff_count_[port.node] > 0 &&
-      (policy_[port.node].pfc.dynamic || xon_waits_for_pool_[port.node])) {
-    recheck_dynamic_xon(port.node);
-  }
+  if (pfc_.xon_recheck_due(port.node)) recheck_dynamic_xon(port.node);
   if (port.in_tx_ingress != UINT32_MAX && lossless(port.node, port.in_tx_in_tc)) {
     // The frame has left the switch: its ingress port's count falls (PFC XON), its credits go
     // back upstream (InfiniBand).
@@ -659,7 +574,8 @@ void Network::forward(Packet* p) {
     p->tc = static_cast<uint8_t>(cfg_.bounce_class);  // a bounce: came down, goes up again
   }
   if (is_switch_[p->node]) {
-    if ((out.storm >> p->tc & 1) && cfg_.watchdog_drop) {  // PFC watchdog: stormed queue
+    if ((pfc_.storm_mask(out_pid) >> p->tc & 1) &&
+        cfg_.watchdog_drop) {  // PFC watchdog: stormed queue
       drop(p, out_pid, DropCause::kWatchdog);
       return;
     }
@@ -668,24 +584,13 @@ void Network::forward(Packet* p) {
     if (lossless(p->node, p->in_tc)) {
       // Lossless: egress limits do not apply; PFC refuses a frame only when the ingress port's
       // headroom overflows; with credits the sender never overruns the input buffer.
-      const LosslessQueue& in = lq_[static_cast<size_t>(in_pid) * kTrafficClasses + p->in_tc];
-      const Port& in_port = ports_[in_pid];
       if (!cfg_.credits) {
         // A full shared pool pauses the ingress at once, whatever its threshold: this frame
         // and what follows it go to the headroom.
-        if (!(in_port.xoff >> p->in_tc & 1) && !mmu.pool_fits(q.occupancy.bytes, p->wire_bytes)) {
+        if (pfc_.pool_xoff(in_pid, p->in_tc, q.occupancy.bytes, p->wire_bytes, mmu)) {
           assert_xoff(in_pid, p->in_tc);
         }
-        // Beyond the headroom, or beyond the buffer itself (a port's own with static buffers;
-        // the shared buffer and the headroom pool beside it), a frame is refused.
-        const bool beyond_buffer =
-            mmu.model() == BufferModel::kStatic
-                ? in_port.lossless_in_bytes + p->wire_bytes > mmu.limit_bytes()
-                : mmu.total_bytes() + p->wire_bytes >
-                      mmu.buffer_bytes() + headroom_pool_bytes_[p->node];
-        if (beyond_buffer ||
-            ((in_port.xoff >> p->in_tc & 1) &&
-             in.ingress_bytes + p->wire_bytes > in.xoff_level_bytes + in_port.headroom_bytes)) {
+        if (pfc_.headroom_overflow(in_pid, p->in_tc, p->wire_bytes, mmu)) {
           drop(p, in_pid, DropCause::kHeadroom);
           return;
         }
@@ -709,87 +614,46 @@ void Network::forward(Packet* p) {
 
 // ---- lossless: PFC, credits, watchdog, deadlock detection --------------------------------
 
-int64_t Network::xoff_threshold(uint32_t in_pid) const {
-  const Port& port = ports_[in_pid];
-  const PfcSwitchSettings& s = policy_[port.node].pfc;
-  if (!s.dynamic) return port.xoff_bytes;
-  // Dynamic: alpha x the free shared buffer (lossless bytes use the pool too).
-  const BufferMmu& mmu = mmus_[port.node];
-  const int64_t free_bytes = std::max<int64_t>(0, mmu.limit_bytes() - mmu.shared_used_bytes());
-  return static_cast<int64_t>(s.alpha * static_cast<double>(free_bytes));
-}
-
 void Network::ingress_change(uint32_t in_pid, int tc, int64_t bytes) {
-  LosslessQueue& q = lq(in_pid, tc);
-  q.ingress_bytes += bytes;
-  Port& port = ports_[in_pid];
-  port.lossless_in_bytes += bytes;
-  port.peak_lossless_in_bytes = std::max(port.peak_lossless_in_bytes, port.lossless_in_bytes);
-  if (cfg_.credits) return;
-  const uint8_t bit = static_cast<uint8_t>(1u << tc);
-  if (bytes > 0 && !(port.xoff & bit) && q.ingress_bytes >= xoff_threshold(in_pid)) {
-    assert_xoff(in_pid, tc);
-  } else if (bytes < 0 && (port.xoff & bit)) {
-    maybe_xon(in_pid, tc);
+  switch (pfc_.account(in_pid, tc, bytes, mmus_[ports_[in_pid].node])) {
+    case PfcFlowControl::Ingress::kNone:
+      break;
+    case PfcFlowControl::Ingress::kXoff:
+      assert_xoff(in_pid, tc);
+      break;
+    case PfcFlowControl::Ingress::kMaybeXon:
+      maybe_xon(in_pid, tc);
+      break;
   }
 }
 
 void Network::assert_xoff(uint32_t in_pid, int tc) {
-  Port& port = ports_[in_pid];
-  LosslessQueue& q = lq(in_pid, tc);
-  const uint8_t bit = static_cast<uint8_t>(1u << tc);
-  port.xoff |= bit;  // XOFF: pause the upstream port for this priority
-  ++xoff_count_[port.node];
-  q.xoff_level_bytes = q.ingress_bytes;
-  port.pfc_pending |= bit;
-  if (observer_ != nullptr)
-    observer_->pfc_decided(in_pid, tc, true, q.ingress_bytes, sim_.now().ps());
+  const int64_t bytes = pfc_.assert_xoff(in_pid, tc);
+  if (observer_ != nullptr) observer_->pfc_decided(in_pid, tc, true, bytes, sim_.now().ps());
   kick(in_pid);
 }
 
 void Network::maybe_xon(uint32_t in_pid, int tc) {
-  Port& port = ports_[in_pid];
-  const PfcSwitchSettings& s = policy_[port.node].pfc;
-  const LosslessQueue& q = lq(in_pid, tc);
-  const int64_t offset =
-      s.xon_offset_bytes > 0 ? s.xon_offset_bytes : 2 * cfg_.wire.wire_bytes(cfg_.mtu_bytes);
-  if (q.ingress_bytes > std::max<int64_t>(0, xoff_threshold(in_pid) - offset)) return;
-  const BufferMmu& mmu = mmus_[port.node];
-  if (!s.dynamic && mmu.model() == BufferModel::kShared && mmu.pool_free_bytes() < offset) {
-    // A static threshold in a shared buffer: XOFF also came from the pool running out, and XON
-    // waits until the pool has the XON offset free again (a dynamic threshold has its own).
-    xon_waits_for_pool_[port.node] = 1;
-    return;
+  if (!pfc_.try_xon(in_pid, tc, mmus_[ports_[in_pid].node])) return;
+  if (observer_ != nullptr) {
+    observer_->pfc_decided(in_pid, tc, false, pfc_.ingress_bytes(in_pid, tc), sim_.now().ps());
   }
-  port.xoff &= static_cast<uint8_t>(~(1u << tc));  // XON: resume it
-  --xoff_count_[port.node];
-  port.pfc_pending |= static_cast<uint8_t>(1u << tc);
-  if (observer_ != nullptr)
-    observer_->pfc_decided(in_pid, tc, false, q.ingress_bytes, sim_.now().ps());
   kick(in_pid);
 }
 
 void Network::recheck_dynamic_xon(uint32_t node) {
-  xon_waits_for_pool_[node] = 0;  // set again by maybe_xon for an XON still waiting
-  // A dynamic threshold rises whenever the shared buffer frees up, whoever's bytes left: an
-  // ingress in XOFF may now be below XON although none of its own frames moved.
-  for (uint32_t pid = first_port_[node]; pid < first_port_[node + 1] && xoff_count_[node] > 0;
-       ++pid) {
-    for (uint32_t m = ports_[pid].xoff; m != 0; m &= m - 1) {
-      maybe_xon(pid, std::countr_zero(m));
-    }
-  }
+  pfc_.recheck_xon(node, mmus_[node], [&](uint32_t pid, int tc, int64_t bytes) {
+    if (observer_ != nullptr) observer_->pfc_decided(pid, tc, false, bytes, sim_.now().ps());
+    kick(pid);
+  });
 }
 
 void Network::send_pfc_frame(uint32_t port_id) {
   Port& port = ports_[port_id];
-  const uint8_t enable = port.pfc_pending;
-  const uint8_t xoff = port.xoff & enable;
-  const int quanta = policy_[port.node].pfc.pause_quanta;
-  port.pfc_pending = 0;
+  const PfcFlowControl::Frame f = pfc_.take_frame(port_id);
   Packet* p = pool_.get();
   p->kind = PacketKind::kPfc;
-  p->psn = enable | static_cast<uint32_t>(xoff) << 8 | static_cast<uint32_t>(quanta) << 16;
+  p->psn = f.enable | static_cast<uint32_t>(f.xoff) << 8 | static_cast<uint32_t>(f.quanta) << 16;
   p->wire_bytes = static_cast<int32_t>(kPfcFrameWireBytes);
   p->payload_bytes = 0;
   p->tc = 7;
@@ -802,22 +666,18 @@ void Network::send_pfc_frame(uint32_t port_id) {
   sim_.after<&Network::on_tx_done>(SimTime(ser_ps), node_lp(port.node), this, port_id);
   // It takes effect at the peer after its response delay.
   sim_.after<&Network::on_arrival>(
-      SimTime(ser_ps + port.delay_ps + ports_[port.peer_port].response_ps), node_lp(port.peer_node),
+      SimTime(ser_ps + port.delay_ps + pfc_.response_ps(port.peer_port)), node_lp(port.peer_node),
       this, reinterpret_cast<uint64_t>(p));
-  if (xoff != 0 && !port.refresh_timer) {
+  if (pfc_.arm_refresh(port_id, f.xoff)) {
     // Sent again at half the pause time while XOFF lasts, so the peer never resumes early.
-    port.refresh_timer = true;
-    sim_.after<&Network::on_xoff_refresh>(SimTime(pause_time_ps(quanta, port.rate_bps) / 2),
+    sim_.after<&Network::on_xoff_refresh>(SimTime(pause_time_ps(f.quanta, port.rate_bps) / 2),
                                           node_lp(port.node), this, port_id);
   }
 }
 
 void Network::on_xoff_refresh(uint64_t port_id) {
-  Port& port = ports_[port_id];
-  port.refresh_timer = false;
-  if (port.xoff == 0) return;
-  port.pfc_pending |= port.xoff;
-  kick(static_cast<uint32_t>(port_id));  // (behind a frame: sent, and re-armed, when it ends)
+  // (behind a frame: sent, and re-armed, when it ends)
+  if (pfc_.refresh(static_cast<uint32_t>(port_id))) kick(static_cast<uint32_t>(port_id));
 }
 
 void Network::on_pfc_arrival(Packet* p) {
@@ -830,7 +690,7 @@ void Network::on_pfc_arrival(Packet* p) {
   for (uint32_t m = enable; m != 0; m &= m - 1) {
     const int tc = std::countr_zero(m);
     if (xoff >> tc & 1) {
-      lq(egress, tc).last_pfc_rx_ps = now;
+      pfc_.note_pfc_rx(egress, tc, now);
       pause_queue(egress, tc, now + pause_time_ps(quanta, port.rate_bps));
     } else {
       resume_queue(egress, tc);
@@ -839,84 +699,47 @@ void Network::on_pfc_arrival(Packet* p) {
 }
 
 void Network::pause_queue(uint32_t port_id, int tc, int64_t until_ps) {
-  Port& port = ports_[port_id];
-  LosslessQueue& q = lq(port_id, tc);
-  q.paused_until_ps = until_ps;
-  if (!(port.paused >> tc & 1)) {
-    port.paused |= static_cast<uint8_t>(1u << tc);
-    // Paused time is not counted while the watchdog has the queue ignore PAUSE.
-    q.paused_since_ps = (port.storm >> tc & 1) ? -1 : sim_.now().ps();
-    if (observer_ != nullptr) observer_->pause_changed(port_id, tc, true, sim_.now().ps());
+  const PfcFlowControl::Paused r = pfc_.pause(port_id, tc, until_ps, sim_.now().ps());
+  if (r.started && observer_ != nullptr) {
+    observer_->pause_changed(port_id, tc, true, sim_.now().ps());
   }
-  if (!port.pause_timer) {
-    port.pause_timer = true;
-    sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), node_lp(port.node), this, port_id);
+  if (r.arm_timer) {
+    sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), node_lp(ports_[port_id].node), this,
+                                       port_id);
   }
   monitor_.schedule_check();
 }
 
 void Network::resume_queue(uint32_t port_id, int tc) {
-  Port& port = ports_[port_id];
-  if (!(port.paused >> tc & 1)) return;
-  LosslessQueue& q = lq(port_id, tc);
-  port.paused &= static_cast<uint8_t>(~(1u << tc));
-  if (q.paused_since_ps >= 0) {  // (not counted while the watchdog ignores the pause)
-    queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps +=
-        sim_.now().ps() - q.paused_since_ps;
-    if (const int32_t host = host_of_node_[port.node];
-        host >= 0 && nic_port_[port_id] && tc == cfg_.traffic_class) {
-      host_pauses_[static_cast<size_t>(host)].emplace_back(q.paused_since_ps, sim_.now().ps());
-    }
+  int64_t counted_ps = -1;
+  if (!pfc_.resume(port_id, tc, sim_.now().ps(), counted_ps)) return;
+  if (counted_ps >= 0) {
+    queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps += counted_ps;
   }
-  q.paused_since_ps = -1;
-  q.stuck_since_ps = -1;
   if (observer_ != nullptr) observer_->pause_changed(port_id, tc, false, sim_.now().ps());
   port_idle(port_id);
 }
 
 int64_t Network::host_paused_ps(int host, int64_t from_ps, int64_t to_ps) const {
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  const auto clip = [&](int64_t a, int64_t b) {
-    a = std::max(a, from_ps);
-    b = std::min(b, to_ps);
-    if (a < b) spans.emplace_back(a, b);
-  };
-  for (const auto& [a, b] : host_pauses_.at(static_cast<size_t>(host))) clip(a, b);
-  // Pauses still running: each NIC port of the host in the data class.
-  const VertexId v = fabric_.hosts[static_cast<size_t>(host)];
-  for (uint32_t id = first_port_[v]; id < first_port_[v + 1]; ++id) {
-    const LosslessQueue& q = lq_[static_cast<size_t>(id) * kTrafficClasses + cfg_.traffic_class];
-    if (nic_port_[id] && (ports_[id].paused >> cfg_.traffic_class & 1) && q.paused_since_ps >= 0) {
-      clip(q.paused_since_ps, sim_.now().ps());
-    }
-  }
-  std::sort(spans.begin(), spans.end());
-  int64_t total = 0, end = std::numeric_limits<int64_t>::min();
-  for (const auto& [a, b] : spans) {  // the union's length
-    if (b <= end) continue;
-    total += b - std::max(a, end);
-    end = b;
-  }
-  return total;
+  return pfc_.host_paused_ps(host, from_ps, to_ps, sim_.now().ps());
 }
 
 void Network::on_pause_expiry(uint64_t port_id) {
-  Port& port = ports_[port_id];
-  port.pause_timer = false;
+  const uint32_t pid = static_cast<uint32_t>(port_id);
+  pfc_.expiry_fired(pid);
   const int64_t now = sim_.now().ps();
   int64_t next = -1;
-  for (uint32_t m = port.paused; m != 0; m &= m - 1) {
+  for (uint32_t m = pfc_.paused_mask(pid); m != 0; m &= m - 1) {
     const int tc = std::countr_zero(m);
-    const int64_t until = lq(static_cast<uint32_t>(port_id), tc).paused_until_ps;
+    const int64_t until = pfc_.paused_until_ps(pid, tc);
     if (until <= now) {
-      resume_queue(static_cast<uint32_t>(port_id), tc);
+      resume_queue(pid, tc);
     } else if (next < 0 || until < next) {
       next = until;
     }
   }
-  if (next >= 0 && !port.pause_timer) {
-    port.pause_timer = true;
-    sim_.at<&Network::on_pause_expiry>(SimTime(next), node_lp(port.node), this, port_id);
+  if (next >= 0 && pfc_.arm_pause_timer(pid)) {
+    sim_.at<&Network::on_pause_expiry>(SimTime(next), node_lp(ports_[pid].node), this, port_id);
   }
 }
 

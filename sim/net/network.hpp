@@ -32,6 +32,13 @@
 //  - Hosts forward other hosts' packets only where the routes say so (rail-only PXN over
 //    NVLink); a host's own port queues are unbounded (the NIC generates data only when its
 //    port is idle, so they hold ACKs and relayed frames).
+//  - Lossless classes: the state machines are congestion/'s, members of the network that it
+//    calls without a virtual call: PfcFlowControl (congestion/pfc_flow_control.hpp) owns the
+//    switches' ingress accounting, XOFF/XON decisions and headroom and every port's pause state,
+//    and answers which classes a pause holds back; CreditFlowControl (congestion/credits.hpp)
+//    the InfiniBand credits. The network schedules their events (pause expiry, XOFF refresh,
+//    returned credits), builds and sends the PFC frames, kicks ports and tells the observer,
+//    each right after the component's decision (sim/net/network.cpp, "lossless").
 // Invariants (checked after every run by check_invariants()): every wire byte a NIC injected
 // was consumed by its destination NIC, dropped, or is still in the network; a lossless class
 // never tail-drops (its losses are headroom overflow, the PFC watchdog and bit errors).
@@ -72,6 +79,7 @@
 #include "congestion/ecn.hpp"
 #include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
+#include "congestion/pfc_flow_control.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/counter_table.hpp"
 #include "sim/core/quantile_histogram.hpp"
@@ -292,9 +300,9 @@ class Network {
   const DeadlockReport& deadlock() const { return monitor_.deadlock(); }
   /// Bytes that came in on switch port `port_id` in priority `tc` and are still in the
   /// switch's buffer (the count PFC thresholds apply to).
-  int64_t ingress_bytes(uint32_t port_id, int tc) const {
-    return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc].ingress_bytes;
-  }
+  int64_t ingress_bytes(uint32_t port_id, int tc) const { return pfc_.ingress_bytes(port_id, tc); }
+  /// The PFC state machine: per port and priority thresholds, headroom, XOFF and pause state.
+  const PfcFlowControl& pfc() const { return pfc_; }
   /// Picoseconds within [from_ps, to_ps) during which PFC pause frames held at least one NIC
   /// port (a network port, not its NVLink to an NVSwitch) of host `host` in the data traffic
   /// class (NetConfig::traffic_class): the union of
@@ -353,28 +361,13 @@ class Network {
     int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
   };
 
-  /// Per (port, tc) lossless state: as an ingress (bytes held), as an egress (pause).
-  struct LosslessQueue {
-    int64_t ingress_bytes = 0;
-    int64_t xoff_level_bytes = 0;  ///< ingress_bytes when XOFF was sent (headroom base)
-    int64_t paused_until_ps = 0;   ///< paused while now < this
-    int64_t paused_since_ps = -1;  ///< start of the current continuous pause, -1 = running
-    int64_t last_pfc_rx_ps = -1;   ///< last PFC frame pausing this queue (watchdog restore)
-    int64_t stuck_since_ps = -1;   ///< watchdog: paused with frames queued since (-1 = not)
-  };
   struct SwitchPolicy {
     bool ecn = false;
     bool ecn_at_dequeue = false;
     RedEcn red;
-    PfcSwitchSettings pfc;
+    PfcSwitchSettings pfc;  ///< as configured (PfcFlowControl keeps them from setup on)
   };
-  LosslessQueue& lq(uint32_t port_id, int tc) {
-    return lq_[static_cast<size_t>(port_id) * kTrafficClasses + tc];
-  }
-  bool lossless(uint32_t node, int tc) const {
-    return cfg_.credits ||
-           (policy_[node].pfc.enabled && (policy_[node].pfc.lossless_mask >> tc & 1));
-  }
+  bool lossless(uint32_t node, int tc) const { return cfg_.credits || pfc_.lossless(node, tc); }
   /// Classes of `port` that may send now: non-empty, not paused (unless stormed), with credits.
   uint8_t eligible(const Port& port, uint32_t port_id) const;
   /// Starts a frame if the port is idle and has one to send (PFC frames first).
@@ -391,9 +384,11 @@ class Network {
   void run_check();
   void pause_queue(uint32_t port_id, int tc, int64_t until_ps);
   void resume_queue(uint32_t port_id, int tc);
-  /// Ingress accounting at a switch: `bytes` came in (> 0) or left (< 0) on port `in_pid`.
+  /// Ingress accounting at a switch: `bytes` came in (> 0) or left (< 0) on port `in_pid`; the
+  /// XOFF or XON PfcFlowControl decides is acted on at once.
   void ingress_change(uint32_t in_pid, int tc, int64_t bytes);
-  /// XON for (in_pid, tc) in XOFF if its count is at or below the XON level now.
+  /// XON for (in_pid, tc) in XOFF if its count is at or below the XON level now (observer
+  /// told, port kicked to send the PFC frame).
   void maybe_xon(uint32_t in_pid, int tc);
   /// Dynamic thresholds, or an XON waiting for the shared pool: maybe_xon for every ingress
   /// of `node` in XOFF.
@@ -401,7 +396,6 @@ class Network {
   /// XOFF for priority `tc` of switch ingress `in_pid` now, its headroom counted from the bytes
   /// it holds (PFC frame queued, observer told).
   void assert_xoff(uint32_t in_pid, int tc);
-  int64_t xoff_threshold(uint32_t in_pid) const;
   /// The PFC watchdog over the owned switches' egress queues; true if it declared a storm.
   bool watchdog_scan(int64_t now);
   /// Names the proven `cycle`'s queues, links and flows (from the merged snapshot `s`) in the
@@ -482,8 +476,6 @@ class Network {
   std::vector<uint8_t> is_switch_;     ///< per node
   std::vector<int32_t> host_of_node_;  ///< per node: host id, or -1 for a switch
   std::vector<uint8_t> nic_port_;      ///< per port: a GPU's network port (not its NVLink)
-  /// Per host: finished pause intervals [start, end) of its NIC ports in the data class.
-  std::vector<std::vector<std::pair<int64_t, int64_t>>> host_pauses_;
   std::vector<uint32_t> switch_salt_;  ///< per node
   std::vector<BufferMmu> mmus_;        ///< per node (used for switches)
   std::vector<Nic> nics_;              ///< one per host port
@@ -525,17 +517,11 @@ class Network {
   uint64_t failure_key_ = 0;
   int64_t imported_in_flight_bytes_ = 0;  ///< wire bytes in other ranks' pools (import_state)
   size_t imported_pool_capacity_ = 0;
-  std::vector<LosslessQueue> lq_;     ///< port x traffic class
+  /// PFC: ingress accounting with XOFF/XON decisions, pause state (congestion/pfc_flow_control).
+  PfcFlowControl pfc_;
   CreditFlowControl credit_fc_;       ///< InfiniBand: per port x VL (empty without credits)
   std::vector<SwitchPolicy> policy_;  ///< per node (switches)
-  std::vector<int32_t> xoff_count_;   ///< per node: (ingress port, priority) pairs in XOFF
   bool lossless_any_ = false;         ///< some switch runs PFC, or InfiniBand credits
-  /// Per switch with PFC: the headroom of all its ingress ports and lossless priorities, bytes
-  /// (with a shared buffer, memory beside shared_buffer).
-  std::vector<int64_t> headroom_pool_bytes_;
-  /// Per switch: an XON waits for the shared pool to free (static XOFF in a shared buffer), so
-  /// any frame leaving may allow it.
-  std::vector<uint8_t> xon_waits_for_pool_;
   /// The PFC watchdog and the deadlock detector (the periodic lossless check).
   LosslessMonitor monitor_;
   CompletionSink* sink_ = nullptr;

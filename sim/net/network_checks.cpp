@@ -69,7 +69,7 @@ void Network::check_buffers() const {
     const BufferMmu& m = mmus_[v];
     const std::string& name = fabric_.graph[v].name;
     if (m.model() == BufferModel::kShared) {
-      const int64_t limit = m.buffer_bytes() + headroom_pool_bytes_[v];
+      const int64_t limit = m.buffer_bytes() + pfc_.headroom_pool_bytes(v);
       if (m.peak_total_bytes() > limit) {
         throw std::logic_error("switch " + name + " held " + std::to_string(m.peak_total_bytes()) +
                                " B, more than its shared buffer and PFC headroom (" +
@@ -78,9 +78,9 @@ void Network::check_buffers() const {
       continue;
     }
     for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
-      if (ports_[pid].peak_lossless_in_bytes > m.limit_bytes()) {
+      if (pfc_.peak_lossless_in_bytes(pid) > m.limit_bytes()) {
         throw std::logic_error("switch " + name + " port " + std::to_string(pid) + " held " +
-                               std::to_string(ports_[pid].peak_lossless_in_bytes) +
+                               std::to_string(pfc_.peak_lossless_in_bytes(pid)) +
                                " B of lossless frames that came in on it, more than its buffer (" +
                                std::to_string(m.limit_bytes()) + " B)");
       }

@@ -29,26 +29,25 @@ bool Network::watchdog_scan(int64_t now) {
   bool stormed = false;
   for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
     Port& port = ports_[pid];
-    if (!is_switch_[port.node] || (port.paused | port.storm) == 0) continue;
+    if (!is_switch_[port.node] || (pfc_.paused_mask(pid) | pfc_.storm_mask(pid)) == 0) continue;
     if (!monitor_.owns(port.node)) continue;
     // What the watchdog starts (resumed or flushed queues sending, PFC frames) is the switch's
     // own doing: its pushes are keyed as its LP's, as its rank in a partitioned run keys them.
     sim_.as_lp(node_lp(port.node), [&] {
       for (int tc = 0; tc < kTrafficClasses; ++tc) {
         const uint8_t bit = static_cast<uint8_t>(1u << tc);
-        LosslessQueue& q = lq(pid, tc);
         const LosslessMonitor::WatchdogStep step = monitor_.watchdog_step(
-            (port.storm & bit) != 0, (port.paused & bit) != 0, port.head[tc] != nullptr,
-            q.last_pfc_rx_ps, q.paused_since_ps, q.stuck_since_ps, now);
+            (pfc_.storm_mask(pid) & bit) != 0, (pfc_.paused_mask(pid) & bit) != 0,
+            port.head[tc] != nullptr, pfc_.last_pfc_rx_ps(pid, tc), pfc_.paused_since_ps(pid, tc),
+            pfc_.stuck_since_ps(pid, tc), now);
         if (step == LosslessMonitor::WatchdogStep::kRestore) {
-          port.storm &= static_cast<uint8_t>(~bit);  // restored: PAUSE honoured again
-          if (q.paused_until_ps <= now) resume_queue(pid, tc);
-          if (port.paused & bit) q.paused_since_ps = now;  // paused again from now (counted)
+          pfc_.restore(pid, tc);  // restored: PAUSE honoured again
+          if (pfc_.paused_until_ps(pid, tc) <= now) resume_queue(pid, tc);
+          pfc_.recount_pause(pid, tc, now);  // paused again from now (counted)
         } else if (step == LosslessMonitor::WatchdogStep::kStorm) {
-          port.storm |= bit;  // stormed: PAUSE ignored from now, not counted as paused time
+          // Stormed: PAUSE ignored from now, not counted as paused time.
           QueueCounters& qc = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
-          qc.paused_ps += now - q.paused_since_ps;
-          q.paused_since_ps = -1;
+          qc.paused_ps += pfc_.storm(pid, tc, now);
           qc.storms += 1;
           stormed = true;
           if (cfg_.watchdog_drop) {
@@ -83,12 +82,12 @@ LosslessSnapshot Network::local_snapshot(const std::vector<uint8_t>* owned_nodes
     const Port& port = ports_[pid];
     if (owned_nodes != nullptr && !(*owned_nodes)[port.node]) continue;
     if (s.blocked == 0 &&
-        (port.paused != 0 || port.storm != 0 ||
+        (pfc_.paused_mask(pid) != 0 || pfc_.storm_mask(pid) != 0 ||
          (!port.transmitting && port.nonempty != 0 && eligible(port, pid) == 0))) {
       s.blocked = 1;
     }
     if (!detail || !is_switch_[port.node]) continue;
-    if (port.xoff != 0) s.xoff.push_back({pid, port.xoff});
+    if (const uint8_t xoff = pfc_.xoff_mask(pid); xoff != 0) s.xoff.push_back({pid, xoff});
     if (port.transmitting && !port.in_tx_control) {
       s.in_tx.push_back({pid, port.in_tx_ingress, port.in_tx_in_tc});
     }

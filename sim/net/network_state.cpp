@@ -133,6 +133,7 @@ std::vector<std::byte> Network::export_state(const std::vector<uint8_t>& owned_n
     w.put(h.max());
     w.put_span(h.counts().data(), h.counts().size());
   }
+  std::vector<std::byte> pfc_state;
   for (uint32_t v = 0; v < is_switch_.size(); ++v) {
     if (v >= owned_nodes.size() || !owned_nodes[v]) continue;
     w.put<uint32_t>(v);
@@ -143,22 +144,13 @@ std::vector<std::byte> Network::export_state(const std::vector<uint8_t>& owned_n
     w.put_span(port_hist_.data() + first, last - first);
     w.put_span(queues_.data() + size_t{first} * kTrafficClasses,
                size_t{last - first} * kTrafficClasses);
-    w.put_span(lq_.data() + size_t{first} * kTrafficClasses,
-               size_t{last - first} * kTrafficClasses);
+    pfc_state.clear();
+    pfc_.export_node(v, pfc_state);
+    w.put_span(pfc_state.data(), pfc_state.size());
     if (credit_fc_.on()) {
       w.put_span(credit_fc_.ports_data(first), size_t{last - first} * kTrafficClasses);
     }
     w.put(mmus_[v]);
-    w.put(xoff_count_[v]);
-    const int32_t host = host_of_node_[v];
-    if (host >= 0) {
-      std::vector<int64_t> flat;  // [start, end) pairs
-      for (const auto& [a, b] : host_pauses_[static_cast<size_t>(host)]) {
-        flat.push_back(a);
-        flat.push_back(b);
-      }
-      w.put_span(flat.data(), flat.size());
-    }
   }
   w.put<uint32_t>(UINT32_MAX);
   return out;
@@ -202,20 +194,11 @@ void Network::import_state(std::span<const std::byte> blob) {
     r.get_span(port_hist_.data() + first, last - first);
     r.get_span(queues_.data() + size_t{first} * kTrafficClasses,
                size_t{last - first} * kTrafficClasses);
-    r.get_span(lq_.data() + size_t{first} * kTrafficClasses,
-               size_t{last - first} * kTrafficClasses);
+    pfc_.import_node(v, r.get_vector<std::byte>());
     if (credit_fc_.on()) {
       r.get_span(credit_fc_.ports_data(first), size_t{last - first} * kTrafficClasses);
     }
     mmus_[v] = r.get<BufferMmu>();
-    xoff_count_[v] = r.get<int32_t>();
-    const int32_t host = host_of_node_[v];
-    if (host >= 0) {
-      const auto flat = r.get_vector<int64_t>();
-      auto& pauses = host_pauses_[static_cast<size_t>(host)];
-      pauses.clear();
-      for (size_t i = 0; i + 1 < flat.size(); i += 2) pauses.emplace_back(flat[i], flat[i + 1]);
-    }
   }
   if (!r.done()) throw std::runtime_error("Network::import_state: trailing bytes");
 }

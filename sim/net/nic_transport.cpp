@@ -192,8 +192,7 @@ void Network::nic_fill(uint32_t nic_id) {
     const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
     // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
     // the port calls back when it resumes.
-    const Port& port = ports_[nic.port];
-    if (((port.paused & ~port.storm) >> qp.tc & 1) ||
+    if ((pfc_.held(nic.port) >> qp.tc & 1) ||
         (cfg_.credits && !credit_fc_.may_send(nic.port, qp.tc, cfg_.wire.wire_bytes(payload)))) {
       ++nic.cursor;
       ++tried;

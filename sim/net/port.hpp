@@ -1,4 +1,5 @@
-// One direction of a link: its queues, transmitter state, lossless state and counters.
+// One direction of a link: its queues, transmitter state and counters (its PFC state is the
+// network's PfcFlowControl's, congestion/pfc_flow_control.hpp).
 #pragma once
 
 #include <array>
@@ -100,24 +101,7 @@ struct Port {
   uint32_t in_tx_ingress = 0;    ///< global id of the port it came in on (UINT32_MAX: none)
   uint8_t in_tx_in_tc = 0;       ///< the priority it came in with
   bool in_tx_control = false;    ///< a PFC frame (no queue, no buffer)
-  // Lossless state (PFC or credits). As an egress: `paused` bit tc = paused by the peer;
-  // `storm` bit tc = the PFC watchdog declared the queue stormed (PAUSE ignored). As a
-  // switch ingress: `xoff` bit tc = XOFF in force towards the peer, `pfc_pending` = PFC frame
-  // to send for these priorities.
-  uint8_t paused = 0;
-  uint8_t storm = 0;
-  uint8_t xoff = 0;
-  uint8_t pfc_pending = 0;
-  bool pause_timer = false;    ///< a pause-expiry event is pending
-  bool refresh_timer = false;  ///< an XOFF refresh event is pending
-  int64_t xoff_bytes = 0;      ///< as a switch ingress: static XOFF threshold (PFC)
-  int64_t headroom_bytes = 0;  ///< as a switch ingress: PFC headroom
-  /// As a switch ingress: wire bytes of lossless frames (all priorities) that came in here and
-  /// are still in the switch, and the most there ever were (a static buffer's bound).
-  int64_t lossless_in_bytes = 0;
-  int64_t peak_lossless_in_bytes = 0;
-  int64_t response_ps = 0;  ///< as an egress: PFC response delay
-  uint8_t nonempty = 0;     ///< bit tc set: queue tc has packets waiting
+  uint8_t nonempty = 0;          ///< bit tc set: queue tc has packets waiting
   uint8_t dwrr_cursor = 0;
   bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
   std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class

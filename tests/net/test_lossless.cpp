@@ -170,7 +170,7 @@ TEST_CASE("PFC headroom: sized by the formula nothing drops — half of it overf
     for (int h = 0; h < n; ++h) bed.net->send(h, n, 2'000'000, 0, static_cast<uint64_t>(h));
     bed.sim.run(SimTime(int64_t{5'000'000'000}));
     const uint32_t in = port_between(bed, "leaf0", "host0");
-    return std::make_pair(bed.net->totals(), bed.net->ports()[in].headroom_bytes);
+    return std::make_pair(bed.net->totals(), bed.net->pfc().headroom_bytes(in));
   };
   const auto [sized, hr] = run(0);
   CHECK(std::abs(hr - formula) <= 1);
@@ -360,11 +360,13 @@ TEST_CASE("PFC static buffers: a port's lossless priorities share its buffer, ne
   CHECK(bed.net->messages_in_flight() == 0);
   CHECK(bed.net->totals().drops == 0);
   int64_t peak = 0;
-  for (const Port& p : bed.net->ports()) {
-    if (bed.net->mmu(p.node) == nullptr || p.headroom_bytes == 0) continue;
-    CHECK(p.xoff_bytes == buffer / 2 - p.headroom_bytes);
-    CHECK(p.peak_lossless_in_bytes <= buffer);
-    peak = std::max(peak, p.peak_lossless_in_bytes);
+  const PfcFlowControl& pfc = bed.net->pfc();
+  for (uint32_t pid = 0; pid < bed.net->ports().size(); ++pid) {
+    const int64_t headroom = pfc.headroom_bytes(pid);
+    if (bed.net->mmu(bed.net->ports()[pid].node) == nullptr || headroom == 0) continue;
+    CHECK(pfc.xoff_bytes(pid) == buffer / 2 - headroom);
+    CHECK(pfc.peak_lossless_in_bytes(pid) <= buffer);
+    peak = std::max(peak, pfc.peak_lossless_in_bytes(pid));
   }
   CHECK(peak > buffer / 2 - 8 * 1082);  // the buffer was used, not avoided
 }
