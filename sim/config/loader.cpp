@@ -589,6 +589,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   warn_pfc(s, s.pfc, found, nullptr, "", pfc_somewhere, s.warnings);
   check_dcqcn(found, s);
+  check_congestion_control(found, s);
   return s;
 }
 
@@ -599,12 +600,14 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 using namespace config_detail;
 
 void register_choice(const std::string& key_path, const std::string& value) {
-  Choices* choices = key_path == "topology.kind"        ? &topology_kinds()
-                     : key_path == "workload.algorithm" ? &workload_algorithms()
-                                                        : nullptr;
+  Choices* choices = key_path == "topology.kind"            ? &topology_kinds()
+                     : key_path == "workload.algorithm"     ? &workload_algorithms()
+                     : key_path == "nic.congestion_control" ? &congestion_controls()
+                                                            : nullptr;
   if (choices == nullptr) {
     throw std::invalid_argument("register_choice: '" + key_path +
-                                "' takes no registered values (topology.kind, workload.algorithm)");
+                                "' takes no registered values (topology.kind, workload.algorithm, "
+                                "nic.congestion_control)");
   }
   std::vector<std::string>& values = choices->available;
   if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);

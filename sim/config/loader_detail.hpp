@@ -348,6 +348,9 @@ inline constexpr const char* kAlphaExpected = "a number from 1/128 to 64, e.g. 1
 /// The valid `topology.kind` values: the built-in fabric families (topologies/registry.cpp),
 /// then the ones register_choice() added (loader.hpp).
 Choices& topology_kinds();
+/// The valid `nic.congestion_control` values: auto and the built-in controls
+/// (congestion/cc_registry.cpp), then the ones register_choice() added.
+Choices& congestion_controls();
 /// The valid `workload.algorithm` values: auto and the built-in collective algorithms
 /// (collectives/algorithm_registry.cpp), then the ones register_choice() added.
 Choices& workload_algorithms();
@@ -632,6 +635,7 @@ void apply_dcqcn_preset(const std::string& name, Scenario& s);
 void check_pfc(const Context& main, const Scenario& sc, const std::map<std::string, Value>& own,
                const std::map<std::string, Value>* top = nullptr);
 void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s);
+void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s);  // nic
 void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& pfc,
                      const std::map<std::string, Value>& own,
                      const std::map<std::string, Value>* top,

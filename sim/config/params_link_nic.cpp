@@ -143,6 +143,9 @@ std::span<const Field> nic_params() {
   {"nic", "qp_rate_limit", false,  // absent = line rate
    Quantity(kRateLimit), at<kNic, &N::qp_rate_limit_bps>,
    "per-QP rate limit, at most link.host_rate; 0 = the port's line rate"},
+  {"nic", "congestion_control", false, Choice(congestion_controls()),
+   at<kNic, &N::congestion_control>,
+   "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none"},
   };
   return rows;
 }
@@ -166,6 +169,41 @@ void check_nic(const Context& ctx, const std::map<std::string, Value>& found, co
                "), the NIC's line rate: expected at most " + r +
                ", or leave qp_rate_limit out for line rate");
   }
+}
+
+Choices& congestion_controls() {
+  static Choices controls{"congestion control", {"auto", "none", "dcqcn"}, {}, {}};
+  return controls;
+}
+
+/// nic.congestion_control and dcqcn.enabled name one control: dcqcn.enabled: true is
+/// nic.congestion_control: dcqcn, which sets it (and so needs ECN marking and RoCE, as
+/// check_dcqcn and the dcqcn section's transport ask of dcqcn.enabled).
+void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s) {
+  const auto named = found.find("nic.congestion_control");
+  if (named == found.end() || s.nic.congestion_control == "auto") return;
+  const std::string& cc = s.nic.congestion_control;
+  const auto enabled = found.find("dcqcn.enabled");
+  if (cc != "dcqcn") {
+    if (s.dcqcn.enabled) {
+      const std::string fix = ": leave dcqcn.enabled out (or false), or name dcqcn";
+      if (enabled == found.end()) named->second.fail(cc + ", but dcqcn.enabled is true" + fix);
+      enabled->second.fail("true selects DCQCN, but nic.congestion_control names " + cc + fix);
+    }
+    return;
+  }
+  if (enabled != found.end() && !s.dcqcn.enabled) {
+    named->second.fail(
+        "nic.congestion_control: dcqcn, but dcqcn.enabled is false: leave "
+        "dcqcn.enabled out, or name another control");
+  }
+  if (s.transport != "roce") {
+    named->second.fail("DCQCN is RoCE's congestion control (transport: " + s.transport + ")");
+  }
+  bool marks = s.ecn.enabled;
+  for (const auto& [name, o] : s.switches) marks |= o.ecn.enabled;
+  if (!marks) named->second.fail("DCQCN reacts to ECN marks: set ecn.enabled: true");
+  s.dcqcn.enabled = true;
 }
 
 /// Cross-field rules of the switch section, for a scenario and for a profile on its own.

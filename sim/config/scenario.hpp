@@ -190,6 +190,9 @@ struct NicConfig {
   int64_t rto_ps = 67'108'864'000;
   /// Per-QP rate limit (what congestion control adjusts); 0 = the port's line rate.
   int64_t qp_rate_limit_bps = 0;
+  /// The queue pairs' congestion control (congestion/cc_registry.hpp): auto (dcqcn if
+  /// dcqcn.enabled, else none), none, dcqcn (as dcqcn.enabled: true), or a registered one.
+  std::string congestion_control = "auto";
 };
 
 /// `ecn:` section (optional): RED-style ECN marking on every switch egress queue, after

@@ -68,10 +68,10 @@
 
 #include "congestion/buffer_mmu.hpp"
 #include "congestion/credits.hpp"
-#include "congestion/dcqcn.hpp"
 #include "congestion/ecn.hpp"
 #include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
+#include "congestion/qp_congestion.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/counter_table.hpp"
 #include "sim/core/quantile_histogram.hpp"
@@ -332,8 +332,9 @@ class Network {
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
     int retries = 0;      ///< consecutive timeouts without progress
-    DcqcnRp cc;           ///< DCQCN reaction point (NetConfig::dcqcn), from the first message
-    bool cc_started = false;
+    /// Congestion control's reaction point (NetConfig::cc): made with the QP, started by its
+    /// first message.
+    QpCcSender cc;
   };
   /// A QP's receiving half: the destination host's state.
   struct QpRx {
@@ -343,7 +344,7 @@ class Network {
     uint64_t rcv_msg = 0;
     uint32_t unacked = 0;
     bool nak_outstanding = false;
-    int64_t last_cnp_ps = -1;    ///< DCQCN notification point: last CNP sent for this flow
+    QpCcReceiver cc;             ///< congestion control's notification point (NetConfig::cc)
     std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
   };
   struct Nic {
@@ -430,12 +431,11 @@ class Network {
   /// The LP of a QP's sending side (its NIC's host): runs its timer.
   LpId sender_lp(const Qp& qp) const { return node_lp(ports_[nics_[qp.nic].port].node); }
   void activate(uint32_t qp_id);
-  /// The QP's pacing rate: the lower of its static limit and DCQCN's current rate; 0 = line rate.
+  /// The QP's pacing rate: the lower of its static limit and its congestion control's current
+  /// rate; 0 = line rate.
   int64_t pacing_rate(const Qp& qp) const {
     int64_t rate = qp.rate_bps;
-    if (cfg_.dcqcn && !qp.cc.at_line_rate()) {
-      rate = rate > 0 ? std::min(rate, qp.cc.rate_bps()) : qp.cc.rate_bps();
-    }
+    if (const int64_t cc = qp.cc.rate_bps(); cc > 0) rate = rate > 0 ? std::min(rate, cc) : cc;
     return rate;
   }
   void enqueue(uint32_t port_id, Packet* p);
