@@ -194,8 +194,8 @@ void check_congestion_control(const std::map<std::string, Value>& found, Scenari
   }
   if (enabled != found.end() && !s.dcqcn.enabled) {
     named->second.fail(
-        "nic.congestion_control: dcqcn, but dcqcn.enabled is false: leave "
-        "dcqcn.enabled out, or name another control");
+        "dcqcn, but dcqcn.enabled is false: leave dcqcn.enabled out, or name "
+        "another control");
   }
   if (s.transport != "roce") {
     named->second.fail("DCQCN is RoCE's congestion control (transport: " + s.transport + ")");

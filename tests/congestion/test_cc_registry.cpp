@@ -12,6 +12,7 @@
 #include "congestion/cc_registry.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/config/params.hpp"
+#include "sim/run/run.hpp"
 
 namespace fabricsim {
 namespace {
@@ -163,6 +164,26 @@ TEST_CASE("nic.congestion_control takes a registered control, and refuses two ch
   scenario_file("nic: {congestion_control: dcqcn}\ndcqcn: {enabled: false}\n");
   CHECK_THROWS_WITH(load_scenario(path), Catch::Contains("dcqcn.enabled is false"));
   std::filesystem::remove(path);
+}
+
+TEST_CASE("a scenario that names a registered control runs it through the run library") {
+  register_fixed_rate();
+  seen = Seen{};
+  RunOptions opts;
+  opts.scenario_path = scenario_file("nic: {congestion_control: fixed_rate}\n");
+  Scenario sc = load(opts);
+  const Prepared prepared = prepare(sc);
+  const RunReport rep = simulate(sc, prepared, nullptr, false);
+  std::filesystem::remove(opts.scenario_path);
+  REQUIRE(rep.complete);
+  REQUIRE(rep.flows.size() == 1);
+  // The file's fabric is the one above (100 Gb/s, 1 us links, a 500 ns leaf): the same closed
+  // form, from the flow's posting to its last byte.
+  CHECK(rep.flows[0].end_ps - rep.flows[0].start_ps ==
+        (kPackets - 1) * ser(kWire, kFixedRateBps) + 2 * ser(kWire, kLine) + 2 * kProp + kLatency);
+  CHECK(rep.counters.cnp_tx == kPackets / kCnpEvery);
+  // The run ends with the flow's last byte: the CNP its last packet caused is still on its way.
+  CHECK(seen.cnps == kPackets / kCnpEvery - 1);
 }
 
 }  // namespace
