@@ -601,10 +601,12 @@ using namespace config_detail;
 void register_choice(const std::string& key_path, const std::string& value) {
   Choices* choices = key_path == "topology.kind"        ? &topology_kinds()
                      : key_path == "workload.algorithm" ? &workload_algorithms()
+                     : key_path == "switch.scheduler"   ? &switch_schedulers()
                                                         : nullptr;
   if (choices == nullptr) {
-    throw std::invalid_argument("register_choice: '" + key_path +
-                                "' takes no registered values (topology.kind, workload.algorithm)");
+    throw std::invalid_argument(
+        "register_choice: '" + key_path +
+        "' takes no registered values (topology.kind, workload.algorithm, switch.scheduler)");
   }
   std::vector<std::string>& values = choices->available;
   if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);

@@ -62,7 +62,8 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 /// a component registered outside the library: "topology.kind" for a fabric family
 /// (register_fabric_family calls it; its scenarios can use the keys whose condition names no
 /// kind: topology.failed_links, link.*, ...), "workload.algorithm" for a collective algorithm
-/// (register_collective_algorithm). Does nothing when the value is known already. Throws
+/// (register_collective_algorithm), "switch.scheduler" for an egress scheduler
+/// (register_scheduler). Does nothing when the value is known already. Throws
 /// std::invalid_argument for any other key.
 void register_choice(const std::string& key_path, const std::string& value);
 

@@ -351,6 +351,9 @@ Choices& topology_kinds();
 /// The valid `workload.algorithm` values: auto and the built-in collective algorithms
 /// (collectives/algorithm_registry.cpp), then the ones register_choice() added.
 Choices& workload_algorithms();
+/// The valid `switch.scheduler` values: the built-in schedulers (schedulers/registry.cpp), then
+/// the ones register_choice() added.
+Choices& switch_schedulers();
 inline const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 
 /// Bit error rates: 0 (error-free) to 1e-3.

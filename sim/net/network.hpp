@@ -4,9 +4,9 @@
 //  - A Port is one direction of a full-duplex link: eight egress queues (traffic classes 0..7,
 //    IEEE 802.1p), a transmitter that serializes one frame at a time at the link's negotiated
 //    rate (serialization_ps of the frame's wire bytes: payload + headers + preamble/IFG), then
-//    the propagation delay. Between traffic classes the transmitter picks by strict priority
-//    (7 highest) or deficit weighted round robin (Shreedhar & Varghese, SIGCOMM'95; quantum =
-//    weight x one MTU frame).
+//    the propagation delay. Between traffic classes the transmitter picks by the scheduler
+//    `switch.scheduler` names (schedulers/: strict priority, 7 highest; deficit weighted round
+//    robin; or one registered from outside).
 //  - Switches are store-and-forward (a frame is forwarded `switch.latency` after its last bit
 //    arrives) or cut-through (forwarded `switch.latency` after its first bit arrives, when the
 //    egress is not faster than the ingress; otherwise stored first). The egress port is the
@@ -72,6 +72,7 @@
 #include "congestion/ecn.hpp"
 #include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
+#include "schedulers/egress_scheduler.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/counter_table.hpp"
 #include "sim/core/quantile_histogram.hpp"
@@ -412,7 +413,6 @@ class Network {
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
   void start_tx(uint32_t port_id, uint8_t eligible);
-  int select_queue(Port& port, uint8_t eligible);
   void nic_fill(uint32_t nic);
   void forward(Packet* p);
   void deliver(Packet* p);
@@ -469,7 +469,7 @@ class Network {
   const RoutingTable& routes_;
   NetConfig cfg_;
   int64_t ack_wire_bytes_ = 0;
-  std::array<int64_t, kTrafficClasses> quantum_{};
+  EgressScheduler scheduler_;  ///< at every port
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<ArrivalCounters> arrivals_;  ///< per receiving port
