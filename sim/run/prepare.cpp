@@ -23,6 +23,7 @@
 #include "sim/report/output_file.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
+#include "sim/run/scenario_collectives.hpp"
 #include "topologies/metrics.hpp"
 #include "topologies/registry.hpp"
 #include "topologies/routing.hpp"

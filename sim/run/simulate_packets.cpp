@@ -24,6 +24,7 @@
 #include "sim/run/deadlock_advice.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
+#include "sim/run/scenario_collectives.hpp"
 #include "sim/run/trace_observer.hpp"
 
 namespace fabricsim {
