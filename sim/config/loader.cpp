@@ -237,7 +237,7 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
     }
     const std::string name = key.Scalar();
     const std::string path = prefix + name;
-    const auto& kinds = topology_kinds().available;
+    const std::vector<std::string> kinds = topology_kinds().values();
     const bool kind_block = section == kTopologySection && base.empty() &&
                             std::find(kinds.begin(), kinds.end(), name) != kinds.end();
     if (!kind_block && std::find(valid.begin(), valid.end(), name) == valid.end()) {
@@ -545,22 +545,10 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 
 using namespace config_detail;
 
-void register_choice(const std::string& key_path, const std::string& value) {
-  Choices* choices = key_path == "topology.kind"        ? &topology_kinds()
-                     : key_path == "workload.algorithm" ? &workload_algorithms()
-                                                        : nullptr;
-  if (choices == nullptr) {
-    throw std::invalid_argument("register_choice: '" + key_path +
-                                "' takes no registered values (topology.kind, workload.algorithm)");
-  }
-  std::vector<std::string>& values = choices->available;
-  if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
-}
-
 std::vector<std::string> override_paths() {
   std::vector<std::string> paths = all_paths();
   for (const Section& x : sections()) paths.emplace_back(x.name);
-  for (const std::string& kind : topology_kinds().available) {
+  for (const std::string& kind : topology_kinds().values()) {
     const std::string block = std::string(kTopologySection) + "." + kind;
     paths.push_back(block);
     for (const std::string& key : keys_of(kTopologySection)) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/config/scenario.hpp"
+#include "sim/core/choices.hpp"       // register_choice
 #include "sim/core/config_error.hpp"  // ConfigError, located_message, KeyOrigin
 #include "sim/core/strings.hpp"       // closest_match
 
@@ -34,14 +35,6 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 /// key) is refused: its value would replace the override's without a word.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
-
-/// Adds `value` to the valid values of the choice key `key_path` (after the built-in ones), for
-/// a component registered outside the library: "topology.kind" for a fabric family
-/// (register_fabric_family calls it; its scenarios can use the keys whose condition names no
-/// kind: topology.failed_links, link.*, ...), "workload.algorithm" for a collective algorithm
-/// (register_collective_algorithm). Does nothing when the value is known already. Throws
-/// std::invalid_argument for any other key.
-void register_choice(const std::string& key_path, const std::string& value);
 
 /// The dotted paths --set and --vary take: every key of the schema, every section (given whole
 /// as a map), each topology kind block and its keys (topology.fat-tree.k), the training keys,

@@ -5,11 +5,10 @@
 
 namespace fabricsim::config_detail {
 
-Choices& workload_algorithms() {
-  static Choices algorithms{"algorithm",
-                            {"auto", "ring", "tree", "halving_doubling", "p2p"},
-                            {},
-                            {{"Ring", "ring"}, {"Tree", "tree"}}};
+const Choices& workload_algorithms() {
+  // Ring and Tree: NCCL_ALGO's spelling of the two.
+  static const Choices algorithms{
+      "algorithm", {"auto"}, {}, {{"Ring", "ring"}, {"Tree", "tree"}}, "workload.algorithm"};
   return algorithms;
 }
 
