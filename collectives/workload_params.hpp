@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace fabricsim {
@@ -59,20 +60,31 @@ struct TrainingConfig {
   std::vector<TrainingLayer> layers;
 };
 
-/// Bytes per element of an nccl-tests datatype name; 0 if unknown.
+/// An nccl-tests datatype (its -d names) and the bytes of one element.
+struct NcclDatatype {
+  std::string_view name;
+  int bytes;
+};
+/// The datatypes nccl-tests takes, under the names fabricsim writes (workload.datatype's
+/// values, in this order).
+inline constexpr NcclDatatype kNcclDatatypes[] = {
+    {"int8", 1},   {"uint8", 1}, {"int32", 4}, {"uint32", 4}, {"int64", 8},
+    {"uint64", 8}, {"half", 2},  {"float", 4}, {"double", 8}, {"bfloat16", 2},
+};
+/// The other names nccl-tests also accepts: alias -> the name above.
+inline constexpr std::pair<std::string_view, std::string_view> kNcclDatatypeAliases[] = {
+    {"char", "int8"},     {"int", "int32"},      {"float16", "half"},
+    {"float32", "float"}, {"float64", "double"},
+};
+
+/// Bytes per element of an nccl-tests datatype name (kNcclDatatypes or an alias); 0 if unknown.
 inline int datatype_bytes(const std::string& datatype) {
-  struct Type {
-    std::string_view name;
-    int bytes;
-  };
-  // nccl-tests names, then the aliases nccl-tests also accepts.
-  static constexpr Type kTypes[] = {
-      {"int8", 1},   {"uint8", 1}, {"int32", 4},   {"uint32", 4},  {"int64", 8},
-      {"uint64", 8}, {"half", 2},  {"float", 4},   {"double", 8},  {"bfloat16", 2},
-      {"char", 1},   {"int", 4},   {"float16", 2}, {"float32", 4}, {"float64", 8},
-  };
-  for (const Type& t : kTypes) {
-    if (t.name == datatype) return t.bytes;
+  std::string_view name = datatype;
+  for (const auto& [alias, canonical] : kNcclDatatypeAliases) {
+    if (alias == name) name = canonical;
+  }
+  for (const NcclDatatype& t : kNcclDatatypes) {
+    if (t.name == name) return t.bytes;
   }
   return 0;
 }
