@@ -1,7 +1,11 @@
 // The values of a scenario's choice keys that components register: each fabric family its
 // topology.kind (topologies/registry.cpp), each collective algorithm its workload.algorithm name
 // (collectives/algorithm_registry.cpp), built-in or registered from outside the library. The
-// loader (sim/config) reads them here, so a name is written once, by its component.
+// loader (sim/config) reads them here, so a name is written once, by its component. The
+// registries register their built-in names when their tables are built, before main(): a binary
+// that loads scenarios sees them when it links the registry's code (a static library's object
+// is linked when something in it is used: any binary that builds a fabric or plans a
+// collective), and none of them otherwise.
 #pragma once
 
 #include <string>
