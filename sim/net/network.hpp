@@ -77,370 +77,16 @@
 #include "sim/core/quantile_histogram.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
+#include "sim/net/net_config.hpp"
+#include "sim/net/net_observer.hpp"
+#include "sim/net/net_totals.hpp"
+#include "sim/net/packet.hpp"
+#include "sim/net/port.hpp"
 #include "sim/net/wire.hpp"
 #include "topologies/fabric_graph.hpp"
 #include "topologies/routing.hpp"
 
 namespace fabricsim {
-
-inline constexpr int kTrafficClasses = 8;
-
-/// kPfc: a PFC frame (link-local; psn packs the priority enable vector in bits 0-7, the
-/// priorities paused (XOFF) in bits 8-15 and their quanta in bits 16-31). kCnp: a DCQCN
-/// congestion notification from the receiver of a QP to its sender.
-enum class PacketKind : uint8_t { kData, kAck, kNak, kPfc, kCnp };
-
-/// One packet in flight. Small and trivially copyable; owned by the PacketPool.
-struct Packet {
-  Packet* next;           ///< intrusive link: egress FIFO or pool free list
-  int64_t enqueue_ps;     ///< when it joined its current egress queue
-  int64_t tail_ps;        ///< cut-through: when its last bit reaches the switch
-  uint32_t qp;            ///< queue pair
-  uint32_t psn;           ///< data: its sequence number; ACK/NAK: the PSN the receiver expects
-  uint32_t flow_hash;     ///< ECMP hash (the same for every packet of a QP and direction)
-  int32_t dst_host;       ///< destination host id
-  int32_t payload_bytes;  ///< message bytes carried
-  int32_t wire_bytes;     ///< bytes serialized on each link (payload + overhead)
-  uint32_t node;          ///< node the packet is travelling to
-  uint16_t in_port;       ///< port of `node` it arrives on
-  uint8_t tc;             ///< traffic class 0..7
-  /// The QP's own class (data and its ACK/NAK/CNP): switches start each torus dimension on it
-  /// (dateline) without reading the QP, which lives on the hosts.
-  uint8_t qp_tc;
-  /// At a switch: the priority it arrived with (its ingress accounting and credits; a
-  /// dateline may give it another class for the egress).
-  uint8_t in_tc;
-  PacketKind kind;
-  uint8_t flags;  ///< kCorrupt | kHeadFirst | kInUse | kStored | kStomped | kEcnCe | kLast | ...
-  static constexpr uint8_t kCorrupt = 1;    ///< hit by a bit error
-  static constexpr uint8_t kHeadFirst = 2;  ///< arrival event is the first bit (cut-through)
-  static constexpr uint8_t kInUse = 4;      ///< taken from the pool
-  static constexpr uint8_t kStored = 8;     ///< cut-through fell back to store-and-forward
-  /// Forwarded corrupt by a cut-through switch, which counted the error on the link it came
-  /// in on; dropped later without counting it again.
-  static constexpr uint8_t kStomped = 16;
-  static constexpr uint8_t kEcnCe = 32;  ///< ECN congestion experienced (marked by a switch)
-  /// Data: the last packet of its message (the receiver checks its own copy of the message
-  /// against it).
-  static constexpr uint8_t kLast = 64;
-  /// Data: this PSN was sent before (go-back-N resend: snd_nxt < snd_max when it left).
-  static constexpr uint8_t kRetransmit = 128;
-};
-// A cross-rank arrival carries the packet by value (sim/parallel/README.md item 1): keep it one
-// cache line.
-static_assert(sizeof(Packet) == 64, "Packet must stay 64 bytes");
-
-/// Free-list pool of packets, grown in chunks; get() and put() never touch the heap once warm.
-class PacketPool {
- public:
-  Packet* get();
-  void put(Packet* p) {
-    p->flags = 0;
-    p->next = free_;
-    free_ = p;
-    --in_use_;
-  }
-  size_t in_use() const { return in_use_; }
-  size_t capacity() const { return chunks_.size() * kChunk; }
-  /// Calls f(const Packet&) for every packet taken and not yet returned.
-  template <class F>
-  void for_each_in_use(F&& f) const {
-    for (const auto& chunk : chunks_) {
-      for (size_t i = 0; i < kChunk; ++i) {
-        if (chunk[i].flags & Packet::kInUse) f(chunk[i]);
-      }
-    }
-  }
-
- private:
-  static constexpr size_t kChunk = 4096;
-  std::vector<std::unique_ptr<Packet[]>> chunks_;
-  Packet* free_ = nullptr;
-  size_t in_use_ = 0;
-};
-
-/// Occupancy over time of one queue or port: peak, time integral (for the time average) and,
-/// for ports, a time-weighted log histogram (4 buckets per octave) for percentiles.
-struct Occupancy {
-  int64_t bytes = 0;      ///< now (queued + being serialized)
-  int64_t max_bytes = 0;  ///< peak
-  int64_t since_ps = 0;   ///< time of the last change
-  __int128 area = 0;      ///< integral of bytes over time, byte x ps
-  /// The occupancy is `bytes` from since_ps to now_ps; then changes by `delta`.
-  void change(int64_t now_ps, int64_t delta) {
-    area += static_cast<__int128>(bytes) * (now_ps - since_ps);
-    since_ps = now_ps;
-    bytes += delta;
-    if (bytes > max_bytes) max_bytes = bytes;
-  }
-  /// Time-averaged occupancy over [0, now_ps], bytes.
-  double average(int64_t now_ps) const;
-};
-
-/// Time-weighted histogram of a port's occupancy.
-struct OccupancyHistogram {
-  static constexpr int kSubBits = 4;                    ///< 2^kSubBits buckets per octave
-  static constexpr int kPerOctave = 1 << kSubBits;      ///< bucket width <= 1/16 of its values
-  static constexpr int kBuckets = kPerOctave * 40 + 1;  ///< bucket 0 = empty; up to 2^40 B
-  std::array<int64_t, kBuckets> ps{};                   ///< time spent in each bucket, ps
-  static int bucket(int64_t bytes);
-  /// Upper edge (bytes) of bucket b.
-  static int64_t upper_bytes(int b);
-  /// The smallest bucket edge the occupancy was at or below for fraction `q` of the time
-  /// (0 < q <= 1); 0 if no time was recorded.
-  int64_t percentile(double q) const;
-};
-
-/// Counters of one egress queue (port x traffic class).
-struct QueueCounters {
-  int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0;
-  int64_t ecn_marked = 0;      ///< data packets this queue marked CE
-  int64_t paused_ps = 0;       ///< time this egress queue was paused by PFC from its peer
-  int64_t watchdog_drops = 0;  ///< packets the PFC watchdog dropped (action drop)
-  int64_t storms = 0;          ///< times the PFC watchdog declared this queue stormed
-  int64_t sojourn_ps = 0;      ///< sum over sent packets of (end of serialization - enqueue)
-  Occupancy occupancy;
-};
-
-/// Per-port counters, cumulative over the run, kept by the port's own node. A frame counts as
-/// sent once it is fully serialized (as its queue counts it). tx and queue figures at this
-/// egress; what arrived over this direction is counted by the peer (ArrivalCounters).
-/// What arrived over one direction of a link, counted by the receiving port's node (each node
-/// writes only its own state, as a partitioned run needs; sim/parallel/README.md). Under
-/// cut-through a frame counts as received when its head arrives, so mid-run rx can run one
-/// frame ahead of the sender's tx.
-struct ArrivalCounters {
-  int64_t rx_packets = 0, rx_bytes = 0;  ///< intact frames, wire bytes
-  int64_t corrupt_drops = 0;             ///< frames with a bit error on this link
-};
-
-struct PortCounters {
-  int64_t tx_packets = 0;
-  int64_t tx_bytes = 0;  ///< wire bytes serialized
-  int64_t drops = 0;     ///< packets refused by admission (tail drop)
-  int64_t drop_bytes = 0;
-  int64_t max_queue_bytes = 0;  ///< peak occupancy, including the packet being serialized
-  int64_t pfc_tx = 0;           ///< PFC frames sent by this port (to its peer)
-  int64_t pfc_rx = 0;           ///< PFC frames received on this port (pausing its egress)
-  /// Lossless frames refused at this (ingress) port because its headroom overflowed.
-  int64_t headroom_drops = 0;
-};
-
-struct Port {
-  uint32_t node = 0;        ///< owning node (vertex id)
-  uint32_t peer_node = 0;   ///< node at the other end
-  uint16_t index = 0;       ///< port number at `node`
-  uint16_t peer_index = 0;  ///< port number at `peer_node`
-  uint32_t peer_port = 0;   ///< global id of the reverse direction
-  int64_t rate_bps = 0;
-  int64_t delay_ps = 0;           ///< propagation
-  int64_t peer_ingress_ps = 0;    ///< forwarding latency of the peer (0 for a NIC)
-  bool from_above = false;        ///< the peer is on a higher tier (arrivals here descend)
-  bool peer_cut_through = false;  ///< the peer is a cut-through switch
-  double bit_error_rate = 0.0;
-  int8_t dim = -1;          ///< torus: the dimension the link runs along
-  bool wrap = false;        ///< torus: a wraparound link (crosses the dateline)
-  uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
-  uint32_t drop_countdown = 0;
-  // The frame being serialized, by copy: under cut-through the next switch may already have
-  // queued, delivered or dropped (and recycled) the Packet itself before this port finishes.
-  bool transmitting = false;
-  uint8_t in_tx_tc = 0;
-  int32_t in_tx_wire_bytes = 0;
-  int64_t in_tx_enqueue_ps = 0;  ///< when the frame joined this port's queue
-  uint32_t in_tx_ingress = 0;    ///< global id of the port it came in on (UINT32_MAX: none)
-  uint8_t in_tx_in_tc = 0;       ///< the priority it came in with
-  bool in_tx_control = false;    ///< a PFC frame (no queue, no buffer)
-  // Lossless state (PFC or credits). As an egress: `paused` bit tc = paused by the peer;
-  // `storm` bit tc = the PFC watchdog declared the queue stormed (PAUSE ignored). As a
-  // switch ingress: `xoff` bit tc = XOFF in force towards the peer, `pfc_pending` = PFC frame
-  // to send for these priorities.
-  uint8_t paused = 0;
-  uint8_t storm = 0;
-  uint8_t xoff = 0;
-  uint8_t pfc_pending = 0;
-  bool pause_timer = false;    ///< a pause-expiry event is pending
-  bool refresh_timer = false;  ///< an XOFF refresh event is pending
-  int64_t xoff_bytes = 0;      ///< as a switch ingress: static XOFF threshold (PFC)
-  int64_t headroom_bytes = 0;  ///< as a switch ingress: PFC headroom
-  /// As a switch ingress: wire bytes of lossless frames (all priorities) that came in here and
-  /// are still in the switch, and the most there ever were (a static buffer's bound).
-  int64_t lossless_in_bytes = 0;
-  int64_t peak_lossless_in_bytes = 0;
-  int64_t response_ps = 0;  ///< as an egress: PFC response delay
-  uint8_t nonempty = 0;     ///< bit tc set: queue tc has packets waiting
-  uint8_t dwrr_cursor = 0;
-  bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
-  std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
-  std::array<Packet*, kTrafficClasses> tail{};
-  std::array<int64_t, kTrafficClasses> deficit{};
-  int64_t occupancy_bytes = 0;  ///< queued + in-transmission wire bytes, all classes
-  int16_t hist_bucket = 0;      ///< the occupancy histogram's current bucket
-  int64_t hist_since_ps = 0;    ///< since when the occupancy has been in hist_bucket
-  int32_t ser_memo_bytes = -1;  ///< serialization_ps(ser_memo_bytes, rate_bps) = ser_memo_ps
-  int64_t ser_memo_ps = 0;
-  PortCounters counters;
-};
-
-/// Receives message completions (the collective layer implements it). One call per message.
-class CompletionSink {
- public:
-  virtual ~CompletionSink() = default;
-  virtual void on_message_complete(uint64_t tag) = 0;
-};
-
-/// Optional observer of network events (trace.json). Called only when set.
-class NetObserver {
- public:
-  virtual ~NetObserver() = default;
-  /// Message `seq` (a run-wide message number) was posted / received in full.
-  virtual void message_posted(uint64_t seq, int src, int dst, uint32_t qp, int64_t bytes,
-                              int64_t t_ps) = 0;
-  virtual void message_delivered(uint64_t seq, int src, int dst, uint32_t qp, int64_t t_ps) = 0;
-  /// Occupancy of switch egress queue (port, tc) changed to `bytes`.
-  virtual void queue_changed(uint32_t port, int tc, int64_t bytes, int64_t t_ps) = 0;
-  /// A frame was dropped: tail drop at egress `port`, or corrupted on the link of `port`.
-  virtual void packet_dropped(uint32_t port, int tc, bool corrupt, int64_t t_ps) = 0;
-  /// QP `qp` of host `src` went back from PSN `from` to `to` on a NAK or a timeout.
-  virtual void went_back(uint32_t qp, int src, uint32_t from, uint32_t to, bool timeout,
-                         int64_t t_ps) = 0;
-  /// Switch ingress `port` decided XOFF (true) or XON (false) for priority `tc`, its count of
-  /// buffered bytes being `ingress_bytes`.
-  virtual void pfc_decided(uint32_t /*port*/, int /*tc*/, bool /*xoff*/, int64_t /*ingress_bytes*/,
-                           int64_t /*t_ps*/) {}
-  /// Egress `port`'s priority `tc` was paused (true) or resumed (false) by its peer.
-  virtual void pause_changed(uint32_t /*port*/, int /*tc*/, bool /*paused*/, int64_t /*t_ps*/) {}
-};
-
-/// Parameters of the devices, from the scenario's `switch:`, `nic:` and `link:` sections.
-struct NetConfig {
-  WireFormat wire;
-  int64_t mtu_bytes = 4096;  ///< payload bytes per packet
-  int64_t switch_latency_ps = 0;
-  bool cut_through = false;
-  BufferModel buffer_model = BufferModel::kStatic;
-  int64_t buffer_per_port_bytes = 0;
-  int64_t shared_buffer_bytes = 0;
-  int64_t reserved_per_queue_bytes = 0;
-  double alpha = 1.0;
-  bool dwrr = false;  ///< false = strict priority
-  std::array<int, kTrafficClasses> dwrr_weights{1, 1, 1, 1, 1, 1, 1, 1};
-  int traffic_class = 3;  ///< of data and ACKs
-  int ack_interval = 1;
-  int64_t rto_ps = NicConfig{}.rto_ps;
-  int64_t qp_rate_limit_bps = 0;  ///< 0 = line rate
-  int retry_count = 7;            ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
-  uint64_t seed = 1;              ///< ECMP salts and bit errors come from streams of this seed
-  bool per_packet_spraying = false;
-  bool ecn = false;             ///< RED ECN marking at switch egress queues
-  RedEcn red;                   ///< its thresholds
-  bool ecn_at_dequeue = false;  ///< mark when a packet starts to leave (else on arrival)
-  /// PFC (RoCE) at every switch, and per-switch overrides by switch name.
-  PfcSwitchSettings pfc;
-  std::map<std::string, PfcSwitchSettings> pfc_overrides;
-  /// ECN per switch where it differs from the fabric-wide `ecn`/`red`/`ecn_at_dequeue`.
-  struct EcnOverride {
-    bool enabled = false;
-    RedEcn red;
-    bool at_dequeue = false;
-  };
-  std::map<std::string, EcnOverride> ecn_overrides;
-  /// PFC watchdog (switch egress queues).
-  bool pfc_watchdog = false;
-  bool watchdog_drop = true;  ///< action drop (else forward)
-  int64_t watchdog_detection_ps = PfcConfig{}.watchdog_detection_time_ps;
-  int64_t watchdog_restoration_ps = PfcConfig{}.watchdog_restoration_time_ps;
-  /// InfiniBand credit-based flow control per VL (= traffic class): input buffer per port and
-  /// VL, bytes (credits of 64 bytes). 0 = off.
-  bool credits = false;
-  int64_t vl_buffer_bytes = 0;
-  /// Deadlock detector period while a queue is paused or starved of credits.
-  int64_t deadlock_check_ps = PfcConfig{}.deadlock_check_interval_ps;
-  /// Torus dateline (Dally & Seitz, "Deadlock-free message routing in multiprocessor
-  /// interconnection networks", IEEE ToC 1987): a packet crossing a wraparound link moves to
-  /// this traffic class for the rest of the dimension, breaking the ring's cyclic buffer
-  /// dependency; -1 = off.
-  int dateline_class = -1;
-  /// Clos: a packet sent up again after coming down moves to this class (-1 = off).
-  int bounce_class = -1;
-  /// DCQCN on every QP (needs ECN).
-  bool dcqcn = false;
-  DcqcnConfig dcqcn_params;
-  /// flows.csv bound: delivered messages beyond this many are counted, not recorded (a
-  /// 1024-GPU ring makes millions per size; a record is 56 B).
-  size_t max_flow_records = 1'000'000;
-};
-
-/// A device setting that cannot work on this fabric (a PFC threshold below its XON offset, a
-/// VL buffer below one frame, …), found while building the Network: bad input. `key` is the
-/// scenario key to blame ("pfc.xoff", "ecn.kmin", "switch.buffer_per_port", …) at switch
-/// `switch_name` (its `switches:` override if it has one).
-struct DeviceConfigError : std::invalid_argument {
-  DeviceConfigError(std::string switch_name_, std::string key_, const std::string& message)
-      : std::invalid_argument(message),
-        switch_name(std::move(switch_name_)),
-        key(std::move(key_)) {}
-  std::string switch_name;
-  std::string key;
-};
-
-/// The lossless priorities of a `pfc:` section as a bit mask (bit p = priority p): its
-/// `priorities`, or `traffic_class` (nic.traffic_class) when none are listed.
-inline uint8_t pfc_lossless_mask(const PfcConfig& pfc, int traffic_class) {
-  uint8_t mask = 0;
-  for (int p : pfc.priorities) mask |= static_cast<uint8_t>(1u << p);
-  return pfc.priorities.empty() ? static_cast<uint8_t>(1u << traffic_class) : mask;
-}
-
-/// The device parameters of a scenario. Throws std::invalid_argument for an unknown transport
-/// (the loader has already rejected one).
-NetConfig net_config_for(const Scenario& scenario);
-
-/// Network-wide totals.
-struct NetTotals {
-  int64_t drops = 0;  ///< packets lost (tail drops + corrupt drops, a frame counted once)
-  int64_t tail_drops = 0;
-  int64_t corrupt_drops = 0;
-  int64_t packet_hops = 0;        ///< frames fully serialized on any link
-  int64_t packets_delivered = 0;  ///< frames consumed by their destination NIC
-  int64_t max_queue_bytes = 0;    ///< peak occupancy of any switch egress queue
-  int64_t retransmits = 0;        ///< data packets sent again (every resend counts)
-  int64_t nak_tx = 0;
-  int64_t rto_timeouts = 0;
-  int64_t ecn_marked = 0;          ///< data packets marked CE by switches
-  int64_t ce_received = 0;         ///< CE-marked data packets received in sequence by NICs
-  int64_t pfc_tx = 0, pfc_rx = 0;  ///< PFC frames sent / received
-  int64_t headroom_drops = 0;      ///< lossless frames refused: headroom overflow
-  int64_t watchdog_drops = 0, watchdog_storms = 0;
-  int64_t cnp_tx = 0, cnp_rx = 0;  ///< DCQCN congestion notifications
-  int64_t paused_ps = 0;           ///< summed over egress queues: time paused
-  /// The registered counters (sim/core/counter_table.hpp), by index - kBuiltinCounters: each
-  /// merged over the ports as its CounterDef says.
-  std::vector<int64_t> registered;
-};
-
-/// Wire-byte conservation: sent = delivered + dropped + in flight.
-struct ByteBalance {
-  int64_t sent_bytes = 0, delivered_bytes = 0, dropped_bytes = 0, in_flight_bytes = 0;
-};
-
-/// One delivered message (flows.csv).
-struct FlowRecord {
-  uint64_t seq;
-  int32_t src, dst;
-  uint32_t qp;
-  uint8_t tc;
-  int64_t bytes, start_ps, end_ps;
-  /// Packets of this message whose copy the receiver accepted (in order) was a resend
-  /// (Packet::kRetransmit): what the receiver can see. Each packet counts at most once, however
-  /// often it was resent; resends the receiver discarded (out of order, duplicates) count only
-  /// in NetTotals::retransmits.
-  int64_t retransmitted_packets;
-  uint64_t tag;  ///< the tag it was posted with
-  /// Not printed: Event::key of the event that delivered the last packet (with end_ps, the
-  /// record's place in the delivery order, for merging per-rank records).
-  uint64_t deliver_key;
-};
 
 class Network {
  public:
@@ -515,12 +161,26 @@ class Network {
   /// frame's arrival (its argument is the Packet*) and returned InfiniBand credits.
   static EventFn arrival_handler();
   static EventFn credit_handler();
-  /// An arrival event's frame, copied, its Packet handed back to the pool: the frame leaves
-  /// this rank. `arg` is the argument of an arrival_handler() event.
-  Packet take_departed(uint64_t arg);
-  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (come from another rank), with the
-  /// key the sender's rank took for it.
-  void inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& frame);
+  /// Bytes of a frame crossing ranks: the Packet, then its side record (PacketPool).
+  size_t departed_bytes() const { return sizeof(Packet) + pool_.side_bytes(); }
+  /// An arrival event's frame, copied to `out` (departed_bytes() long), its Packet handed back
+  /// to the pool: the frame leaves this rank. `arg` is the argument of an arrival_handler()
+  /// event.
+  void take_departed(uint64_t arg, std::byte* out);
+  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (departed_bytes() long, come from
+  /// another rank), with the key the sender's rank took for it.
+  void inject_arrival(SimTime t, uint64_t key, LpId lp, const std::byte* frame);
+  /// Registers a per-packet field of its own for a component (PacketPool::add_side): before
+  /// the first packet is sent, e.g. from the component's setup. Throws std::logic_error later.
+  template <class T>
+  PacketSide<T> add_packet_side() {
+    return pool_.add_side<T>();
+  }
+  /// Packet `p`'s side field `f`.
+  template <class T>
+  T& packet_side(const Packet* p, PacketSide<T> f) {
+    return pool_.side(p, f);
+  }
   /// The destination host of queue pair `qp` (opened by open_qp). Throws std::out_of_range.
   int qp_dst_host(uint32_t qp) const { return qps_.at(qp).dst_host; }
   /// Replaces the flow records (delivered messages, in delivery order) and the count of those

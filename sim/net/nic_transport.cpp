@@ -1,0 +1,431 @@
+// Network: the NICs' reliable-connected transport: queue pairs, posting messages, the NIC's
+// round-robin over its QPs, delivery, ACK/NAK, go-back-N and the retransmission timer.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "sim/core/units.hpp"
+#include "sim/net/network.hpp"
+#include "sim/net/network_hash.hpp"
+
+namespace fabricsim {
+
+using net_hash::fmix64;
+using net_hash::kReverseSalt;
+
+int Network::check_qp_key(const char* who, int src_host, int dst_host, int tc) const {
+  const int hosts = static_cast<int>(fabric_.hosts.size());
+  if (src_host < 0 || src_host >= hosts || dst_host < 0 || dst_host >= hosts ||
+      src_host == dst_host) {
+    throw std::invalid_argument(std::string(who) + ": bad host pair " + std::to_string(src_host) +
+                                " -> " + std::to_string(dst_host));
+  }
+  if (tc < -1 || tc >= kTrafficClasses) throw std::invalid_argument(std::string(who) + ": bad tc");
+  return tc < 0 ? cfg_.traffic_class : tc;
+}
+
+uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id,
+                               int tc) {
+  const auto key = std::make_tuple(src_host, dst_host, flow_id, tc);
+  if (auto it = qp_index_.find(key); it != qp_index_.end()) return it->second;
+  // A new QP (a different class on the same flow is a different QP too).
+  Qp qp;
+  qp.src_host = src_host;
+  qp.dst_host = dst_host;
+  qp.tc = static_cast<uint8_t>(tc);
+  qp.flow_hash = static_cast<uint32_t>(fmix64((static_cast<uint64_t>(src_host) << 40) ^
+                                              (static_cast<uint64_t>(dst_host) << 16) ^ flow_id ^
+                                              (static_cast<uint64_t>(ecmp_salt_) << 32)));
+  qp.rate_bps = cfg_.qp_rate_limit_bps;
+  // The QP leaves by the port its flow hashes to among the routes' choices.
+  const VertexId src = fabric_.hosts[src_host];
+  const auto choices = routes_.next_ports(src, dst_host);
+  if (choices.empty()) {
+    throw std::invalid_argument(std::string(who) + ": no route to the destination");
+  }
+  qp.nic = static_cast<uint32_t>(
+      nic_of_port_[first_port_[src] + pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0)]);
+  // DCQCN's reaction point starts with the QP's first message (send()), not here.
+  const uint32_t id = static_cast<uint32_t>(qps_.size());
+  qps_.push_back(std::move(qp));
+  qp_rx_.emplace_back();
+  qp_index_.emplace(key, id);
+  return id;
+}
+
+uint32_t Network::open_qp(int src_host, int dst_host, uint32_t flow_id, int tc) {
+  tc = check_qp_key("Network::open_qp", src_host, dst_host, tc);
+  return open_checked("Network::open_qp", src_host, dst_host, flow_id, tc);
+}
+
+void Network::post_rx(uint32_t qp_id, const RxMessage& m) {
+  if (remote_post_ && remote_post_(qp_id, m)) return;  // shipped to the destination's rank
+  qp_rx_[qp_id].msgs.push_back(m);
+}
+
+void Network::accept_rx_message(uint32_t qp_id, const RxMessage& m) {
+  if (qp_id >= qp_rx_.size()) {
+    throw std::out_of_range("Network::accept_rx_message: no queue pair " + std::to_string(qp_id));
+  }
+  QpRx& rx = qp_rx_[qp_id];
+  const uint32_t expected =
+      rx.msgs.empty() ? rx.rcv_nxt : rx.msgs.back().first_psn + rx.msgs.back().packets;
+  if (m.first_psn != expected || m.packets == 0) {
+    throw std::logic_error("Network::accept_rx_message: message " + std::to_string(m.seq) +
+                           " of queue pair " + std::to_string(qp_id) + " starts at PSN " +
+                           std::to_string(m.first_psn) + ", expected " + std::to_string(expected));
+  }
+  rx.msgs.push_back(m);
+}
+
+uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
+                       int tc) {
+  // Checked in the order they always were: hosts, size, class.
+  check_qp_key("Network::send", src_host, dst_host, 0);
+  if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
+  tc = check_qp_key("Network::send", src_host, dst_host, tc);
+  uint32_t qp_id;
+  if (auto it = qp_index_.find(std::make_tuple(src_host, dst_host, flow_id, tc));
+      it != qp_index_.end()) {
+    qp_id = it->second;
+  } else if (require_open_qps_) {
+    throw std::logic_error("Network::send: queue pair not opened (host " +
+                           std::to_string(src_host) + " -> host " + std::to_string(dst_host) +
+                           ", flow " + std::to_string(flow_id) + ", tc " + std::to_string(tc) +
+                           "); open every queue pair with open_qp first");
+  } else {
+    qp_id = open_checked("Network::send", src_host, dst_host, flow_id, tc);
+  }
+  Qp& qp = qps_[qp_id];
+  const int64_t packets = bytes == 0 ? 1 : (bytes + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes;
+  if (static_cast<int64_t>(qp.psn_end) + packets > int64_t{UINT32_MAX}) {
+    throw std::invalid_argument("Network::send: queue pair sequence space exhausted");
+  }
+  const int64_t now = sim_.now().ps();
+  if (cfg_.dcqcn && !qp.cc_started) {
+    qp.cc = DcqcnRp(&cfg_.dcqcn_params, ports_[nics_[qp.nic].port].rate_bps, now);
+    qp.cc_started = true;
+  }
+  uint32_t slot;
+  if (!free_messages_.empty()) {
+    slot = free_messages_.back();
+    free_messages_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(messages_.size());
+    messages_.emplace_back();
+  }
+  Message& m = messages_[slot];
+  m.bytes = bytes;
+  m.first_psn = qp.psn_end;
+  m.packets = static_cast<uint32_t>(packets);
+  const uint64_t seq = next_seq_++;
+  if (record_posts_) {
+    // The place of this post in the execution order (sim/parallel: renumbering seq on merge).
+    const bool in_event = sim_.in_event();
+    const uint64_t key = sim_.current_key();
+    if (in_event != post_in_event_ || key != post_event_key_ || now != post_event_ps_) {
+      post_in_event_ = in_event;
+      post_event_key_ = key;
+      post_event_ps_ = now;
+      post_index_ = 0;
+    }
+    posts_.push_back(PostKey{now, key, post_index_++, seq});
+  }
+  const RxMessage rx{seq, tag, bytes, now, m.first_psn, m.packets, 0};
+  qp.psn_end += static_cast<uint32_t>(packets);
+  qp.msgs.push_back(slot);
+  ++in_flight_;
+  post_rx(qp_id, rx);  // may reallocate nothing of the sender's: qp stays valid
+  if (observer_ != nullptr) observer_->message_posted(seq, src_host, dst_host, qp_id, bytes, now);
+  activate(qp_id);
+  return seq;
+}
+
+void Network::activate(uint32_t qp_id) {
+  Qp& qp = qps_[qp_id];
+  if (qp.snd_nxt >= qp.psn_end) return;
+  if (!qp.active) {
+    qp.active = true;
+    nics_[qp.nic].active.push_back(qp_id);
+  }
+  const uint32_t pid = nics_[qp.nic].port;
+  const Port& port = ports_[pid];
+  if (!port.transmitting && eligible(port, pid) == 0) nic_fill(qp.nic);
+}
+
+void Network::nic_fill(uint32_t nic_id) {
+  Nic& nic = nics_[nic_id];
+  const int64_t now = sim_.now().ps();
+  int64_t earliest = -1;  // soonest time a rate-limited QP may send
+  for (size_t tried = 0; tried < nic.active.size();) {
+    if (nic.cursor >= nic.active.size()) nic.cursor = 0;
+    const uint32_t qp_id = nic.active[nic.cursor];
+    Qp& qp = qps_[qp_id];
+    if (qp.snd_nxt >= qp.psn_end) {  // nothing left to send: leave the round robin
+      qp.active = false;
+      nic.active.erase(nic.active.begin() + static_cast<ptrdiff_t>(nic.cursor));
+      continue;
+    }
+    int64_t wake = qp.next_send_ps;
+    if (qp.next_send_ps > now && cfg_.dcqcn && qp.pace_wire_bytes > 0) {
+      // DCQCN may have raised the rate since the gap was set: re-time the gap at today's rate
+      // and look again when the rate timer next fires.
+      qp.cc.advance(now);
+      const int64_t rate = pacing_rate(qp);
+      qp.next_send_ps =
+          rate > 0 ? qp.pace_base_ps + serialization_ps(qp.pace_wire_bytes, rate) : qp.pace_base_ps;
+      wake = std::min(qp.next_send_ps, qp.cc.next_rate_timer_ps());
+    }
+    if (qp.next_send_ps > now) {
+      earliest = earliest < 0 ? wake : std::min(earliest, wake);
+      ++nic.cursor;
+      ++tried;
+      continue;
+    }
+    // Send packet snd_nxt of this QP. (Messages before it may all have been acknowledged and
+    // released, leaving snd_msg behind msg_base.)
+    if (qp.snd_msg < qp.msg_base) qp.snd_msg = qp.msg_base;
+    while (qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
+      ++qp.snd_msg;
+    const Message& m = message_at(qp, qp.snd_msg);
+    const int64_t offset = static_cast<int64_t>(qp.snd_nxt - m.first_psn) * cfg_.mtu_bytes;
+    const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
+    // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
+    // the port calls back when it resumes.
+    const Port& port = ports_[nic.port];
+    if (((port.paused & ~port.storm) >> qp.tc & 1) ||
+        (cfg_.credits && !credit_fc_.may_send(nic.port, qp.tc, cfg_.wire.wire_bytes(payload)))) {
+      ++nic.cursor;
+      ++tried;
+      continue;
+    }
+    Packet* p = pool_.get();
+    p->qp = qp_id;
+    p->psn = qp.snd_nxt;
+    p->flow_hash = qp.flow_hash;
+    p->dst_host = qp.dst_host;
+    p->payload_bytes = static_cast<int32_t>(payload);
+    p->wire_bytes = static_cast<int32_t>(cfg_.wire.wire_bytes(payload));
+    p->tc = qp.tc;
+    p->qp_tc = qp.tc;
+    p->kind = PacketKind::kData;
+    if (qp.snd_nxt + 1 == m.first_psn + m.packets) p->flags |= Packet::kLast;
+    if (qp.snd_nxt < qp.snd_max) {
+      ++retransmits_;
+      p->flags |= Packet::kRetransmit;
+    }
+    ++qp.snd_nxt;
+    qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
+    // DCQCN counts the bytes (its byte counter) with its timers applied up to now.
+    if (cfg_.dcqcn && !qp.cc.at_line_rate()) qp.cc.on_bytes_sent(p->wire_bytes, now);
+    if (const int64_t rate = pacing_rate(qp); rate > 0) {
+      qp.pace_base_ps = std::max(qp.next_send_ps, now);
+      qp.pace_wire_bytes = p->wire_bytes;
+      qp.next_send_ps = qp.pace_base_ps + serialization_ps(p->wire_bytes, rate);
+    } else {
+      qp.pace_wire_bytes = 0;
+    }
+    if (qp.rto_deadline_ps < 0) arm_timer(p->qp);
+    ++nic.cursor;
+    sent_bytes_ += p->wire_bytes;
+    enqueue(nic.port, p);
+    return;
+  }
+  if (earliest >= 0 && (nic.wake_ps < 0 || nic.wake_ps > earliest)) {
+    nic.wake_ps = earliest;
+    sim_.at<&Network::on_nic_wake>(SimTime(earliest), node_lp(ports_[nic.port].node), this, nic_id);
+  }
+}
+
+void Network::on_nic_wake(uint64_t nic_id) {
+  Nic& nic = nics_[nic_id];
+  if (nic.wake_ps != sim_.now().ps()) return;  // superseded by an earlier wake-up
+  nic.wake_ps = -1;
+  const Port& port = ports_[nic.port];
+  if (!port.transmitting && eligible(port, nic.port) == 0) nic_fill(static_cast<uint32_t>(nic_id));
+}
+
+void Network::deliver(Packet* p) {
+  delivered_bytes_ += p->wire_bytes;
+  ++delivered_packets_;
+  Qp& qp = qps_[p->qp];
+  if (p->kind == PacketKind::kData) {
+    receive_data(p, qp);
+  } else if (p->kind == PacketKind::kCnp) {
+    ++cnp_rx_;  // DCQCN reaction point: cut the rate
+    qp.cc.on_cnp(sim_.now().ps());
+  } else {
+    receive_ack(p, qp, p->qp);
+  }
+  pool_.put(p);
+}
+
+void Network::receive_data(Packet* p, const Qp& qp) {
+  // The destination host's state only: its half of the QP (QpRx) and the QP's identity.
+  const uint32_t qp_id = p->qp;
+  QpRx& rx = qp_rx_[qp_id];
+  if (cfg_.dcqcn && (p->flags & Packet::kEcnCe) &&
+      dcqcn_cnp_due(rx.last_cnp_ps, sim_.now().ps(), cfg_.dcqcn_params.cnp_interval_ps)) {
+    ++cnp_tx_;  // DCQCN notification point: at most one CNP per flow per interval
+    send_control(qp_id, PacketKind::kCnp, rx.rcv_nxt, cfg_.dcqcn_params.cnp_traffic_class);
+  }
+  if (p->psn > rx.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
+    if (!rx.nak_outstanding) {
+      rx.nak_outstanding = true;
+      ++nak_tx_;
+      send_control(qp_id, PacketKind::kNak, rx.rcv_nxt, qp.tc);
+    }
+    return;
+  }
+  if (p->psn < rx.rcv_nxt) {  // duplicate (a retransmission of what arrived): re-ACK
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
+    return;
+  }
+  if (rx.msgs.empty() || p->psn < rx.msgs.front().first_psn) [[unlikely]] {
+    throw std::logic_error("Network: packet " + std::to_string(p->psn) + " of queue pair " +
+                           std::to_string(qp_id) + " arrived before its message was posted");
+  }
+  ++rx.rcv_nxt;
+  rx.nak_outstanding = false;
+  if (p->flags & Packet::kEcnCe) ++ce_received_;  // what a DCQCN receiver turns into CNPs
+  RxMessage& m = rx.msgs.front();
+  if (p->flags & Packet::kRetransmit) ++m.retransmitted_rx;
+  const bool last = rx.rcv_nxt == m.first_psn + m.packets;
+  if (last != ((p->flags & Packet::kLast) != 0)) [[unlikely]] {
+    throw std::logic_error("Network: queue pair " + std::to_string(qp_id) + " packet " +
+                           std::to_string(p->psn) +
+                           ": the receiver's message boundary disagrees with the sender's");
+  }
+  if (++rx.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
+    rx.unacked = 0;
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
+  }
+  if (last) {
+    ++rx.rcv_msg;
+    --in_flight_;
+    const int64_t now = sim_.now().ps();
+    fct_[m.tag >> 63].record(now - m.start_ps);  // every message, recorded or not
+    if (flows_.size() < cfg_.max_flow_records) {
+      flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes,
+                                  m.start_ps, now, m.retransmitted_rx, m.tag, sim_.current_key()});
+    } else {
+      ++flows_unrecorded_;
+    }
+    if (observer_ != nullptr) {
+      observer_->message_delivered(m.seq, qp.src_host, qp.dst_host, qp_id, now);
+    }
+    const uint64_t tag = m.tag;
+    rx.msgs.pop_front();
+    // Last: the sink may post messages, reallocating qps_ and qp_rx_ (qp and rx dangle).
+    if (sink_ != nullptr) sink_->on_message_complete(tag);
+  }
+}
+
+void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc) {
+  const Qp& qp = qps_[qp_id];
+  Packet* p = pool_.get();
+  p->qp = qp_id;
+  p->psn = psn;
+  p->flow_hash = qp.flow_hash ^ kReverseSalt;
+  p->dst_host = qp.src_host;
+  p->payload_bytes = 0;
+  p->wire_bytes = static_cast<int32_t>(ack_wire_bytes_);
+  p->tc = static_cast<uint8_t>(tc);
+  p->qp_tc = qp.tc;
+  p->kind = kind;
+  sent_bytes_ += p->wire_bytes;
+  const uint32_t node = static_cast<uint32_t>(fabric_.hosts[qp.dst_host]);
+  enqueue(egress_for(node, qp.src_host, p->flow_hash, psn, false), p);
+}
+
+void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
+  if (p->psn > qp.snd_una) {  // cumulative progress
+    qp.snd_una = p->psn;
+    // An ACK can overtake a go-back (reordered paths): never resend what is acknowledged.
+    if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;
+    qp.retries = 0;
+    while (!qp.msgs.empty()) {
+      const Message& m = messages_[qp.msgs.front()];
+      if (qp.snd_una < m.first_psn + m.packets) break;
+      free_messages_.push_back(qp.msgs.front());
+      qp.msgs.pop_front();
+      ++qp.msg_base;
+    }
+    if (qp.snd_una >= qp.snd_max) {
+      qp.rto_deadline_ps = -1;  // nothing outstanding
+    } else {
+      arm_timer(qp_id);  // restart the timer from this progress
+    }
+  }
+  // A NAK below snd_una is stale (later packets were acknowledged since): ignored.
+  if (p->kind == PacketKind::kNak && p->psn >= qp.snd_una && p->psn < qp.snd_nxt) {
+    go_back(qp_id, p->psn, false);
+  }
+}
+
+void Network::go_back(uint32_t qp_id, uint32_t psn, bool timeout) {
+  Qp& qp = qps_[qp_id];
+  if (observer_ != nullptr)
+    observer_->went_back(qp_id, qp.src_host, qp.snd_nxt, psn, timeout, sim_.now().ps());
+  qp.snd_nxt = psn;
+  qp.snd_msg = qp.msg_base;
+  while (psn >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
+    ++qp.snd_msg;
+  // The timer restarts now: a NIC whose resend cannot leave (its priority paused by PFC, no
+  // credits) still times out again, and after retry_count times reports the QP failed, as a
+  // NIC stuck behind a pause storm does.
+  arm_timer(qp_id);
+  activate(qp_id);
+}
+
+void Network::arm_timer(uint32_t qp_id) {
+  Qp& qp = qps_[qp_id];
+  qp.rto_deadline_ps = sim_.now().ps() + cfg_.rto_ps;
+  if (!qp.timer_pending) {
+    qp.timer_pending = true;
+    sim_.at<&Network::on_rto>(SimTime(qp.rto_deadline_ps), sender_lp(qp), this, qp_id);
+  }
+}
+
+void Network::on_rto(uint64_t qp_id) {
+  Qp& qp = qps_[qp_id];
+  qp.timer_pending = false;
+  if (qp.rto_deadline_ps < 0) return;  // disarmed: everything acknowledged
+  const int64_t now = sim_.now().ps();
+  if (now < qp.rto_deadline_ps) {  // progress since: sleep until the new deadline
+    qp.timer_pending = true;
+    sim_.at<&Network::on_rto>(SimTime(qp.rto_deadline_ps), sender_lp(qp), this, qp_id);
+    return;
+  }
+  if (qp.snd_una >= qp.snd_max) {
+    qp.rto_deadline_ps = -1;
+    return;
+  }
+  ++rto_timeouts_;
+  if (++qp.retries > cfg_.retry_count) {
+    if (!failure_.empty()) {  // the run is settling after an earlier failure: keep that one
+      qp.rto_deadline_ps = -1;
+      return;
+    }
+    failure_ps_ = now;
+    failure_key_ = sim_.current_key();
+    failure_ = "queue pair " + std::to_string(qp_id) + " (host " + std::to_string(qp.src_host) +
+               " -> host " + std::to_string(qp.dst_host) +
+               ") failed: transport retry counter exceeded (" + std::to_string(cfg_.retry_count) +
+               " retries after timeouts of " + format_time(cfg_.rto_ps) +
+               " without progress, PSN " + std::to_string(qp.snd_una) + ")";
+    qp.rto_deadline_ps = -1;
+    sim_.request_stop();
+    return;
+  }
+  go_back(static_cast<uint32_t>(qp_id), qp.snd_una, true);
+  if (qp.retries + 1 >= cfg_.retry_count && lossless_any_ && monitor_.detecting()) {
+    // This QP fails at its next timeout or the one after. If it is stuck in a deadlock, the
+    // detector must see that before the QP gives up, whatever the check interval: look at
+    // these timeouts too (the last one runs before the failing timer, at the same picosecond),
+    // so two checks in a row prove the cycle first.
+    monitor_.request_check_at(qp.rto_deadline_ps);
+  }
+}
+
+}  // namespace fabricsim

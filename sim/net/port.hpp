@@ -1,0 +1,134 @@
+// One direction of a link: its queues, transmitter state, lossless state and counters.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "sim/net/packet.hpp"
+
+namespace fabricsim {
+
+/// Occupancy over time of one queue or port: peak, time integral (for the time average) and,
+/// for ports, a time-weighted log histogram (4 buckets per octave) for percentiles.
+struct Occupancy {
+  int64_t bytes = 0;      ///< now (queued + being serialized)
+  int64_t max_bytes = 0;  ///< peak
+  int64_t since_ps = 0;   ///< time of the last change
+  __int128 area = 0;      ///< integral of bytes over time, byte x ps
+  /// The occupancy is `bytes` from since_ps to now_ps; then changes by `delta`.
+  void change(int64_t now_ps, int64_t delta) {
+    area += static_cast<__int128>(bytes) * (now_ps - since_ps);
+    since_ps = now_ps;
+    bytes += delta;
+    if (bytes > max_bytes) max_bytes = bytes;
+  }
+  /// Time-averaged occupancy over [0, now_ps], bytes.
+  double average(int64_t now_ps) const;
+};
+
+/// Time-weighted histogram of a port's occupancy.
+struct OccupancyHistogram {
+  static constexpr int kSubBits = 4;                    ///< 2^kSubBits buckets per octave
+  static constexpr int kPerOctave = 1 << kSubBits;      ///< bucket width <= 1/16 of its values
+  static constexpr int kBuckets = kPerOctave * 40 + 1;  ///< bucket 0 = empty; up to 2^40 B
+  std::array<int64_t, kBuckets> ps{};                   ///< time spent in each bucket, ps
+  static int bucket(int64_t bytes);
+  /// Upper edge (bytes) of bucket b.
+  static int64_t upper_bytes(int b);
+  /// The smallest bucket edge the occupancy was at or below for fraction `q` of the time
+  /// (0 < q <= 1); 0 if no time was recorded.
+  int64_t percentile(double q) const;
+};
+
+/// Counters of one egress queue (port x traffic class).
+struct QueueCounters {
+  int64_t tx_packets = 0, tx_bytes = 0, drops = 0, drop_bytes = 0;
+  int64_t ecn_marked = 0;      ///< data packets this queue marked CE
+  int64_t paused_ps = 0;       ///< time this egress queue was paused by PFC from its peer
+  int64_t watchdog_drops = 0;  ///< packets the PFC watchdog dropped (action drop)
+  int64_t storms = 0;          ///< times the PFC watchdog declared this queue stormed
+  int64_t sojourn_ps = 0;      ///< sum over sent packets of (end of serialization - enqueue)
+  Occupancy occupancy;
+};
+
+/// Per-port counters, cumulative over the run, kept by the port's own node. A frame counts as
+/// sent once it is fully serialized (as its queue counts it). tx and queue figures at this
+/// egress; what arrived over this direction is counted by the peer (ArrivalCounters).
+/// What arrived over one direction of a link, counted by the receiving port's node (each node
+/// writes only its own state, as a partitioned run needs; sim/parallel/README.md). Under
+/// cut-through a frame counts as received when its head arrives, so mid-run rx can run one
+/// frame ahead of the sender's tx.
+struct ArrivalCounters {
+  int64_t rx_packets = 0, rx_bytes = 0;  ///< intact frames, wire bytes
+  int64_t corrupt_drops = 0;             ///< frames with a bit error on this link
+};
+
+struct PortCounters {
+  int64_t tx_packets = 0;
+  int64_t tx_bytes = 0;  ///< wire bytes serialized
+  int64_t drops = 0;     ///< packets refused by admission (tail drop)
+  int64_t drop_bytes = 0;
+  int64_t max_queue_bytes = 0;  ///< peak occupancy, including the packet being serialized
+  int64_t pfc_tx = 0;           ///< PFC frames sent by this port (to its peer)
+  int64_t pfc_rx = 0;           ///< PFC frames received on this port (pausing its egress)
+  /// Lossless frames refused at this (ingress) port because its headroom overflowed.
+  int64_t headroom_drops = 0;
+};
+
+struct Port {
+  uint32_t node = 0;        ///< owning node (vertex id)
+  uint32_t peer_node = 0;   ///< node at the other end
+  uint16_t index = 0;       ///< port number at `node`
+  uint16_t peer_index = 0;  ///< port number at `peer_node`
+  uint32_t peer_port = 0;   ///< global id of the reverse direction
+  int64_t rate_bps = 0;
+  int64_t delay_ps = 0;           ///< propagation
+  int64_t peer_ingress_ps = 0;    ///< forwarding latency of the peer (0 for a NIC)
+  bool from_above = false;        ///< the peer is on a higher tier (arrivals here descend)
+  bool peer_cut_through = false;  ///< the peer is a cut-through switch
+  double bit_error_rate = 0.0;
+  int8_t dim = -1;          ///< torus: the dimension the link runs along
+  bool wrap = false;        ///< torus: a wraparound link (crosses the dateline)
+  uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
+  uint32_t drop_countdown = 0;
+  // The frame being serialized, by copy: under cut-through the next switch may already have
+  // queued, delivered or dropped (and recycled) the Packet itself before this port finishes.
+  bool transmitting = false;
+  uint8_t in_tx_tc = 0;
+  int32_t in_tx_wire_bytes = 0;
+  int64_t in_tx_enqueue_ps = 0;  ///< when the frame joined this port's queue
+  uint32_t in_tx_ingress = 0;    ///< global id of the port it came in on (UINT32_MAX: none)
+  uint8_t in_tx_in_tc = 0;       ///< the priority it came in with
+  bool in_tx_control = false;    ///< a PFC frame (no queue, no buffer)
+  // Lossless state (PFC or credits). As an egress: `paused` bit tc = paused by the peer;
+  // `storm` bit tc = the PFC watchdog declared the queue stormed (PAUSE ignored). As a
+  // switch ingress: `xoff` bit tc = XOFF in force towards the peer, `pfc_pending` = PFC frame
+  // to send for these priorities.
+  uint8_t paused = 0;
+  uint8_t storm = 0;
+  uint8_t xoff = 0;
+  uint8_t pfc_pending = 0;
+  bool pause_timer = false;    ///< a pause-expiry event is pending
+  bool refresh_timer = false;  ///< an XOFF refresh event is pending
+  int64_t xoff_bytes = 0;      ///< as a switch ingress: static XOFF threshold (PFC)
+  int64_t headroom_bytes = 0;  ///< as a switch ingress: PFC headroom
+  /// As a switch ingress: wire bytes of lossless frames (all priorities) that came in here and
+  /// are still in the switch, and the most there ever were (a static buffer's bound).
+  int64_t lossless_in_bytes = 0;
+  int64_t peak_lossless_in_bytes = 0;
+  int64_t response_ps = 0;  ///< as an egress: PFC response delay
+  uint8_t nonempty = 0;     ///< bit tc set: queue tc has packets waiting
+  uint8_t dwrr_cursor = 0;
+  bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
+  std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
+  std::array<Packet*, kTrafficClasses> tail{};
+  std::array<int64_t, kTrafficClasses> deficit{};
+  int64_t occupancy_bytes = 0;  ///< queued + in-transmission wire bytes, all classes
+  int16_t hist_bucket = 0;      ///< the occupancy histogram's current bucket
+  int64_t hist_since_ps = 0;    ///< since when the occupancy has been in hist_bucket
+  int32_t ser_memo_bytes = -1;  ///< serialization_ps(ser_memo_bytes, rate_bps) = ser_memo_ps
+  int64_t ser_memo_ps = 0;
+  PortCounters counters;
+};
+
+}  // namespace fabricsim
