@@ -1,28 +1,16 @@
 #include "sim/cli/run.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "collectives/nccl_model.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
-#include "sim/core/memory_budget.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/topo_report.hpp"
 #include "sim/run/run_command.hpp"
-#include "sim/run/run_outputs.hpp"
-#include "topologies/metrics.hpp"
-#include "topologies/registry.hpp"
-#include "topologies/routing.hpp"
+#include "sim/run/topo_view.hpp"
+#include "topologies/fabric_graph.hpp"
 
 namespace fabricsim {
 
@@ -51,31 +39,22 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
       throw ConfigError("--dot " + dot_path, 0, 0, "", "cannot write the DOT file: " + e.reason());
     }
   }
-  const Fabric fabric = build_fabric(sc);
-  std::optional<Partition> partition;
-  if (partition_opts.parts > 0) {
-    try {
-      partition = partition_fabric(fabric, partition_opts.parts, partition_opts.method);
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "fabricsim topo: --partitions " << partition_opts.parts << ": " << e.what()
-                << "\n";
-      return kExitBadInput;
-    }
+  std::optional<TopoView> view;
+  try {
+    view.emplace(topo_view(sc, partition_opts, std::cerr));
+  } catch (const TopoPartitionError& e) {
+    std::cerr << "fabricsim topo: --partitions " << partition_opts.parts << ": " << e.what()
+              << "\n";
+    return kExitBadInput;
   }
-  const RoutingTable routes = build_routes(sc, fabric);
-  print_warnings(sc);
-  for (const std::string& w : fabric.warnings) std::cerr << w << "\n";
-  const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
-  const FabricMetrics m = compute_metrics(fabric, routes);
   // Whole or not at all; a failure is OutputError: exit 74 with the path and the reason.
-  if (!dot_path.empty()) write_output_file(dot_path, to_dot(fabric));
-  const std::string routing =
-      std::string(to_string(routes.algorithm())) + ", " + sc.routing.load_balancing;
+  if (!dot_path.empty()) write_output_file(dot_path, to_dot(view->fabric));
   if (json) {
-    std::cout << topo_json(s, m, routing, partition).dump(2) << "\n";
+    std::cout << topo_json(view->summary, view->metrics, view->routing, view->partition).dump(2)
+              << "\n";
     return kExitOk;
   }
-  print_topo(std::cout, s, m, routing, partition);
+  print_topo(std::cout, view->summary, view->metrics, view->routing, view->partition);
   return kExitOk;
 }
 

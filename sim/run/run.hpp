@@ -1,6 +1,7 @@
 // The run library: a scenario loaded (load), prepared (prepare: its fabric, routes and workload
 // plan, checked runnable), simulated (simulate, simulate_limited) and reported (report_header,
-// summarize); `fabricsim run`, `validate`, `sweep` and `calibrate` (sim/cli) are its callers.
+// summarize); `fabricsim run` as one call is run_scenario (run_command.hpp), `topo` topo_view
+// (topo_view.hpp); `validate`, `sweep` and `calibrate` (sim/cli) call it too.
 #pragma once
 
 #include <atomic>
