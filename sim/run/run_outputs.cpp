@@ -8,10 +8,6 @@
 
 namespace fabricsim {
 
-std::string flows_file_name(const std::string& flows) {
-  return flows == "gz" ? "flows.csv.gz" : flows == "none" ? "" : "flows.csv";
-}
-
 std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunReport& rep,
                                            const std::string& flows) {
   const std::filesystem::path dir(dir_name);

@@ -31,9 +31,6 @@ namespace fabricsim {
 std::vector<OutputError> write_run_outputs(const std::string& dir, RunReport& report,
                                            const std::string& flows = "csv");
 
-/// The flows file `--flows` names ("flows.csv", "flows.csv.gz"; "" for none).
-std::string flows_file_name(const std::string& flows);
-
 /// Records that trace.json could not be written (`e`): in `unwritten` (what becomes
 /// RunReport::files_not_written), in `failures`, and by removing an earlier run's trace.json
 /// from `dir`.
