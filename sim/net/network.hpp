@@ -152,6 +152,7 @@ class Network {
   void accept_rx_message(uint32_t qp, const RxMessage& m);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   void set_observer(NetObserver* observer) { observer_ = observer; }
+  NetObserver* observer() const { return observer_; }
   /// Test hook: the port drops every n-th frame it sends (n >= 1; 0 = off), as a fixed loss
   /// pattern for go-back-N checks.
   void set_drop_every(uint32_t port_id, uint32_t n);
