@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sim/config/loader.hpp"
+#include "sim/core/choices.hpp"
 
 namespace fabricsim {
 

@@ -38,7 +38,7 @@ struct SchedulerDef {
 };
 
 /// Adds `def` (kind kRegistered) to the table, after the built-in ones, and its name to the
-/// loader's valid `switch.scheduler` values (register_choice, sim/config/loader.hpp). Returns
+/// loader's valid `switch.scheduler` values (register_choice, sim/core/choices.hpp). Returns
 /// its index in the table. Throws std::invalid_argument when the name is empty or registered
 /// already, the kind is not kRegistered, or `make` is empty.
 size_t register_scheduler(SchedulerDef def);

@@ -65,8 +65,8 @@ using N = NicConfig;
 
 }  // namespace
 
-Choices& switch_schedulers() {
-  static Choices schedulers{"scheduler", {"strict", "dwrr"}, {}, {}};
+const Choices& switch_schedulers() {
+  static const Choices schedulers{"scheduler", {"strict", "dwrr"}, {}, {}, "switch.scheduler"};
   return schedulers;
 }
 

@@ -133,13 +133,8 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       pol.pfc = it->second;
     }
     if (pol.ecn) {
-      if (pol.red.kmin_bytes < 0 || pol.red.kmax_bytes <= pol.red.kmin_bytes ||
-          !(pol.red.pmax > 0 && pol.red.pmax <= 1)) {
-        throw DeviceConfigError(
-            g[v].name, "ecn.kmin",
-            "ECN at " + g[v].name + ": kmin (" + std::to_string(pol.red.kmin_bytes) +
-                " B) must be below kmax (" + std::to_string(pol.red.kmax_bytes) +
-                " B): marking rises from 0 at kmin to pmax at kmax");
+      if (const std::string bad = pol.red.check(); !bad.empty()) {
+        throw DeviceConfigError(g[v].name, "ecn.kmin", "ECN at " + g[v].name + ": " + bad);
       }
       ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
     }
