@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sim/config/loader.hpp"
+#include "sim/core/choices.hpp"
 
 namespace fabricsim {
 

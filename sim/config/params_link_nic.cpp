@@ -49,7 +49,6 @@ const QuantitySpec kSwitchBuffer{"size",
                                  "a size from 1B to 64GiB (the largest switch buffers are a few "
                                  "GB, e.g. Broadcom Jericho2's 8 GB of HBM)"};
 const Choices kBufferModels{"buffer model", {"static", "shared"}, {}, {}};
-const Choices kSchedulers{"scheduler", {"strict", "dwrr"}, {}, {}};
 
 const Condition kStaticBuffer{"switch.buffer_model", "static",
                               [](const Scenario& s) { return s.sw.buffer_model; }};
@@ -65,6 +64,11 @@ using S = SwitchConfig;
 using N = NicConfig;
 
 }  // namespace
+
+const Choices& switch_schedulers() {
+  static const Choices schedulers{"scheduler", {"strict", "dwrr"}, {}, {}, "switch.scheduler"};
+  return schedulers;
+}
 
 // clang-format off
 std::span<const Field> link_params() {
@@ -111,7 +115,7 @@ std::span<const Field> switch_params() {
   {"switch", "cut_through", false, Bool(), at<kSwitch, &S::cut_through>,
    "forward a frame once its header is in (not towards a faster egress)"},
   {"switch", "scheduler", false,  // before dwrr_weights
-   Choice(kSchedulers), at<kSwitch, &S::scheduler>,
+   Choice(switch_schedulers()), at<kSwitch, &S::scheduler>,
    "egress scheduling between the 8 traffic classes: strict (7 highest) | dwrr"},
   {"switch", "dwrr_weights", false, Custom("list of integers", "8 weights, each 1 … 255"),
    at<kSwitch, &S::dwrr_weights>, "weight per traffic class 0..7 (quantum = weight x one MTU frame)",
@@ -171,8 +175,9 @@ void check_nic(const Context& ctx, const std::map<std::string, Value>& found, co
   }
 }
 
-Choices& congestion_controls() {
-  static Choices controls{"congestion control", {"auto", "none", "dcqcn"}, {}, {}};
+const Choices& congestion_controls() {
+  static const Choices controls{
+      "congestion control", {"auto", "none", "dcqcn"}, {}, {}, "nic.congestion_control"};
   return controls;
 }
 

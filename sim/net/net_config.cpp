@@ -14,7 +14,7 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.shared_buffer_bytes = sc.sw.shared_buffer_bytes;
   nc.reserved_per_queue_bytes = sc.sw.reserved_per_queue_bytes;
   nc.alpha = sc.sw.alpha;
-  nc.dwrr = sc.sw.scheduler == "dwrr";
+  nc.scheduler = sc.sw.scheduler;
   for (size_t i = 0; i < nc.dwrr_weights.size() && i < sc.sw.dwrr_weights.size(); ++i) {
     nc.dwrr_weights[i] = sc.sw.dwrr_weights[i];
   }

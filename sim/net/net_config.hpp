@@ -30,7 +30,9 @@ struct NetConfig {
   int64_t shared_buffer_bytes = 0;
   int64_t reserved_per_queue_bytes = 0;
   double alpha = 1.0;
-  bool dwrr = false;  ///< false = strict priority
+  /// The egress scheduler at every port: a name in the scheduler registry
+  /// (schedulers/registry.hpp: strict, dwrr, or one registered from outside).
+  std::string scheduler = "strict";
   std::array<int, kTrafficClasses> dwrr_weights{1, 1, 1, 1, 1, 1, 1, 1};
   int traffic_class = 3;  ///< of data and ACKs
   int ack_interval = 1;

@@ -4,9 +4,9 @@
 //  - A Port is one direction of a full-duplex link: eight egress queues (traffic classes 0..7,
 //    IEEE 802.1p), a transmitter that serializes one frame at a time at the link's negotiated
 //    rate (serialization_ps of the frame's wire bytes: payload + headers + preamble/IFG), then
-//    the propagation delay. Between traffic classes the transmitter picks by strict priority
-//    (7 highest) or deficit weighted round robin (Shreedhar & Varghese, SIGCOMM'95; quantum =
-//    weight x one MTU frame).
+//    the propagation delay. Between traffic classes the transmitter picks by the scheduler
+//    `switch.scheduler` names (schedulers/: strict priority, 7 highest; deficit weighted round
+//    robin; or one registered from outside).
 //  - Switches are store-and-forward (a frame is forwarded `switch.latency` after its last bit
 //    arrives) or cut-through (forwarded `switch.latency` after its first bit arrives, when the
 //    egress is not faster than the ingress; otherwise stored first). The egress port is the
@@ -72,6 +72,7 @@
 #include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
 #include "congestion/qp_congestion.hpp"
+#include "schedulers/egress_scheduler.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/counter_table.hpp"
 #include "sim/core/quantile_histogram.hpp"
@@ -152,6 +153,7 @@ class Network {
   void accept_rx_message(uint32_t qp, const RxMessage& m);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   void set_observer(NetObserver* observer) { observer_ = observer; }
+  NetObserver* observer() const { return observer_; }
   /// Test hook: the port drops every n-th frame it sends (n >= 1; 0 = off), as a fixed loss
   /// pattern for go-back-N checks.
   void set_drop_every(uint32_t port_id, uint32_t n);
@@ -161,12 +163,26 @@ class Network {
   /// frame's arrival (its argument is the Packet*) and returned InfiniBand credits.
   static EventFn arrival_handler();
   static EventFn credit_handler();
-  /// An arrival event's frame, copied, its Packet handed back to the pool: the frame leaves
-  /// this rank. `arg` is the argument of an arrival_handler() event.
-  Packet take_departed(uint64_t arg);
-  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (come from another rank), with the
-  /// key the sender's rank took for it.
-  void inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& frame);
+  /// Bytes of a frame crossing ranks: the Packet, then its side record (PacketPool).
+  size_t departed_bytes() const { return sizeof(Packet) + pool_.side_bytes(); }
+  /// An arrival event's frame, copied to `out` (departed_bytes() long), its Packet handed back
+  /// to the pool: the frame leaves this rank. `arg` is the argument of an arrival_handler()
+  /// event.
+  void take_departed(uint64_t arg, std::byte* out);
+  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (departed_bytes() long, come from
+  /// another rank), with the key the sender's rank took for it.
+  void inject_arrival(SimTime t, uint64_t key, LpId lp, const std::byte* frame);
+  /// Registers a per-packet field of its own for a component (PacketPool::add_side): before
+  /// the first packet is sent, e.g. from the component's setup. Throws std::logic_error later.
+  template <class T>
+  PacketSide<T> add_packet_side() {
+    return pool_.add_side<T>();
+  }
+  /// Packet `p`'s side field `f`.
+  template <class T>
+  T& packet_side(const Packet* p, PacketSide<T> f) {
+    return pool_.side(p, f);
+  }
   /// The destination host of queue pair `qp` (opened by open_qp). Throws std::out_of_range.
   int qp_dst_host(uint32_t qp) const { return qps_.at(qp).dst_host; }
   /// Replaces the flow records (delivered messages, in delivery order) and the count of those
@@ -413,7 +429,6 @@ class Network {
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
   void start_tx(uint32_t port_id, uint8_t eligible);
-  int select_queue(Port& port, uint8_t eligible);
   void nic_fill(uint32_t nic);
   void forward(Packet* p);
   void deliver(Packet* p);
@@ -469,7 +484,7 @@ class Network {
   const RoutingTable& routes_;
   NetConfig cfg_;
   int64_t ack_wire_bytes_ = 0;
-  std::array<int64_t, kTrafficClasses> quantum_{};
+  EgressScheduler scheduler_;  ///< at every port
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<ArrivalCounters> arrivals_;  ///< per receiving port

@@ -1,6 +1,6 @@
 // End-to-end: `fabricsim sweep --jobs N` (points in child processes) and the sweep's plots
 // (busbw.gp/.dat/.svg, vs-KEY.gp/.dat/.svg), run as a user runs them. The sweep's table and
-// its other behaviour are covered in test_cli.cpp ("sweep:").
+// its other behaviour are covered in test_cli_sweep.cpp ("sweep:").
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,7 +96,7 @@ bool gnuplot_on_path() {
   return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
 }
 
-/// The 2 x 2 sweep of test_cli.cpp's first sweep test, with --jobs and --out.
+/// The 2 x 2 sweep of test_cli_sweep.cpp's first sweep test, with --jobs and --out.
 Result sweep_2x2(const std::string& jobs, const fs::path& out) {
   return fabricsim("sweep " + kSweepSmall +
                    " --vary link.host_rate=100Gbps,200Gbps --vary ecn.enabled=false,true"

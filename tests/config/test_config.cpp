@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithm_registry.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/units.hpp"
@@ -246,6 +247,17 @@ TEST_CASE("accepted spellings of values", "[config]") {
   SECTION("a section left empty takes its defaults") {
     TempScenario file(edit("  mtu: 4096B", ""));  // "nic:" with no value
     CHECK(load_scenario(file.path()).nic.mtu_bytes == 4096);
+  }
+}
+
+TEST_CASE("workload.algorithm takes every name the algorithm registry holds", "[config]") {
+  // ring, tree, halving_doubling and p2p (docs/scenario-reference.md): the loader reads them
+  // from the registry (collectives/algorithm_registry.cpp), which writes each once.
+  const std::vector<std::string> names = fabricsim::collective_algorithm_names();
+  CHECK(names == std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p"});
+  for (const std::string& name : names) {
+    TempScenario file(kBase);
+    CHECK(load_scenario(file.path(), {"workload.algorithm=" + name}).workload.algorithm == name);
   }
 }
 

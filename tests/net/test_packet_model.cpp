@@ -443,7 +443,7 @@ TEST_CASE("a queue pair is reused after all its messages were acknowledged and r
 }
 
 TEST_CASE("go-back-N survives reordering: an ACK overtaking a go-back, and stale NAKs") {
-  // Regression (fresh-user run): per-packet spraying over a 10G and three 400G uplinks reorders
+  // Regression: per-packet spraying over a 10G and three 400G uplinks reorders
   // packets; a NAK's go-back could be overtaken by an ACK beyond it, leaving snd_nxt below
   // snd_una, and a stale NAK sent the QP back below snd_una: "message not held", exit 1.
   auto sc = fabricsim::testing::spine_leaf(2, 4, 4, 400 * kGbps, 250'000, 500'000, 2 << 20, 4096);
