@@ -536,6 +536,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   warn_pfc(s, s.pfc, found, nullptr, "", pfc_somewhere, s.warnings);
   check_dcqcn(found, s);
+  check_congestion_control(found, s);
   return s;
 }
 
