@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "collectives/builtin_algorithms.hpp"
-#include "sim/config/loader.hpp"
+#include "sim/core/choices.hpp"
 
 namespace fabricsim {
 
@@ -15,22 +15,30 @@ namespace {
 using namespace builtin;
 
 // The registry, built-ins first. A deque: entries never move, so pointers handed out stay valid.
+// Building it makes the built-in names valid workload.algorithm values (register_choice), in
+// this order.
 std::deque<CollectiveAlgorithm>& registry() {
   static std::deque<CollectiveAlgorithm> algorithms = [] {
     const std::vector<std::string> ring_collectives = {"all_reduce", "all_gather", "reduce_scatter",
                                                        "broadcast", "reduce"};
     // clang-format off
     // name, collectives, DAG, transfers, NCCL algorithm, chunked, flows, flow count
-    return std::deque<CollectiveAlgorithm>{
+    std::deque<CollectiveAlgorithm> builtin{
         {"ring", ring_collectives, ring_dag, ring_transfers, NcclAlgo::kRing, true, nccl_flows, ring_flows},
         {"tree", {"all_reduce"}, tree_dag, tree_transfers, NcclAlgo::kTree, true, nccl_flows, tree_flows},
         {"halving_doubling", {"all_reduce"}, halving_doubling_dag, halving_doubling_transfers, std::nullopt, false, {}, {}},
         {"p2p", {"alltoall", "sendrecv"}, p2p_dag, p2p_transfers, std::nullopt, false, p2p_flows, p2p_flow_count},
     };
     // clang-format on
+    for (const CollectiveAlgorithm& a : builtin) register_choice("workload.algorithm", a.name);
+    return builtin;
   }();
   return algorithms;
 }
+
+/// The built-in names are valid before main() runs, so a scenario loaded before anything asks
+/// the registry (the loader reads the names from sim/core/choices.hpp) finds them.
+[[maybe_unused]] const bool kBuiltinAlgorithmsRegistered = (registry(), true);
 
 }  // namespace
 

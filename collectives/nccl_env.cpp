@@ -9,7 +9,6 @@
 #include <string>
 
 #include "collectives/nccl_model.hpp"
-#include "sim/config/loader.hpp"
 
 namespace fabricsim {
 
@@ -35,9 +34,8 @@ const std::pair<const char*, const char*> kNcclVariables[] = {
 }  // namespace
 
 /// The scenario's nccl section as NCCL_* variables (only what it sets).
-std::map<std::string, std::string> nccl_variables(const Scenario& sc) {
+std::map<std::string, std::string> nccl_variables(const NcclConfig& n) {
   std::map<std::string, std::string> env;
-  const NcclConfig& n = sc.nccl;
   if (!n.algo.empty()) env["NCCL_ALGO"] = n.algo;
   if (!n.proto.empty()) env["NCCL_PROTO"] = n.proto;
   if (n.buffsize_bytes > 0) env["NCCL_BUFFSIZE"] = std::to_string(n.buffsize_bytes);
@@ -57,7 +55,7 @@ std::map<std::string, std::string> nccl_variables(const Scenario& sc) {
 /// The NCCL_* variables of fabricsim's own environment override the scenario's nccl section
 /// (NCCL reads them at init), unless --set gave the key. Throws ConfigError (exit 2) for a bad
 /// value, naming the variable.
-void apply_nccl_environment(Scenario& sc) {
+void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& origins) {
   std::map<std::string, std::string> env;
   for (const auto& [var, key] : kNcclVariables) {
     const char* value = std::getenv(var);
@@ -122,8 +120,8 @@ void apply_nccl_environment(Scenario& sc) {
       if (k == "nccl.nchannels" && key != "nccl.min_nchannels" && key != "nccl.max_nchannels") {
         continue;
       }
-      const auto it = sc.origins.find(k);
-      if (it != sc.origins.end() && it->second.where.rfind("--set", 0) == 0) return true;
+      const auto it = origins.find(k);
+      if (it != origins.end() && it->second.where.rfind("--set", 0) == 0) return true;
     }
     return false;
   };
@@ -139,10 +137,10 @@ void apply_nccl_environment(Scenario& sc) {
       continue;  // the NCHANNELS name wins
     }
     if (!key.empty()) {
-      sc.origins[key] = KeyOrigin{"environment variable " + var + "=" + value, 0, 0};
+      origins[key] = KeyOrigin{"environment variable " + var + "=" + value, 0, 0};
     }
-    sc.nccl.from_env[key.empty() ? var : key] = var + "=" + value;
-    NcclConfig& n = sc.nccl;
+    nccl.from_env[key.empty() ? var : key] = var + "=" + value;
+    NcclConfig& n = nccl;
     if (var == "NCCL_ALGO") n.algo = value;
     if (var == "NCCL_PROTO") n.proto = value;
     if (var == "NCCL_BUFFSIZE") n.buffsize_bytes = parsed.buffsize_bytes;

@@ -6,18 +6,19 @@
 #include <map>
 #include <string>
 
-#include "sim/config/scenario.hpp"
+#include "collectives/nccl_params.hpp"
+#include "sim/core/config_error.hpp"
 
 namespace fabricsim {
 
 /// The scenario's nccl section as NCCL_* variables (only what it sets).
-std::map<std::string, std::string> nccl_variables(const Scenario& sc);
+std::map<std::string, std::string> nccl_variables(const NcclConfig& n);
 
 /// The NCCL_* variables of fabricsim's own environment override the scenario's nccl section
-/// (NCCL reads them at init), unless --set gave the key; each one applied is recorded in
-/// sc.origins and sc.nccl.from_env. Throws ConfigError (exit 2) for a bad value, naming the
-/// variable.
-void apply_nccl_environment(Scenario& sc);
+/// (NCCL reads them at init), unless --set gave the key (`origins`: where the scenario's keys
+/// were written, Scenario::origins); each one applied is recorded in `origins` and
+/// nccl.from_env. Throws ConfigError (exit 2) for a bad value, naming the variable.
+void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& origins);
 
 /// The `nccl.` key a variable maps to (for errors), or the variable itself.
 std::string nccl_key_of(const std::string& variable);

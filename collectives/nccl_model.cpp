@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/config/loader.hpp"  // closest_match
+#include "sim/core/strings.hpp"  // closest_match
 
 namespace fabricsim {
 namespace {

@@ -11,14 +11,14 @@
 #include "collectives/nccl_model.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "collectives/transfer_dag.hpp"
-#include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 
 namespace fabricsim {
 
 /// An AllReduce among `ranks` GPUs, `per_server` of them in each server, with the run's NCCL
 /// settings, latencies and channels (NCCL's cost model sees that group).
-NcclRunSetup group_setup(const Scenario& sc, const NcclRunSetup& base, int ranks, int per_server) {
+NcclRunSetup group_setup(const CollectiveInputs& in, const NcclRunSetup& base, int ranks,
+                         int per_server) {
   NcclRunSetup s = base;
   s.collective = "all_reduce";
   s.algorithm = "auto";
@@ -33,8 +33,8 @@ NcclRunSetup group_setup(const Scenario& sc, const NcclRunSetup& base, int ranks
     t.nnodes = ranks <= per_server ? 1 : ranks;
     s.settings.algo.allowed[static_cast<int>(NcclAlgo::kTree)] = false;
   }
-  t.bw_intra_GBps = t.nnodes == 1 && per_server > 1 && sc.link.nvlink_rate_bps > 0
-                        ? static_cast<double>(sc.link.nvlink_rate_bps) / 8e9 / s.channels
+  t.bw_intra_GBps = t.nnodes == 1 && per_server > 1 && in.nvlink_rate_bps > 0
+                        ? static_cast<double>(in.nvlink_rate_bps) / 8e9 / s.channels
                         : t.bw_inter_GBps;
   return s;
 }
@@ -43,8 +43,8 @@ NcclRunSetup group_setup(const Scenario& sc, const NcclRunSetup& base, int ranks
 /// dp defaulting to every GPU / (tp × pp), the DDP buckets' and TP groups' AllReduces planned
 /// as NCCL would for their groups (float gradients). Throws ConfigError (exit 2) at the
 /// training key for a step the fabric cannot hold or the model refuses.
-StepPlan training_plan(const Scenario& sc, const Fabric& fabric, const NcclRunSetup& base) {
-  const TrainingConfig& t = sc.training;
+StepPlan training_plan(const CollectiveInputs& in, const Fabric& fabric, const NcclRunSetup& base) {
+  const TrainingConfig& t = in.training;
   const int g = std::max(1, fabric.gpus_per_server);
   const int hosts = static_cast<int>(fabric.hosts.size());
   ParallelSpec p;
@@ -58,14 +58,14 @@ StepPlan training_plan(const Scenario& sc, const Fabric& fabric, const NcclRunSe
   p.dp = t.dp > 0 ? t.dp : hosts / (t.tp * t.pp);
   const int64_t needed = int64_t{std::max(1, p.dp)} * p.tp * p.pp;
   if (p.dp < 1 || needed > hosts) {
-    throw key_error(sc, t.dp > 0 ? "training.dp" : "training.tp",
+    throw key_error(in.places, t.dp > 0 ? "training.dp" : "training.tp",
                     "dp x tp x pp = " + std::to_string(std::max(1, p.dp)) + " x " +
                         std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
                         std::to_string(needed) + " GPUs, but the fabric has " +
                         std::to_string(hosts) + "; expected at most " + std::to_string(hosts));
   }
   std::vector<LayerSpec> layers;
-  for (const TrainingLayer& l : sc.training.layers) {
+  for (const TrainingLayer& l : in.training.layers) {
     for (int i = 0; i < l.count; ++i) {
       layers.push_back({l.count == 1 ? l.name : l.name + "[" + std::to_string(i) + "]", l.fwd_ps,
                         l.bwd_ps, l.param_bytes, l.tp_comm_bytes, l.activation_bytes});
@@ -73,22 +73,22 @@ StepPlan training_plan(const Scenario& sc, const Fabric& fabric, const NcclRunSe
   }
   constexpr int kElem = 4;  // float gradients
   const GroupCollective allreduce = [&](int ranks, int per_server, int64_t bytes) {
-    const NcclRunSetup s = group_setup(sc, base, ranks, per_server);
+    const NcclRunSetup s = group_setup(in, base, ranks, per_server);
     const SizePlan plan = plan_size(s, std::max<int64_t>(kElem, bytes), kElem);
     return build_collective(s.layout, plan.spec, plan.buffer_count, kElem);
   };
   try {
     return build_training_step(layers, p, allreduce);
   } catch (const std::invalid_argument& e) {
-    throw key_error(sc, "training", e.what());
+    throw key_error(in.places, "training", e.what());
   }
 }
 
 /// The workload's collective setup on this fabric: ranks and servers, NCCL's settings and
 /// channels, the cost model's view of the links. Throws ConfigError (exit 2) for a workload the
 /// fabric or the algorithms cannot run.
-NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
-  const WorkloadConfig& w = sc.workload;
+NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
+  const WorkloadConfig& w = in.workload;
   NcclRunSetup setup;
   setup.collective = w.collective;
   setup.algorithm = w.algorithm;
@@ -97,7 +97,7 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   const int server_gpus = std::max(1, fabric.gpus_per_server);
   const int per_server = w.ranks_per_server > 0 ? w.ranks_per_server : server_gpus;
   if (per_server > server_gpus) {
-    throw key_error(sc, "workload.ranks_per_server",
+    throw key_error(in.places, "workload.ranks_per_server",
                     "ranks_per_server is " + std::to_string(per_server) + " but a server has " +
                         std::to_string(server_gpus) + " GPU" + (server_gpus == 1 ? "" : "s") +
                         "; expected 1 to " + std::to_string(server_gpus));
@@ -107,7 +107,7 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   const int capacity = hosts / server_gpus * per_server;
   const int ranks = w.ngpus > 0 ? w.ngpus : capacity;
   if (ranks > capacity) {
-    throw key_error(sc, "workload.ngpus",
+    throw key_error(in.places, "workload.ngpus",
                     "ngpus is " + std::to_string(ranks) + " but the fabric has " +
                         std::to_string(hosts) + " GPUs" +
                         (per_server < server_gpus
@@ -117,12 +117,12 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
                         "; expected at most " + std::to_string(capacity));
   }
   const bool rooted = w.collective == "broadcast" || w.collective == "reduce";
-  if (sc.origins.count("workload.root") && !rooted) {
-    throw key_error(sc, "workload.root",
+  if (in.places.origins.count("workload.root") && !rooted) {
+    throw key_error(in.places, "workload.root",
                     "root applies to broadcast and reduce only, not to " + w.collective);
   }
   if (w.root >= ranks) {
-    throw key_error(sc, "workload.root",
+    throw key_error(in.places, "workload.root",
                     "root " + std::to_string(w.root) + " is not a rank; expected 0 to " +
                         std::to_string(ranks - 1));
   }
@@ -132,47 +132,47 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
     for (const std::string& a : collective_algorithm_names()) {
       if (algorithm_supports(a, w.collective)) runs += (runs.empty() ? "" : ", ") + a;
     }
-    throw key_error(sc, "workload.algorithm",
+    throw key_error(in.places, "workload.algorithm",
                     "algorithm " + w.algorithm + " does not run " + w.collective +
                         "; expected auto or " + runs);
   }
   if ((w.collective == "alltoall" || w.collective == "sendrecv") && w.protocol == "ll128") {
-    throw key_error(sc, "workload.protocol",
+    throw key_error(in.places, "workload.protocol",
                     w.collective +
                         " runs on NCCL's point-to-point path, which has LL and Simple "
                         "only; expected auto, ll or simple");
   }
   try {
-    setup.settings = parse_nccl_env(nccl_variables(sc));
+    setup.settings = parse_nccl_env(nccl_variables(in.nccl));
   } catch (const NcclSettingError& e) {
     std::string key = nccl_key_of(e.variable);
     // nccl.nchannels sets both bounds: point at it when it is what gave this one.
-    if ((key == "nccl.min_nchannels" || key == "nccl.max_nchannels") && !sc.origins.count(key) &&
-        sc.origins.count("nccl.nchannels")) {
+    if ((key == "nccl.min_nchannels" || key == "nccl.max_nchannels") &&
+        !in.places.origins.count(key) && in.places.origins.count("nccl.nchannels")) {
       key = "nccl.nchannels";
     }
-    throw key_error(sc, key, e.message);
+    throw key_error(in.places, key, e.message);
   }
   // Where a nccl setting came from, for messages that blame another key.
   const auto from = [&](const std::string& key) {
-    const auto it = sc.origins.find(key);
-    if (it == sc.origins.end()) return std::string();
+    const auto it = in.places.origins.find(key);
+    if (it == in.places.origins.end()) return std::string();
     const KeyOrigin& o = it->second;
     return " (" + o.where +
            (o.line > 0 ? ":" + std::to_string(o.line) + ":" + std::to_string(o.column) : "") + ")";
   };
   const CollectiveAlgorithm* fixed = find_collective_algorithm(w.algorithm);
   if (fixed != nullptr && fixed->nccl_algo && !setup.settings.algo.allows(*fixed->nccl_algo)) {
-    throw key_error(sc, "workload.algorithm",
+    throw key_error(in.places, "workload.algorithm",
                     "workload.algorithm " + w.algorithm + " is excluded by nccl.algo " +
-                        sc.nccl.algo + from("nccl.algo") +
+                        in.nccl.algo + from("nccl.algo") +
                         "; expected one algorithm setting that allows it");
   }
   if (w.protocol != "auto" && setup.settings.proto.set_by_user &&
       !setup.settings.proto.allowed[static_cast<int>(parse_nccl_proto(w.protocol))]) {
-    throw key_error(sc, "workload.protocol",
+    throw key_error(in.places, "workload.protocol",
                     "workload.protocol " + w.protocol + " is excluded by nccl.proto " +
-                        sc.nccl.proto + from("nccl.proto") +
+                        in.nccl.proto + from("nccl.proto") +
                         "; expected one protocol setting that allows it");
   }
 
@@ -187,7 +187,7 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   if (ranks % g != 0) {
     // NCCL's trees join whole nodes; with a partial server only the ring (and the others) run.
     if (w.algorithm == "tree") {
-      throw key_error(sc, "workload.algorithm",
+      throw key_error(in.places, "workload.algorithm",
                       "tree joins whole servers, but ngpus " + std::to_string(ranks) +
                           " is not a multiple of the " + std::to_string(g) +
                           " GPUs per server; expected auto, ring or halving_doubling, or ngpus a "
@@ -202,7 +202,7 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
       any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a);
     }
     if (!any) {
-      setup.note = "NCCL_ALGO " + sc.nccl.algo + " leaves no algorithm for " + w.collective +
+      setup.note = "NCCL_ALGO " + in.nccl.algo + " leaves no algorithm for " + w.collective +
                    " here; NCCL falls back to Ring, and so does fabricsim";
       std::fprintf(stderr, "fabricsim: note: %s\n", setup.note.c_str());
     }
@@ -212,7 +212,7 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   // (topologies/servers.hpp) every GPU has one NIC.
   int nics = fabric.kind == "rail-optimized" ? 1 : g;
   if (fabric.kind == "rail-optimized") {
-    const int n_nics = sc.topology.nics_per_server > 0 ? sc.topology.nics_per_server : server_gpus;
+    const int n_nics = in.nics_per_server > 0 ? in.nics_per_server : server_gpus;
     nics = 0;
     for (int n = 0; n < n_nics; ++n) nics += n % server_gpus < g ? 1 : 0;
     nics = std::max(1, nics);
@@ -231,21 +231,21 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   // is off then, above); ranks within one server are one node.
   if (ranks % g != 0) t.nnodes = ranks <= g ? 1 : ranks;
   t.nchannels = channels;
-  const double nic_GBps = static_cast<double>(sc.link.host_rate_bps) / 8e9;
+  const double nic_GBps = static_cast<double>(in.host_rate_bps) / 8e9;
   t.bw_inter_GBps = nic_GBps * nics / channels;
   // NCCL's ring graph has bwIntra = bwInter (the NIC limits) as soon as there is a network;
   // NVLink's speed counts only inside a single server.
-  t.bw_intra_GBps = t.nnodes == 1 && g > 1 && sc.link.nvlink_rate_bps > 0
-                        ? static_cast<double>(sc.link.nvlink_rate_bps) / 8e9 / channels
+  t.bw_intra_GBps = t.nnodes == 1 && g > 1 && in.nvlink_rate_bps > 0
+                        ? static_cast<double>(in.nvlink_rate_bps) / 8e9 / channels
                         : t.bw_inter_GBps;
   t.intra_hw = NcclHw::kNvlink;
   t.gpu_nic_path = NcclPathType::kPix;  // a GPU and its NIC under one PCIe switch (DGX)
   setup.staged = t.gpu_nic_path > setup.settings.net_gdr_level ||
                  effective_net(setup.settings) == NcclNet::kSocket;
-  setup.pcie_rate_bps = sc.link.pcie_rate_bps;
-  setup.pcie_latency_ps = sc.link.pcie_latency_ps;
-  setup.step_latency_ps = sc.nccl.step_latency_ps;
-  setup.launch_latency_ps = sc.nccl.launch_latency_ps;
+  setup.pcie_rate_bps = in.pcie_rate_bps;
+  setup.pcie_latency_ps = in.pcie_latency_ps;
+  setup.step_latency_ps = in.nccl.step_latency_ps;
+  setup.launch_latency_ps = in.nccl.launch_latency_ps;
 
   // Refuse up front a sweep whose largest DAG would not fit in memory (~100 B per transfer,
   // twice while it is built), rather than be killed by the OOM killer hours in.
@@ -254,7 +254,7 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
   int64_t worst = 0, worst_size = 0;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
-    const int64_t t = sc.mode == "flow"
+    const int64_t t = in.flow_mode
                           ? estimate_flows(setup.layout, plan.spec)
                           : estimate_transfers(setup.layout, plan.spec, plan.buffer_count, elem);
     if (t > worst) {
@@ -262,15 +262,15 @@ NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric) {
       worst_size = size;
     }
   }
-  if (worst > kMaxTransfers && sc.mode == "flow") {
-    throw key_error(sc, "mode",
+  if (worst > kMaxTransfers && in.flow_mode) {
+    throw key_error(in.places, "mode",
                     "size " + format_size(worst_size) + " would run as " + std::to_string(worst) +
                         " flows (the flow mode's " + w.collective +
                         " has one per connection of its ranks); expected at most " +
                         std::to_string(kMaxTransfers));
   }
   if (worst > kMaxTransfers) {
-    throw key_error(sc, "workload.maxbytes",
+    throw key_error(in.places, "workload.maxbytes",
                     "size " + format_size(worst_size) + " would replay as " +
                         std::to_string(worst) + " transfers (about " +
                         std::to_string(worst * 200 / (1 << 20)) +

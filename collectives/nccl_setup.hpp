@@ -3,26 +3,27 @@
 // planned with NCCL's choices for each group's collectives.
 #pragma once
 
+#include "collectives/collective_inputs.hpp"
 #include "collectives/nccl_plan.hpp"
 #include "collectives/step_model.hpp"
-#include "sim/config/scenario.hpp"
 #include "topologies/fabric_graph.hpp"
 
 namespace fabricsim {
 
 /// An AllReduce among `ranks` GPUs, `per_server` of them in each server, with the run's NCCL
 /// settings, latencies and channels (NCCL's cost model sees that group).
-NcclRunSetup group_setup(const Scenario& sc, const NcclRunSetup& base, int ranks, int per_server);
+NcclRunSetup group_setup(const CollectiveInputs& in, const NcclRunSetup& base, int ranks,
+                         int per_server);
 
 /// The scenario's training step on this fabric (collectives/step_model.hpp): rank r on GPU r,
 /// dp defaulting to every GPU / (tp × pp), the DDP buckets' and TP groups' AllReduces planned
 /// as NCCL would for their groups (float gradients). Throws ConfigError (exit 2) at the
 /// training key for a step the fabric cannot hold or the model refuses.
-StepPlan training_plan(const Scenario& sc, const Fabric& fabric, const NcclRunSetup& base);
+StepPlan training_plan(const CollectiveInputs& in, const Fabric& fabric, const NcclRunSetup& base);
 
 /// The workload's collective setup on this fabric: ranks and servers, NCCL's settings and
 /// channels, the cost model's view of the links. Throws ConfigError (exit 2) for a workload the
 /// fabric or the algorithms cannot run.
-NcclRunSetup nccl_setup(const Scenario& sc, const Fabric& fabric);
+NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric);
 
 }  // namespace fabricsim

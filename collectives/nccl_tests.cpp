@@ -1,6 +1,6 @@
 #include "collectives/nccl_tests.hpp"
 
-#include "sim/config/loader.hpp"  // closest_match
+#include "sim/core/strings.hpp"  // closest_match
 
 #include <algorithm>
 #include <stdexcept>

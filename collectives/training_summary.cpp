@@ -5,16 +5,17 @@
 
 namespace fabricsim {
 
-TrainingSummary training_summary(const Scenario& sc, const Fabric& fabric, const StepPlan& plan,
-                                 const DagReplayer& replayer, const Network& net) {
+TrainingSummary training_summary(const CollectiveInputs& in, const Fabric& fabric,
+                                 const StepPlan& plan, const DagReplayer& replayer,
+                                 const Network& net) {
   const StepResult r = analyze_step(plan, replayer);
   TrainingSummary t;
   t.dp = plan.dp;
   t.tp = plan.tp;
   t.pp = plan.pp;
-  t.microbatches = sc.training.microbatches;
+  t.microbatches = in.training.microbatches;
   t.ranks = plan.ranks;
-  for (const TrainingLayer& l : sc.training.layers) t.layers += l.count;
+  for (const TrainingLayer& l : in.training.layers) t.layers += l.count;
   t.buckets = static_cast<int>(plan.buckets.size());
   t.step_ps = r.step_ps;
   t.compute_ps = r.compute_ps;
@@ -27,8 +28,8 @@ TrainingSummary training_summary(const Scenario& sc, const Fabric& fabric, const
   for (const uint32_t id : r.critical_path_ids) {
     const Transfer& x = plan.dag.transfer(id);
     if (x.is_compute()) continue;
-    const bool nvlink = x.src_rank / g == x.dst_rank / g && sc.link.nvlink_rate_bps > 0;
-    const int64_t rate = nvlink ? sc.link.nvlink_rate_bps : sc.link.host_rate_bps;
+    const bool nvlink = x.src_rank / g == x.dst_rank / g && in.nvlink_rate_bps > 0;
+    const int64_t rate = nvlink ? in.nvlink_rate_bps : in.host_rate_bps;
     const int64_t network = (replayer.completed_time(id) - replayer.posted_time(id)).ps();
     const int64_t link = std::min(
         network, static_cast<int64_t>(std::llround(static_cast<double>(x.bytes) * 8e12 / rate)));

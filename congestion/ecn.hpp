@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace fabricsim {
 
@@ -20,6 +21,17 @@ struct RedEcn {
     if (queue_bytes >= kmax_bytes) return 1.0;
     return pmax * static_cast<double>(queue_bytes - kmin_bytes) /
            static_cast<double>(kmax_bytes - kmin_bytes);
+  }
+  /// Why these thresholds cannot mark as above, in the words of a scenario error; "" when they
+  /// can: 0 <= kmin < kmax and 0 < pmax <= 1. `kmin_name` and `kmax_name` name the thresholds
+  /// ("ecn.kmin" for a scenario's section, "kmin" for one switch's). The one check of ECN's
+  /// thresholds: the scenario's ecn section (sim/run/prepare.cpp) and each switch's
+  /// (sim/net/network.cpp) call it; the loader's ranges already keep kmin >= 0 and pmax in (0, 1].
+  std::string check(const std::string& kmin_name = "kmin",
+                    const std::string& kmax_name = "kmax") const {
+    if (kmin_bytes >= 0 && kmax_bytes > kmin_bytes && pmax > 0 && pmax <= 1) return "";
+    return kmin_name + " (" + std::to_string(kmin_bytes) + " B) must be below " + kmax_name + " (" +
+           std::to_string(kmax_bytes) + " B): marking rises from 0 at kmin to pmax at kmax";
   }
   /// Whether to mark, given a uniform draw u in [0, 1) (drawn only where 0 < p < 1, so a
   /// run's random stream does not depend on packets that are certainly (un)marked).

@@ -23,18 +23,27 @@ namespace {
 
 /// The table: the built-in families first (one line each), then the registered ones. Built on
 /// first use, so a registration during static initialization finds it; a deque, so the pointers
-/// find_fabric_family() returned stay valid when a family is registered later.
+/// find_fabric_family() returned stay valid when a family is registered later. Building it
+/// makes the built-in kinds valid topology.kind values (register_choice), in this order.
 std::deque<FabricFamily>& families() {
-  // clang-format off
-  static std::deque<FabricFamily> table = {
-    {"spine-leaf",     &build_spine_leaf,     false, &split_spine_leaf},
-    {"fat-tree",       &build_fat_tree,       false, &split_fat_tree},
-    {"rail-optimized", &build_rail_optimized, false, &split_rail_optimized},
-    {"torus",          &build_torus,          true,  &split_torus},
-  };
-  // clang-format on
+  static std::deque<FabricFamily> table = [] {
+    // clang-format off
+    std::deque<FabricFamily> builtin = {
+      {"spine-leaf",     &build_spine_leaf,     false, &split_spine_leaf},
+      {"fat-tree",       &build_fat_tree,       false, &split_fat_tree},
+      {"rail-optimized", &build_rail_optimized, false, &split_rail_optimized},
+      {"torus",          &build_torus,          true,  &split_torus},
+    };
+    // clang-format on
+    for (const FabricFamily& f : builtin) register_choice("topology.kind", f.kind);
+    return builtin;
+  }();
   return table;
 }
+
+/// The built-in kinds are valid before main() runs, so a scenario loaded before anything asks
+/// the registry (the loader reads the kinds from sim/core/choices.hpp) finds them.
+[[maybe_unused]] const bool kBuiltinKindsRegistered = (families(), true);
 
 /// The edges a link name refers to: "leaf0-spine1" or "leaf0-spine1#0" the first of the
 /// parallel links between the two nodes, "leaf0-spine1#1" the second, "leaf0-spine1#*" all of

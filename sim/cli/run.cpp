@@ -1,225 +1,21 @@
 #include "sim/cli/run.hpp"
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdint>
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
-#include "collectives/nccl_model.hpp"
 #include "sim/config/cost_model.hpp"
 #include "sim/config/loader.hpp"
-#include "sim/core/memory_budget.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/report/topo_report.hpp"
-#include "sim/run/run_outputs.hpp"
-#include "topologies/metrics.hpp"
-#include "topologies/registry.hpp"
-#include "topologies/routing.hpp"
+#include "sim/run/run_command.hpp"
+#include "sim/run/topo_view.hpp"
+#include "topologies/fabric_graph.hpp"
 
 namespace fabricsim {
 
-/// The training step's times, in ms, and its critical path.
-void print_training(std::ostream& os, const TrainingSummary& t) {
-  const auto ms = [](int64_t ps) { return static_cast<double>(ps) / 1e9; };
-  char buf[512];
-  std::snprintf(
-      buf, sizeof buf,
-      "# training   : dp %d x tp %d x pp %d = %d GPUs, %d layers, %d microbatch%s, %d "
-      "DDP bucket%s\n"
-      "#   step %.3f ms: compute %.3f ms, exposed communication %.3f ms (%.1f %%), GPU "
-      "utilization %.1f %%\n"
-      "#   critical path (GPU %d): compute %.3f ms, NCCL software latency %.3f ms, network "
-      "%.3f ms (its bytes at link rate %.3f ms, its NIC paused by PFC %.3f ms, sharing links "
-      "and queueing %.3f ms)\n",
-      t.dp, t.tp, t.pp, t.ranks, t.layers, t.microbatches, t.microbatches == 1 ? "" : "es",
-      t.buckets, t.buckets == 1 ? "" : "s", ms(t.step_ps), ms(t.compute_ps), ms(t.exposed_comm_ps),
-      t.step_ps > 0 ? 100.0 * static_cast<double>(t.exposed_comm_ps) / t.step_ps : 0.0,
-      100.0 * t.gpu_utilization, t.critical_rank, ms(t.cp_compute_ps), ms(t.cp_software_ps),
-      ms(t.cp_link_ps + t.cp_waiting_ps), ms(t.cp_link_ps), ms(t.cp_pfc_pause_ps),
-      ms(t.cp_queueing_ps));
-  os << buf;
-}
-
-/// The measured log beside the simulation, size by size, and the median and worst error.
-void print_measured(std::ostream& os, const MeasuredComparison& m) {
-  os << "# measured   : " << m.path << "\n";
-  if (m.points.empty()) {
-    os << "#   no size of the sweep is in the log\n";
-    return;
-  }
-  os << "#        size  busbw measured  busbw simulated   error\n";
-  for (const auto& p : m.points) {
-    char buf[128];
-    std::snprintf(buf, sizeof buf, "#  %10lld  %14.2f  %15.2f  %+6.1f %%\n",
-                  static_cast<long long>(p.size_bytes), p.measured_busbw_GBps,
-                  p.simulated_busbw_GBps, p.error_pct);
-    os << buf;
-  }
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "#   busbw error over %zu sizes: median %.1f %%, worst %.1f %%\n",
-                m.points.size(), m.median_abs_pct_error, m.max_abs_pct_error);
-  os << buf;
-}
-
-/// The scenario's warnings (settings that do nothing under its other choices), on stderr.
-void print_warnings(const Scenario& sc) {
-  for (const std::string& w : sc.warnings) std::cerr << w << "\n";
-}
-
-/// What a partitioned run (`mpirun -np N fabricsim run`, sim/parallel/mpi_engine.cpp) cannot do
-/// yet, refused as bad input (exit 2) on every rank alike.
-static void check_partitioned(const RunOptions& opts) {
-  if (opts.max_events > 0) {
-    throw ConfigError("--max-events", 0, 0, "",
-                      "not available with mpirun (each rank runs its own events); use "
-                      "--max-wall");
-  }
-}
-
-/// `mpirun -np N` on a fabric that cannot be split into N parts (more parts than it has
-/// separable groups, or a zero-delay link between parts): bad input, exit 2, on every rank
-/// alike, with the reason partition_fabric gives.
-static void check_partition_fits(const Prepared& prepared, int ranks) {
-  try {
-    partition_fabric(prepared.fabric, ranks, PartitionMethod::kAuto);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError("mpirun -np " + std::to_string(ranks), 0, 0, "",
-                      std::string(e.what()) +
-                          "; run on fewer ranks (`fabricsim topo SCENARIO --partitions N` "
-                          "shows the splits)");
-  }
-}
-
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt) {
-  Scenario sc = load(opts);
-  if (opts.out_given) check_out_dir(opts.out_dir);
-  if (opts.mpi_ranks > 1) check_partitioned(opts);
-  // A signal before the simulation (even before the options were read: the handlers come
-  // first) stops the run here, its files saying so. Not under MPI: there the ranks must agree
-  // on when they stop, which the partitioned simulation's first window does.
-  const auto stopped_early = [&] {
-    return opts.mpi_ranks == 1 && interrupt != nullptr && interrupt->load();
-  };
-  if (stopped_early()) {
-    return stop_before_simulation(opts, sc, nullptr,
-                                  "the scenario was read; the fabric was not built");
-  }
-  const Prepared prepared = prepare(sc);  // bad input is refused before anything is written
-  if (stopped_early()) {
-    return stop_before_simulation(opts, sc, &prepared,
-                                  "the scenario was read and the fabric built and routed; "
-                                  "nothing was simulated");
-  }
-  // The flow mode is one logical process: under mpirun rank 0 runs it alone, as a sequential
-  // run; the other ranks have nothing to do.
-  if (opts.mpi_ranks > 1 && sc.mode == "flow" && !opts.reports) return kExitOk;
-  if (opts.mpi_ranks > 1 && sc.mode != "flow") check_partition_fits(prepared, opts.mpi_ranks);
-  if (opts.reports) print_warnings(sc);
-  // What runs: the workload's collective, traffic flows, a training step (one or more).
-  std::vector<std::string> parts;
-  if (sc.has_workload) {
-    parts.push_back(sc.workload.collective + ", algorithm " + sc.workload.algorithm +
-                    ", protocol " + sc.workload.protocol);
-  }
-  if (!sc.traffic.empty()) {
-    parts.push_back(std::to_string(sc.traffic.size()) + " traffic flow" +
-                    (sc.traffic.size() == 1 ? "" : "s"));
-  }
-  if (sc.training.enabled) parts.emplace_back("a training step");
-  std::cout << "# fabricsim " << sc.name << ": ";
-  for (size_t i = 0; i < parts.size(); ++i) std::cout << (i > 0 ? ", plus " : "") << parts[i];
-  if (sc.mode == "flow") std::cout << ", flow mode";
-  if (sc.mode == "flow" && opts.mpi_ranks > 1) {
-    std::cout << " (one logical process: rank 0 runs it alone, the other " << opts.mpi_ranks - 1
-              << " rank" << (opts.mpi_ranks > 2 ? "s wait" : " waits") << ")";
-  }
-  std::cout << ", seed " << sc.seed << "\n";
-  if (sc.has_workload) {
-    const NcclRunSetup& n = prepared.nccl;
-    std::cout << "# nccl       : " << n.layout.ranks << " ranks on " << n.layout.servers()
-              << " server" << (n.layout.servers() == 1 ? "" : "s") << " x "
-              << n.layout.gpus_per_server << " GPU" << (n.layout.gpus_per_server == 1 ? "" : "s")
-              << ", " << n.channels << (n.channels == 1 ? " channel" : " channels") << ", NET/"
-              << (effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB")
-              << (n.staged ? " staged through host memory" : " with GPUDirect RDMA")
-              << ", NCCL_ALGO " << (sc.nccl.algo.empty() ? "(all)" : sc.nccl.algo)
-              << ", NCCL_PROTO " << (sc.nccl.proto.empty() ? "(NCCL's)" : sc.nccl.proto);
-    for (const auto& [key, assignment] : sc.nccl.from_env) {
-      std::cout << (key == sc.nccl.from_env.begin()->first ? "; from the environment: " : ", ")
-                << assignment;
-    }
-    if (!n.note.empty()) std::cout << "; " << n.note;
-    std::cout << "\n";
-  }
-  const bool progress = opts.progress && opts.reports && isatty(STDERR_FILENO);
-  std::optional<ChromeTrace> trace;
-  const std::filesystem::path dir(opts.out_dir);
-  std::vector<OutputError> failures;  // output files not written
-  std::vector<UnwrittenFile> unwritten;
-  if (opts.out_given && opts.trace_max_events > 0 && opts.reports) {
-    try {
-      trace.emplace((dir / "trace.json").string(), opts.trace_max_events);
-    } catch (const OutputError& e) {  // the run goes on without it
-      trace_not_written(dir, e, unwritten, failures);
-    }
-  } else if (opts.out_given && opts.reports) {
-    // no trace asked: leave no trace.json of an earlier run beside these
-    remove_output_file((dir / "trace.json").string());
-  }
-  std::optional<WallLimit> wall;
-  if (opts.max_wall_ps > 0) {
-    wall = WallLimit{
-        std::chrono::steady_clock::now() + std::chrono::nanoseconds(opts.max_wall_ps / 1000),
-        opts.max_wall_ps};
-  }
-  // The simulation's own state (events, packets in flight, records) has no up-front estimate:
-  // running out of memory here is an incomplete run (exit 1), not bad input.
-  RunReport rep = building(
-      [&] {
-        return simulate_limited(sc, prepared, interrupt, progress, trace ? &*trace : nullptr,
-                                opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall,
-                                opts.packet_engine);
-      },
-      "the simulation's state (events, packets, records)", false);
-  rep.files_not_written = std::move(unwritten);
-  if (trace && rep.deadlock.detected_at_ps >= 0) {
-    // Marked across every track, whatever the cap: where to look in the viewer.
-    trace->global_note("deadlock: a cycle of " + std::to_string(rep.deadlock.cycle.size()) +
-                           " queues (" +
-                           (rep.deadlock.cycle.empty() ? "" : rep.deadlock.cycle.front()) +
-                           " ...) can never move; see results.json deadlock",
-                       rep.deadlock.detected_at_ps);
-  }
-  if (trace) {
-    try {
-      trace->close();  // renamed into place, whole, before results.json is written
-    } catch (const OutputError& e) {
-      trace_not_written(dir, e, rep.files_not_written, failures);
-    }
-  }
-  if (sc.has_workload) {
-    print_table_header(std::cout);
-    for (const auto& row : rep.rows) print_table_row(std::cout, row);
-  }
-  if (rep.measured) print_measured(std::cout, *rep.measured);
-  if (rep.training) print_training(std::cout, *rep.training);
-  print_summary(std::cout, rep);
-  if (opts.out_given && opts.reports) {
-    const std::vector<OutputError> more = write_run_outputs(dir.string(), rep, opts.flows);
-    failures.insert(failures.end(), more.begin(), more.end());
-    print_wrote(std::cout, dir, rep, trace ? &*trace : nullptr, opts.trace_max_events, opts.flows);
-    std::cout.flush();
-    print_unwritten(std::cerr, failures);
-  }
-  if (!rep.complete && opts.reports) std::cerr << "fabricsim: run " << rep.stop_reason << "\n";
-  return run_exit_code(rep, !failures.empty());
+  return run_scenario(opts, interrupt);
 }
 
 int cmd_validate(const RunOptions& opts) {
@@ -243,31 +39,22 @@ int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
       throw ConfigError("--dot " + dot_path, 0, 0, "", "cannot write the DOT file: " + e.reason());
     }
   }
-  const Fabric fabric = build_fabric(sc);
-  std::optional<Partition> partition;
-  if (partition_opts.parts > 0) {
-    try {
-      partition = partition_fabric(fabric, partition_opts.parts, partition_opts.method);
-    } catch (const std::invalid_argument& e) {
-      std::cerr << "fabricsim topo: --partitions " << partition_opts.parts << ": " << e.what()
-                << "\n";
-      return kExitBadInput;
-    }
+  std::optional<TopoView> view;
+  try {
+    view.emplace(topo_view(sc, partition_opts, std::cerr));
+  } catch (const TopoPartitionError& e) {
+    std::cerr << "fabricsim topo: --partitions " << partition_opts.parts << ": " << e.what()
+              << "\n";
+    return kExitBadInput;
   }
-  const RoutingTable routes = build_routes(sc, fabric);
-  print_warnings(sc);
-  for (const std::string& w : fabric.warnings) std::cerr << w << "\n";
-  const FabricSummary s = summarize(sc, fabric);  // with the cost proxy, as results.json's
-  const FabricMetrics m = compute_metrics(fabric, routes);
   // Whole or not at all; a failure is OutputError: exit 74 with the path and the reason.
-  if (!dot_path.empty()) write_output_file(dot_path, to_dot(fabric));
-  const std::string routing =
-      std::string(to_string(routes.algorithm())) + ", " + sc.routing.load_balancing;
+  if (!dot_path.empty()) write_output_file(dot_path, to_dot(view->fabric));
   if (json) {
-    std::cout << topo_json(s, m, routing, partition).dump(2) << "\n";
+    std::cout << topo_json(view->summary, view->metrics, view->routing, view->partition).dump(2)
+              << "\n";
     return kExitOk;
   }
-  print_topo(std::cout, s, m, routing, partition);
+  print_topo(std::cout, view->summary, view->metrics, view->routing, view->partition);
   return kExitOk;
 }
 

@@ -6,20 +6,15 @@
 #include <atomic>
 #include <string>
 
-#include "sim/parallel/partition.hpp"
 #include "sim/run/run.hpp"
+#include "sim/run/topo_view.hpp"
 
 namespace fabricsim {
 
 int cmd_run(const RunOptions& opts, const std::atomic<bool>* interrupt);
 int cmd_validate(const RunOptions& opts);
-/// `topo --partitions N [--partition-method M]`: parts = 0 when not asked for.
-struct TopoPartitionOptions {
-  int parts = 0;
-  PartitionMethod method = PartitionMethod::kAuto;
-};
-/// Exit 2 (bad input) when the fabric cannot be split as asked (partition_fabric's
-/// std::invalid_argument: too many parts, a zero-delay cut link, no METIS).
+/// `topo`: topo_view() printed. Exit 2 (bad input) when the fabric cannot be split as asked
+/// (partition_fabric's std::invalid_argument: too many parts, a zero-delay cut link, no METIS).
 int cmd_topo(const RunOptions& opts, const std::string& dot_path, bool json,
              const TopoPartitionOptions& partition = {});
 

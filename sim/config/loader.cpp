@@ -36,63 +36,10 @@
 
 namespace fabricsim {
 
-std::string located_message(const std::string& where, int line, int column,
-                            const std::string& key_path, const std::string& message) {
-  return where +
-         (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : std::string()) +
-         ": " + (key_path.empty() ? std::string() : key_path + ": ") + message;
-}
-
 std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
                            const std::string& message) {
   return "fabricsim: warning: " +
          located_message(origin.where, origin.line, origin.column, key_path, message);
-}
-
-ConfigError::ConfigError(std::string where, int line, int column, std::string key_path,
-                         std::string message)
-    : std::runtime_error(located_message(where, line, column, key_path, message)),
-      where_(std::move(where)),
-      key_path_(std::move(key_path)),
-      message_(std::move(message)),
-      line_(line),
-      column_(column) {}
-
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
-  const size_t limit = std::max<size_t>(2, word.size() / 3);
-  // `word` written short: its letters in order in `c`, same first letter, at least half as long.
-  const auto abbreviates = [&](const std::string& c) {
-    if (word.empty() || c.empty() || word[0] != c[0] || 2 * word.size() < c.size()) return false;
-    size_t i = 0;
-    for (size_t j = 0; j < c.size() && i < word.size(); ++j) i += word[i] == c[j];
-    return i == word.size();
-  };
-  std::string best, best_abbreviated;
-  size_t best_distance = limit + 1, best_abbreviated_distance = std::string::npos;
-  std::vector<size_t> row;
-  for (const std::string& c : candidates) {
-    // Levenshtein distance, one row at a time.
-    row.resize(c.size() + 1);
-    for (size_t j = 0; j <= c.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= word.size(); ++i) {
-      size_t diagonal = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= c.size(); ++j) {
-        const size_t above = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (word[i - 1] != c[j - 1])});
-        diagonal = above;
-      }
-    }
-    if (row[c.size()] < best_distance) {
-      best_distance = row[c.size()];
-      best = c;
-    }
-    if (row[c.size()] < best_abbreviated_distance && abbreviates(c)) {
-      best_abbreviated_distance = row[c.size()];
-      best_abbreviated = c;
-    }
-  }
-  return best.empty() ? best_abbreviated : best;
 }
 
 std::string read_config_file(const std::string& path, const std::string& noun) {
@@ -290,7 +237,7 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
     }
     const std::string name = key.Scalar();
     const std::string path = prefix + name;
-    const auto& kinds = topology_kinds().available;
+    const std::vector<std::string> kinds = topology_kinds().values();
     const bool kind_block = section == kTopologySection && base.empty() &&
                             std::find(kinds.begin(), kinds.end(), name) != kinds.end();
     if (!kind_block && std::find(valid.begin(), valid.end(), name) == valid.end()) {
@@ -589,6 +536,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   warn_pfc(s, s.pfc, found, nullptr, "", pfc_somewhere, s.warnings);
   check_dcqcn(found, s);
+  check_congestion_control(found, s);
   return s;
 }
 
@@ -598,22 +546,10 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
 
 using namespace config_detail;
 
-void register_choice(const std::string& key_path, const std::string& value) {
-  Choices* choices = key_path == "topology.kind"        ? &topology_kinds()
-                     : key_path == "workload.algorithm" ? &workload_algorithms()
-                                                        : nullptr;
-  if (choices == nullptr) {
-    throw std::invalid_argument("register_choice: '" + key_path +
-                                "' takes no registered values (topology.kind, workload.algorithm)");
-  }
-  std::vector<std::string>& values = choices->available;
-  if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
-}
-
 std::vector<std::string> override_paths() {
   std::vector<std::string> paths = all_paths();
   for (const Section& x : sections()) paths.emplace_back(x.name);
-  for (const std::string& kind : topology_kinds().available) {
+  for (const std::string& kind : topology_kinds().values()) {
     const std::string block = std::string(kTopologySection) + "." + kind;
     paths.push_back(block);
     for (const std::string& key : keys_of(kTopologySection)) {
@@ -635,19 +571,7 @@ std::vector<std::string> override_paths() {
 }
 
 ConfigError key_error(const Scenario& sc, const std::string& key_path, const std::string& message) {
-  for (std::string key = key_path;;) {
-    if (const auto it = sc.origins.find(key); it != sc.origins.end()) {
-      // A key given in a kind block is named as written (topology.fat-tree.k).
-      const auto alias = sc.written_as.find(key_path);
-      const std::string& named =
-          key == key_path && alias != sc.written_as.end() ? alias->second : key_path;
-      return ConfigError(it->second.where, it->second.line, it->second.column, named, message);
-    }
-    const size_t dot = key.rfind('.');
-    if (dot == std::string::npos) break;
-    key.resize(dot);  // fall back to the section
-  }
-  return ConfigError(sc.path, 0, 0, key_path, message);
+  return key_error(KeyPlaces{sc.path, sc.origins, sc.written_as}, key_path, message);
 }
 
 void check_switch_overrides(const Scenario& sc, const std::vector<std::string>& switch_names) {

@@ -7,33 +7,11 @@
 #include <vector>
 
 #include "sim/config/scenario.hpp"
+#include "sim/core/choices.hpp"       // register_choice
+#include "sim/core/config_error.hpp"  // ConfigError, located_message, KeyOrigin
+#include "sim/core/strings.hpp"       // closest_match
 
 namespace fabricsim {
-
-/// Bad input in a scenario file or a --set override. what() reads
-///   "FILE:LINE:COL: KEY.PATH: MESSAGE"      (position known; LINE and COL 1-based)
-///   "FILE: KEY.PATH: MESSAGE"               (no position, e.g. a required key is missing)
-///   "--set KEY=VALUE: KEY.PATH: MESSAGE"    (an override)
-/// MESSAGE says what was expected and, for an unknown key or name, "did you mean 'x'?".
-/// The CLI maps it to exit code 2.
-class ConfigError : public std::runtime_error {
- public:
-  ConfigError(std::string where, int line, int column, std::string key_path, std::string message);
-  const std::string& where() const { return where_; }
-  int line() const { return line_; }      ///< 1-based; 0 when unknown
-  int column() const { return column_; }  ///< 1-based; 0 when unknown
-  const std::string& key_path() const { return key_path_; }
-  const std::string& message() const { return message_; }
-
- private:
-  std::string where_, key_path_, message_;
-  int line_, column_;
-};
-
-/// "WHERE:LINE:COL: KEY.PATH: MESSAGE" (":LINE:COL" left out when line is 0, "KEY.PATH: " when
-/// key_path is empty): what a ConfigError says, and what a warning says after its prefix.
-std::string located_message(const std::string& where, int line, int column,
-                            const std::string& key_path, const std::string& message);
 
 /// A warning about a key that is valid but does nothing (or less than it says) under the
 /// scenario's other choices: "fabricsim: warning: FILE:LINE:COL: KEY.PATH: MESSAGE", positioned
@@ -57,14 +35,6 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 /// key) is refused: its value would replace the override's without a word.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
-
-/// Adds `value` to the valid values of the choice key `key_path` (after the built-in ones), for
-/// a component registered outside the library: "topology.kind" for a fabric family
-/// (register_fabric_family calls it; its scenarios can use the keys whose condition names no
-/// kind: topology.failed_links, link.*, ...), "workload.algorithm" for a collective algorithm
-/// (register_collective_algorithm). Does nothing when the value is known already. Throws
-/// std::invalid_argument for any other key.
-void register_choice(const std::string& key_path, const std::string& value);
 
 /// The dotted paths --set and --vary take: every key of the schema, every section (given whole
 /// as a map), each topology kind block and its keys (topology.fat-tree.k), the training keys,
@@ -101,11 +71,5 @@ inline constexpr int64_t kMaxConfigFileBytes = int64_t{16} << 20;
 /// kMaxConfigFileBytes. Throws ConfigError (the path, no position) with read_input_file's
 /// message for a missing file, a directory, a FIFO or device, a larger file or a read error.
 std::string read_config_file(const std::string& path, const std::string& noun);
-
-/// The closest candidate to `word` by edit distance, when it is close enough (distance at most
-/// max(2, word.size() / 3)); failing that, the closest candidate that `word` abbreviates (its
-/// letters in order, the same first letter, at least half as long: "cut_thru" -> "cut_through");
-/// else "". Used for every "did you mean".
-std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace fabricsim

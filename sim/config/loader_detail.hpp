@@ -93,6 +93,18 @@ struct Choices {
   std::vector<std::string> available;
   std::vector<std::string> not_built;
   std::vector<std::pair<std::string, std::string>> aliases;  ///< alias -> canonical name
+  /// The key whose values components register (sim/core/choices.hpp), which follow
+  /// `available`; nullptr = none.
+  const char* registered = nullptr;
+
+  /// The names built now: `available`, then the registered ones.
+  std::vector<std::string> values() const {
+    std::vector<std::string> out = available;
+    if (registered != nullptr) {
+      for (std::string& name : registered_choices(registered)) out.push_back(std::move(name));
+    }
+    return out;
+  }
 };
 
 /// One value of the YAML tree, with its key path and position for errors.
@@ -260,17 +272,18 @@ class Value {
   std::string choice(const Choices& c) const {
     const std::string expected = std::string("a ") + c.noun + " name";
     const std::string s = scalar(expected);
-    if (std::find(c.available.begin(), c.available.end(), s) != c.available.end()) return s;
+    const std::vector<std::string> available = c.values();
+    if (std::find(available.begin(), available.end(), s) != available.end()) return s;
     for (const auto& [alias, canonical] : c.aliases) {
       if (alias == s) return canonical;
     }
-    const std::string only = "only " + join_words(c.available, " and ") +
-                             (c.available.size() == 1 ? " is" : " are") +
+    const std::string only = "only " + join_words(available, " and ") +
+                             (available.size() == 1 ? " is" : " are") +
                              " available in this version";
     if (std::find(c.not_built.begin(), c.not_built.end(), s) != c.not_built.end()) {
       fail("'" + s + "' is not built yet: " + only);
     }
-    std::vector<std::string> known = c.available;
+    std::vector<std::string> known = available;
     known.insert(known.end(), c.not_built.begin(), c.not_built.end());
     for (const auto& alias : c.aliases) known.push_back(alias.first);
     std::string message = std::string("unknown ") + c.noun + " '" + s + "'";
@@ -280,7 +293,7 @@ class Value {
       }
       message += "; did you mean '" + guess + "'?";
     } else {
-      message += "; expected one of: " + join_words(c.available, ", ");
+      message += "; expected one of: " + join_words(available, ", ");
     }
     fail(message);
   }
@@ -345,12 +358,19 @@ inline const QuantitySpec kSweepSize{"size", "8KiB",         parse_size_bytes,
                                      1,      kMaxSweepBytes, "a size from 1B to 64GiB"};
 /// switch.alpha and pfc.alpha.
 inline constexpr const char* kAlphaExpected = "a number from 1/128 to 64, e.g. 1, 0.5 or 1/8";
-/// The valid `topology.kind` values: the built-in fabric families (topologies/registry.cpp),
-/// then the ones register_choice() added (loader.hpp).
-Choices& topology_kinds();
-/// The valid `workload.algorithm` values: auto and the built-in collective algorithms
-/// (collectives/algorithm_registry.cpp), then the ones register_choice() added.
-Choices& workload_algorithms();
+/// The valid `topology.kind` values: the fabric families' kinds, as their registry
+/// (topologies/registry.cpp) registers them (register_choice, sim/core/choices.hpp).
+const Choices& topology_kinds();
+/// The valid `workload.algorithm` values: auto (NCCL's cost model chooses), then the collective
+/// algorithms' names, as their registry (collectives/algorithm_registry.cpp) registers them.
+const Choices& workload_algorithms();
+/// The valid `switch.scheduler` values: the built-in schedulers (strict, dwrr), then those
+/// registered from outside the library (register_scheduler, schedulers/registry.hpp).
+const Choices& switch_schedulers();
+/// The valid `nic.congestion_control` values: auto and the built-in controls (none, dcqcn),
+/// then those registered from outside the library (register_congestion_control,
+/// congestion/cc_registry.hpp).
+const Choices& congestion_controls();
 inline const Choices kRedops{"redop", {"sum", "prod", "max", "min", "avg"}, {}, {}};
 
 /// Bit error rates: 0 (error-free) to 1e-3.
@@ -632,6 +652,7 @@ void apply_dcqcn_preset(const std::string& name, Scenario& s);
 void check_pfc(const Context& main, const Scenario& sc, const std::map<std::string, Value>& own,
                const std::map<std::string, Value>* top = nullptr);
 void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s);
+void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s);  // nic
 void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& pfc,
                      const std::map<std::string, Value>& own,
                      const std::map<std::string, Value>* top,

@@ -9,7 +9,7 @@ namespace fabricsim::config_detail {
 /// "topology.spine-leaf" when `path` is a key of that kind block (topology.spine-leaf.leaves),
 /// else "".
 std::string kind_block_of(const std::string& path) {
-  for (const std::string& kind : topology_kinds().available) {
+  for (const std::string& kind : topology_kinds().values()) {
     const std::string block = std::string(kTopologySection) + "." + kind;
     if (path.size() > block.size() + 1 && path.rfind(block + ".", 0) == 0) return block;
   }
@@ -105,9 +105,10 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
       fail("'" + path + "' is a section; set a switch's key, e.g. switches.leaf0.pfc.xoff");
     }
     if (const std::string kind = path.substr(path.find('.') + 1);
-        path.rfind(std::string(kTopologySection) + ".", 0) == 0 &&
-        std::find(topology_kinds().available.begin(), topology_kinds().available.end(), kind) !=
-            topology_kinds().available.end()) {
+        path.rfind(std::string(kTopologySection) + ".", 0) == 0 && [&] {
+          const std::vector<std::string> kinds = topology_kinds().values();
+          return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+        }()) {
       // topology.KIND={...}: a whole kind block
       YAML::Node map;
       try {
@@ -168,7 +169,7 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
     // Suggestions include the kind blocks (topology.spine-leaf) and their keys, so a misspelt
     // block name finds its block rather than the nearest plain key.
     std::vector<std::string> candidates = paths;
-    for (const std::string& kind : topology_kinds().available) {
+    for (const std::string& kind : topology_kinds().values()) {
       const std::string block = std::string(kTopologySection) + "." + kind;
       candidates.push_back(block);
       for (const std::string& key : keys_of(kTopologySection)) {

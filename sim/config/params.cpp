@@ -156,7 +156,7 @@ std::string range_text(const Rule& rule) {
       return range_words(rule.quantity->expected);
     case Rule::kChoice: {
       std::string text;
-      for (const std::string& name : rule.choices->available) {
+      for (const std::string& name : rule.choices->values()) {
         text += (text.empty() ? "" : " | ") + name;
       }
       return text;

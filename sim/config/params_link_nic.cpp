@@ -49,7 +49,6 @@ const QuantitySpec kSwitchBuffer{"size",
                                  "a size from 1B to 64GiB (the largest switch buffers are a few "
                                  "GB, e.g. Broadcom Jericho2's 8 GB of HBM)"};
 const Choices kBufferModels{"buffer model", {"static", "shared"}, {}, {}};
-const Choices kSchedulers{"scheduler", {"strict", "dwrr"}, {}, {}};
 
 const Condition kStaticBuffer{"switch.buffer_model", "static",
                               [](const Scenario& s) { return s.sw.buffer_model; }};
@@ -65,6 +64,11 @@ using S = SwitchConfig;
 using N = NicConfig;
 
 }  // namespace
+
+const Choices& switch_schedulers() {
+  static const Choices schedulers{"scheduler", {"strict", "dwrr"}, {}, {}, "switch.scheduler"};
+  return schedulers;
+}
 
 // clang-format off
 std::span<const Field> link_params() {
@@ -111,7 +115,7 @@ std::span<const Field> switch_params() {
   {"switch", "cut_through", false, Bool(), at<kSwitch, &S::cut_through>,
    "forward a frame once its header is in (not towards a faster egress)"},
   {"switch", "scheduler", false,  // before dwrr_weights
-   Choice(kSchedulers), at<kSwitch, &S::scheduler>,
+   Choice(switch_schedulers()), at<kSwitch, &S::scheduler>,
    "egress scheduling between the 8 traffic classes: strict (7 highest) | dwrr"},
   {"switch", "dwrr_weights", false, Custom("list of integers", "8 weights, each 1 … 255"),
    at<kSwitch, &S::dwrr_weights>, "weight per traffic class 0..7 (quantum = weight x one MTU frame)",
@@ -143,6 +147,9 @@ std::span<const Field> nic_params() {
   {"nic", "qp_rate_limit", false,  // absent = line rate
    Quantity(kRateLimit), at<kNic, &N::qp_rate_limit_bps>,
    "per-QP rate limit, at most link.host_rate; 0 = the port's line rate"},
+  {"nic", "congestion_control", false, Choice(congestion_controls()),
+   at<kNic, &N::congestion_control>,
+   "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none"},
   };
   return rows;
 }
@@ -166,6 +173,42 @@ void check_nic(const Context& ctx, const std::map<std::string, Value>& found, co
                "), the NIC's line rate: expected at most " + r +
                ", or leave qp_rate_limit out for line rate");
   }
+}
+
+const Choices& congestion_controls() {
+  static const Choices controls{
+      "congestion control", {"auto", "none", "dcqcn"}, {}, {}, "nic.congestion_control"};
+  return controls;
+}
+
+/// nic.congestion_control and dcqcn.enabled name one control: dcqcn.enabled: true is
+/// nic.congestion_control: dcqcn, which sets it (and so needs ECN marking and RoCE, as
+/// check_dcqcn and the dcqcn section's transport ask of dcqcn.enabled).
+void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s) {
+  const auto named = found.find("nic.congestion_control");
+  if (named == found.end() || s.nic.congestion_control == "auto") return;
+  const std::string& cc = s.nic.congestion_control;
+  const auto enabled = found.find("dcqcn.enabled");
+  if (cc != "dcqcn") {
+    if (s.dcqcn.enabled) {
+      const std::string fix = ": leave dcqcn.enabled out (or false), or name dcqcn";
+      if (enabled == found.end()) named->second.fail(cc + ", but dcqcn.enabled is true" + fix);
+      enabled->second.fail("true selects DCQCN, but nic.congestion_control names " + cc + fix);
+    }
+    return;
+  }
+  if (enabled != found.end() && !s.dcqcn.enabled) {
+    named->second.fail(
+        "dcqcn, but dcqcn.enabled is false: leave dcqcn.enabled out, or name "
+        "another control");
+  }
+  if (s.transport != "roce") {
+    named->second.fail("DCQCN is RoCE's congestion control (transport: " + s.transport + ")");
+  }
+  bool marks = s.ecn.enabled;
+  for (const auto& [name, o] : s.switches) marks |= o.ecn.enabled;
+  if (!marks) named->second.fail("DCQCN reacts to ECN marks: set ecn.enabled: true");
+  s.dcqcn.enabled = true;
 }
 
 /// Cross-field rules of the switch section, for a scenario and for a profile on its own.

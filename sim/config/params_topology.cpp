@@ -106,9 +106,8 @@ std::span<const Field> topology_params() {
 }
 // clang-format on
 
-Choices& topology_kinds() {
-  static Choices kinds{
-      "topology kind", {"spine-leaf", "fat-tree", "rail-optimized", "torus"}, {}, {}};
+const Choices& topology_kinds() {
+  static const Choices kinds{"topology kind", {}, {}, {}, "topology.kind"};
   return kinds;
 }
 
@@ -123,7 +122,7 @@ void expand_kind_blocks(const Context& ctx, std::map<std::string, Value>& found)
                                  ? kind_it->second.node().Scalar()
                                  : std::string();
   const std::vector<std::string> valid = keys_of(kTopologySection);
-  for (const std::string& kind : topology_kinds().available) {
+  for (const std::string& kind : topology_kinds().values()) {
     const std::string block_path = std::string(kTopologySection) + "." + kind;
     const auto it = found.find(block_path);
     if (it == found.end()) continue;

@@ -5,11 +5,10 @@
 
 namespace fabricsim::config_detail {
 
-Choices& workload_algorithms() {
-  static Choices algorithms{"algorithm",
-                            {"auto", "ring", "tree", "halving_doubling", "p2p"},
-                            {},
-                            {{"Ring", "ring"}, {"Tree", "tree"}}};
+const Choices& workload_algorithms() {
+  // Ring and Tree: NCCL_ALGO's spelling of the two.
+  static const Choices algorithms{
+      "algorithm", {"auto"}, {}, {{"Ring", "ring"}, {"Tree", "tree"}}, "workload.algorithm"};
   return algorithms;
 }
 
@@ -58,15 +57,14 @@ const Choices kProtocols{"protocol",
                          {"auto", "ll", "ll128", "simple"},
                          {},
                          {{"LL", "ll"}, {"LL128", "ll128"}, {"Simple", "simple"}}};
-const Choices kDatatypes{
-    "datatype",
-    {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16"},
-    {},
-    {{"char", "int8"},
-     {"int", "int32"},
-     {"float16", "half"},
-     {"float32", "float"},
-     {"float64", "double"}}};
+/// nccl-tests' datatypes and their aliases, as the collectives declare them
+/// (collectives/workload_params.hpp).
+const Choices kDatatypes = [] {
+  Choices c{"datatype", {}, {}, {}};
+  for (const NcclDatatype& t : kNcclDatatypes) c.available.emplace_back(t.name);
+  for (const auto& [alias, name] : kNcclDatatypeAliases) c.aliases.emplace_back(alias, name);
+  return c;
+}();
 
 constexpr auto kWorkload = &Scenario::workload;
 constexpr auto kNccl = &Scenario::nccl;

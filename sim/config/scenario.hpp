@@ -45,7 +45,9 @@
 // (pfc.xoff: 200KB, pfc.response_time: 1us, dcqcn.rai: 40Mbps).
 //
 // Every key's type, unit, default, range and one line of doc: `fabricsim params` (the tables in
-// sim/config/params_*.cpp, which the loader reads by; the defaults are the initializers below).
+// sim/config/params_*.cpp, which the loader reads by; the defaults are the initializers below,
+// and those of the sections a component owns: collectives/workload_params.hpp for workload and
+// training, collectives/nccl_params.hpp for nccl).
 #pragma once
 
 #include <cstdint>
@@ -54,8 +56,11 @@
 #include <utility>
 #include <vector>
 
+#include "collectives/nccl_params.hpp"
+#include "collectives/workload_params.hpp"
 #include "congestion/ecn.hpp"
 #include "congestion/pfc.hpp"
+#include "sim/core/config_error.hpp"  // KeyOrigin
 
 namespace fabricsim {
 
@@ -190,6 +195,9 @@ struct NicConfig {
   int64_t rto_ps = 67'108'864'000;
   /// Per-QP rate limit (what congestion control adjusts); 0 = the port's line rate.
   int64_t qp_rate_limit_bps = 0;
+  /// The queue pairs' congestion control (congestion/cc_registry.hpp): auto (dcqcn if
+  /// dcqcn.enabled, else none), none, dcqcn (as dcqcn.enabled: true), or a registered one.
+  std::string congestion_control = "auto";
 };
 
 /// `ecn:` section (optional): RED-style ECN marking on every switch egress queue, after
@@ -301,48 +309,6 @@ struct SwitchOverride {
   EcnConfig ecn;
 };
 
-/// `workload:` section: an nccl-tests style size sweep of one collective (nccl-tests' flags:
-/// -b minbytes, -e maxbytes, -f stepfactor, -o op, -d datatype, -r root; the collective as the
-/// binary's name without _perf).
-struct WorkloadConfig {
-  std::string collective = "all_reduce";  ///< all_reduce, all_gather, reduce_scatter, broadcast,
-                                          ///< reduce, alltoall, sendrecv
-  std::string algorithm = "auto";  ///< auto (NCCL's cost model) | ring | tree | halving_doubling
-                                   ///< | p2p (alltoall, sendrecv)
-  std::string protocol = "auto";   ///< auto (NCCL's cost model) | ll | ll128 | simple
-  std::string datatype = "float";  ///< nccl-tests type names: float, half, double, int8 …
-  std::string redop = "sum";       ///< sum | prod | min | max | avg (`op`, or `redop`)
-  int64_t minbytes = 0;            ///< first size of the sweep, bytes (-b); 1B … maxbytes
-  int64_t maxbytes = 0;            ///< last size of the sweep, bytes (-e); at most 64GiB
-  int64_t stepfactor = 2;          ///< multiplicative step between sizes (-f); >= 2
-  int ngpus = 0;                   ///< ranks taking part: the first ngpus GPUs; 0 = every GPU
-  /// Ranks placed on each server (mpirun -npernode, srun --ntasks-per-node): rank r runs on
-  /// GPU r mod R of server r / R. 0 = all the server's GPUs. 1 reproduces an "N x 1" job.
-  int ranks_per_server = 0;
-  int root = 0;  ///< broadcast and reduce root rank (-r)
-};
-
-/// `nccl:` section: NCCL's environment variables, under their names without NCCL_ and in
-/// lower case. The same NCCL_* variables in fabricsim's environment override these (as NCCL
-/// reads them at init), and --set overrides both. algo, proto, net_gdr_level and net take
-/// NCCL's own syntax; sizes and times take units, booleans true/false.
-struct NcclConfig {
-  std::string algo;               ///< NCCL_ALGO: "" = every algorithm; "Ring", "Tree", "^Tree" …
-  std::string proto;              ///< NCCL_PROTO: "" = every protocol; "Simple", "^LL128" …
-  int64_t buffsize_bytes = 0;     ///< NCCL_BUFFSIZE (Simple's buffer); 0 = NCCL's 4 MiB
-  int min_nchannels = 0;          ///< NCCL_MIN_NCHANNELS; 0 = unset
-  int max_nchannels = 0;          ///< NCCL_MAX_NCHANNELS; 0 = unset
-  std::string net_gdr_level;      ///< NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS; "" = NCCL's
-  bool ib_disable = false;        ///< NCCL_IB_DISABLE: true = NCCL's socket transport
-  std::string net;                ///< NCCL_NET: "" = IB when there is one, "IB", "Socket"
-  int64_t ll_buffsize_bytes = 0;  ///< NCCL_LL_BUFFSIZE (environment only); 0 = NCCL's
-  int64_t ll128_buffsize_bytes = 0;  ///< NCCL_LL128_BUFFSIZE (environment only); 0 = NCCL's
-  int64_t step_latency_ps = -1;      ///< per-step software latency; -1 = NCCL's constants
-  int64_t launch_latency_ps = -1;    ///< per-collective latency; -1 = NCCL's constants
-  /// Keys whose value came from the environment: key -> "NCCL_ALGO=Tree".
-  std::map<std::string, std::string> from_env;
-};
-
 /// One item of the `traffic:` section: a point-to-point flow (an RDMA write of `bytes` on
 /// its own queue pair), as in the flow files of ns-3 RDMA studies (src, dst, priority, size,
 /// start time).
@@ -353,40 +319,6 @@ struct TrafficFlow {
   int64_t start_ps = 0;              ///< posted at this simulated time
   int priority = -1;                 ///< traffic class 0..7; -1 = nic.traffic_class
   int64_t flow = -1;                 ///< queue pair id between the pair; -1 = the item's index
-};
-
-/// One entry of `training.layers` (`count` identical layers), per microbatch on one GPU after
-/// the tensor-parallel split. Times are resolved at load: given (fwd_time, bwd_time) or from
-/// FLOPs (fwd_flops, bwd_flops) / (training.gpu_peak_flops × training.efficiency); bwd
-/// defaults to 2 × fwd (the usual backward = 2 × forward FLOPs rule).
-struct TrainingLayer {
-  std::string name;
-  int count = 1;
-  int64_t fwd_ps = 0, bwd_ps = 0;
-  int64_t param_bytes = 0;       ///< gradient bytes per GPU (DDP buckets)
-  int64_t tp_comm_bytes = 0;     ///< TP AllReduce after forward and after backward
-  int64_t activation_bytes = 0;  ///< sent at a pipeline stage boundary after this layer
-};
-
-/// `training:` one training step of a data/tensor/pipeline-parallel model (collectives/
-/// step_model.hpp): DDP gradient buckets overlapping the backward pass.
-struct TrainingConfig {
-  bool enabled = false;
-  int dp = 0;  ///< data-parallel replicas; 0 = the fabric's GPUs / (tp × pp)
-  int tp = 1, pp = 1, microbatches = 1;
-  int64_t bucket_cap_bytes = int64_t{25} << 20;       ///< DDP bucket_cap_mb (25 MiB)
-  int64_t first_bucket_cap_bytes = int64_t{1} << 20;  ///< DDP first_bucket_bytes_cap (1 MiB)
-  int64_t optimizer_ps = 0;
-  double gpu_peak_flops = 0;  ///< FLOP/s, for layers given in FLOPs
-  double efficiency = 0;      ///< fraction of peak those layers reach, (0, 1]
-  std::vector<TrainingLayer> layers;
-};
-
-/// Where a key's value came from: the file position of its value, or the --set that gave it.
-struct KeyOrigin {
-  std::string where;  ///< the file, or "--set KEY=VALUE"
-  int line = 0;       ///< 1-based; 0 for an override
-  int column = 0;
 };
 
 struct Scenario {
@@ -434,8 +366,5 @@ struct Scenario {
   /// by the CLI; the run goes on (a sweep toggling pfc.enabled makes them on purpose).
   std::vector<std::string> warnings;
 };
-
-/// Bytes per element of an nccl-tests datatype name; 0 if unknown.
-int datatype_bytes(const std::string& datatype);
 
 }  // namespace fabricsim

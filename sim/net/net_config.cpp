@@ -14,7 +14,7 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.shared_buffer_bytes = sc.sw.shared_buffer_bytes;
   nc.reserved_per_queue_bytes = sc.sw.reserved_per_queue_bytes;
   nc.alpha = sc.sw.alpha;
-  nc.dwrr = sc.sw.scheduler == "dwrr";
+  nc.scheduler = sc.sw.scheduler;
   for (size_t i = 0; i < nc.dwrr_weights.size() && i < sc.sw.dwrr_weights.size(); ++i) {
     nc.dwrr_weights[i] = sc.sw.dwrr_weights[i];
   }
@@ -56,8 +56,19 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.deadlock_check_ps = sc.pfc.deadlock_check_interval_ps;
   nc.credits = sc.transport == "infiniband";
   nc.vl_buffer_bytes = sc.infiniband.vl_buffer_bytes;
-  nc.dcqcn = sc.dcqcn.enabled && sc.transport == "roce";
-  nc.dcqcn_params = sc.dcqcn;
+  // dcqcn.enabled (which nic.congestion_control: dcqcn sets) selects DCQCN on RoCE; a
+  // registered control runs on either transport.
+  nc.cc.dcqcn = sc.dcqcn;
+  if (sc.dcqcn.enabled && sc.transport == "roce") {
+    nc.cc.kind = CcKind::kDcqcn;
+  } else if (const std::string& name = sc.nic.congestion_control;
+             name != "auto" && name != "none" && name != "dcqcn") {
+    nc.cc.registered = find_congestion_control(name);
+    if (nc.cc.registered == nullptr) {
+      throw std::invalid_argument("unknown congestion control '" + name + "'");
+    }
+    nc.cc.kind = CcKind::kRegistered;
+  }
   return nc;
 }
 

@@ -12,6 +12,7 @@
 #include "congestion/dcqcn.hpp"
 #include "congestion/ecn.hpp"
 #include "congestion/pfc.hpp"
+#include "congestion/qp_congestion.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/net/packet.hpp"
 #include "sim/net/wire.hpp"
@@ -29,7 +30,9 @@ struct NetConfig {
   int64_t shared_buffer_bytes = 0;
   int64_t reserved_per_queue_bytes = 0;
   double alpha = 1.0;
-  bool dwrr = false;  ///< false = strict priority
+  /// The egress scheduler at every port: a name in the scheduler registry
+  /// (schedulers/registry.hpp: strict, dwrr, or one registered from outside).
+  std::string scheduler = "strict";
   std::array<int, kTrafficClasses> dwrr_weights{1, 1, 1, 1, 1, 1, 1, 1};
   int traffic_class = 3;  ///< of data and ACKs
   int ack_interval = 1;
@@ -69,9 +72,9 @@ struct NetConfig {
   int dateline_class = -1;
   /// Clos: a packet sent up again after coming down moves to this class (-1 = off).
   int bounce_class = -1;
-  /// DCQCN on every QP (needs ECN).
-  bool dcqcn = false;
-  DcqcnConfig dcqcn_params;
+  /// The congestion control of every QP (nic.congestion_control): none, DCQCN (RoCE with ECN;
+  /// its parameters from `dcqcn:`) or a registered one (congestion/cc_registry.hpp).
+  CcChoice cc;
   /// flows.csv bound: delivered messages beyond this many are counted, not recorded (a
   /// 1024-GPU ring makes millions per size; a record is 56 B).
   size_t max_flow_records = 1'000'000;
@@ -99,7 +102,7 @@ inline uint8_t pfc_lossless_mask(const PfcConfig& pfc, int traffic_class) {
 }
 
 /// The device parameters of a scenario. Throws std::invalid_argument for an unknown transport
-/// (the loader has already rejected one).
+/// or congestion control (the loader has already rejected both).
 NetConfig net_config_for(const Scenario& scenario);
 
 }  // namespace fabricsim

@@ -32,12 +32,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   if (cfg.retry_count < 0) throw std::invalid_argument("Network: retry_count must be >= 0");
   ack_wire_bytes_ = cfg.wire.ack_wire_bytes();
   const int64_t mtu_frame = cfg.wire.wire_bytes(cfg.mtu_bytes);
-  for (int tc = 0; tc < kTrafficClasses; ++tc) {
-    if (cfg.dwrr_weights[tc] < 1 || cfg.dwrr_weights[tc] > 255) {
-      throw std::invalid_argument("Network: DWRR weights must be 1..255");
-    }
-    quantum_[tc] = cfg.dwrr_weights[tc] * mtu_frame;
-  }
+  scheduler_ = EgressScheduler(cfg.scheduler, SchedulerSettings{cfg.dwrr_weights, mtu_frame});
   const FabricGraph& g = fabric.graph;
   const size_t n = boost::num_vertices(g);
   if (n >= Simulator::kMaxLps) {  // nodes 0..n-1 and the control LP n
@@ -137,13 +132,8 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       pol.pfc = it->second;
     }
     if (pol.ecn) {
-      if (pol.red.kmin_bytes < 0 || pol.red.kmax_bytes <= pol.red.kmin_bytes ||
-          !(pol.red.pmax > 0 && pol.red.pmax <= 1)) {
-        throw DeviceConfigError(
-            g[v].name, "ecn.kmin",
-            "ECN at " + g[v].name + ": kmin (" + std::to_string(pol.red.kmin_bytes) +
-                " B) must be below kmax (" + std::to_string(pol.red.kmax_bytes) +
-                " B): marking rises from 0 at kmin to pmax at kmax");
+      if (const std::string bad = pol.red.check(); !bad.empty()) {
+        throw DeviceConfigError(g[v].name, "ecn.kmin", "ECN at " + g[v].name + ": " + bad);
       }
       ecn_rng_[v] = RngStream(cfg.seed, "ecn:" + g[v].name);
     }
@@ -397,44 +387,26 @@ void Network::drop(Packet* p, uint32_t port_id, DropCause cause) {
   pool_.put(p);
 }
 
-int Network::select_queue(Port& port, uint8_t eligible) {
-  if (!cfg_.dwrr) return 31 - std::countl_zero(static_cast<uint32_t>(eligible));
-  // Deficit round robin over the classes that may send (non-empty, not paused); a class that
-  // is paused keeps its deficit, one that is empty loses it.
-  for (;;) {
-    const int tc = port.dwrr_cursor;
-    if (!(eligible >> tc & 1)) {
-      if (port.head[tc] == nullptr) port.deficit[tc] = 0;
-      port.dwrr_fresh = true;
-      // Next eligible class after tc, cyclically.
-      const uint32_t mask = eligible;
-      const uint32_t rotated = ((mask >> (tc + 1)) | (mask << (kTrafficClasses - tc - 1))) & 0xFF;
-      port.dwrr_cursor =
-          static_cast<uint8_t>((tc + 1 + std::countr_zero(rotated)) % kTrafficClasses);
-      continue;
-    }
-    if (port.dwrr_fresh) {
-      port.deficit[tc] += quantum_[tc];
-      port.dwrr_fresh = false;
-    }
-    if (port.head[tc]->wire_bytes <= port.deficit[tc]) {
-      port.deficit[tc] -= port.head[tc]->wire_bytes;
-      return tc;
-    }
-    port.dwrr_fresh = true;
-    port.dwrr_cursor = static_cast<uint8_t>((tc + 1) % kTrafficClasses);
-  }
-}
+namespace {
+
+/// A port's class queues as a scheduler reads them (schedulers/egress_scheduler.hpp).
+struct PortHeads {
+  const Port& port;
+  bool empty(int tc) const { return port.head[tc] == nullptr; }
+  int32_t wire_bytes(int tc) const { return port.head[tc]->wire_bytes; }
+};
+
+}  // namespace
 
 void Network::start_tx(uint32_t port_id, uint8_t eligible) {
   Port& port = ports_[port_id];
-  const int tc = select_queue(port, eligible);
+  const int tc = scheduler_.pick(eligible, port.sched, PortHeads{port});
   Packet* p = port.head[tc];
   port.head[tc] = p->next;
   if (port.head[tc] == nullptr) {
     port.tail[tc] = nullptr;
     port.nonempty &= static_cast<uint8_t>(~(1u << tc));
-    port.deficit[tc] = 0;  // DRR: a class that empties keeps no credit
+    queue_emptied(port.sched, tc);  // DRR: a class that empties keeps no credit
   }
   p->next = nullptr;
   if (is_switch_[port.node] && policy_[port.node].ecn && policy_[port.node].ecn_at_dequeue &&

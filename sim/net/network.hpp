@@ -4,9 +4,9 @@
 //  - A Port is one direction of a full-duplex link: eight egress queues (traffic classes 0..7,
 //    IEEE 802.1p), a transmitter that serializes one frame at a time at the link's negotiated
 //    rate (serialization_ps of the frame's wire bytes: payload + headers + preamble/IFG), then
-//    the propagation delay. Between traffic classes the transmitter picks by strict priority
-//    (7 highest) or deficit weighted round robin (Shreedhar & Varghese, SIGCOMM'95; quantum =
-//    weight x one MTU frame).
+//    the propagation delay. Between traffic classes the transmitter picks by the scheduler
+//    `switch.scheduler` names (schedulers/: strict priority, 7 highest; deficit weighted round
+//    robin; or one registered from outside).
 //  - Switches are store-and-forward (a frame is forwarded `switch.latency` after its last bit
 //    arrives) or cut-through (forwarded `switch.latency` after its first bit arrives, when the
 //    egress is not faster than the ingress; otherwise stored first). The egress port is the
@@ -75,11 +75,12 @@
 
 #include "congestion/buffer_mmu.hpp"
 #include "congestion/credits.hpp"
-#include "congestion/dcqcn.hpp"
 #include "congestion/ecn.hpp"
 #include "congestion/lossless_monitor.hpp"
 #include "congestion/pfc.hpp"
 #include "congestion/pfc_flow_control.hpp"
+#include "congestion/qp_congestion.hpp"
+#include "schedulers/egress_scheduler.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/counter_table.hpp"
 #include "sim/core/quantile_histogram.hpp"
@@ -160,6 +161,7 @@ class Network {
   void accept_rx_message(uint32_t qp, const RxMessage& m);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   void set_observer(NetObserver* observer) { observer_ = observer; }
+  NetObserver* observer() const { return observer_; }
   /// Test hook: the port drops every n-th frame it sends (n >= 1; 0 = off), as a fixed loss
   /// pattern for go-back-N checks.
   void set_drop_every(uint32_t port_id, uint32_t n);
@@ -169,12 +171,26 @@ class Network {
   /// frame's arrival (its argument is the Packet*) and returned InfiniBand credits.
   static EventFn arrival_handler();
   static EventFn credit_handler();
-  /// An arrival event's frame, copied, its Packet handed back to the pool: the frame leaves
-  /// this rank. `arg` is the argument of an arrival_handler() event.
-  Packet take_departed(uint64_t arg);
-  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (come from another rank), with the
-  /// key the sender's rank took for it.
-  void inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& frame);
+  /// Bytes of a frame crossing ranks: the Packet, then its side record (PacketPool).
+  size_t departed_bytes() const { return sizeof(Packet) + pool_.side_bytes(); }
+  /// An arrival event's frame, copied to `out` (departed_bytes() long), its Packet handed back
+  /// to the pool: the frame leaves this rank. `arg` is the argument of an arrival_handler()
+  /// event.
+  void take_departed(uint64_t arg, std::byte* out);
+  /// Pushes the arrival at `t` on `lp` of a copy of `frame` (departed_bytes() long, come from
+  /// another rank), with the key the sender's rank took for it.
+  void inject_arrival(SimTime t, uint64_t key, LpId lp, const std::byte* frame);
+  /// Registers a per-packet field of its own for a component (PacketPool::add_side): before
+  /// the first packet is sent, e.g. from the component's setup. Throws std::logic_error later.
+  template <class T>
+  PacketSide<T> add_packet_side() {
+    return pool_.add_side<T>();
+  }
+  /// Packet `p`'s side field `f`.
+  template <class T>
+  T& packet_side(const Packet* p, PacketSide<T> f) {
+    return pool_.side(p, f);
+  }
   /// The destination host of queue pair `qp` (opened by open_qp). Throws std::out_of_range.
   int qp_dst_host(uint32_t qp) const { return qps_.at(qp).dst_host; }
   /// Replaces the flow records (delivered messages, in delivery order) and the count of those
@@ -340,8 +356,9 @@ class Network {
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
     int retries = 0;      ///< consecutive timeouts without progress
-    DcqcnRp cc;           ///< DCQCN reaction point (NetConfig::dcqcn), from the first message
-    bool cc_started = false;
+    /// Congestion control's reaction point (NetConfig::cc): made with the QP, started by its
+    /// first message.
+    QpCcSender cc;
   };
   /// A QP's receiving half: the destination host's state.
   struct QpRx {
@@ -351,7 +368,7 @@ class Network {
     uint64_t rcv_msg = 0;
     uint32_t unacked = 0;
     bool nak_outstanding = false;
-    int64_t last_cnp_ps = -1;    ///< DCQCN notification point: last CNP sent for this flow
+    QpCcReceiver cc;             ///< congestion control's notification point (NetConfig::cc)
     std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
   };
   struct Nic {
@@ -406,7 +423,6 @@ class Network {
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
   void start_tx(uint32_t port_id, uint8_t eligible);
-  int select_queue(Port& port, uint8_t eligible);
   void nic_fill(uint32_t nic);
   void forward(Packet* p);
   void deliver(Packet* p);
@@ -424,12 +440,11 @@ class Network {
   /// The LP of a QP's sending side (its NIC's host): runs its timer.
   LpId sender_lp(const Qp& qp) const { return node_lp(ports_[nics_[qp.nic].port].node); }
   void activate(uint32_t qp_id);
-  /// The QP's pacing rate: the lower of its static limit and DCQCN's current rate; 0 = line rate.
+  /// The QP's pacing rate: the lower of its static limit and its congestion control's current
+  /// rate; 0 = line rate.
   int64_t pacing_rate(const Qp& qp) const {
     int64_t rate = qp.rate_bps;
-    if (cfg_.dcqcn && !qp.cc.at_line_rate()) {
-      rate = rate > 0 ? std::min(rate, qp.cc.rate_bps()) : qp.cc.rate_bps();
-    }
+    if (const int64_t cc = qp.cc.rate_bps(); cc > 0) rate = rate > 0 ? std::min(rate, cc) : cc;
     return rate;
   }
   void enqueue(uint32_t port_id, Packet* p);
@@ -463,7 +478,7 @@ class Network {
   const RoutingTable& routes_;
   NetConfig cfg_;
   int64_t ack_wire_bytes_ = 0;
-  std::array<int64_t, kTrafficClasses> quantum_{};
+  EgressScheduler scheduler_;  ///< at every port
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<ArrivalCounters> arrivals_;  ///< per receiving port

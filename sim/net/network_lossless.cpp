@@ -63,7 +63,7 @@ bool Network::watchdog_scan(int64_t now) {
             }
             port.tail[tc] = nullptr;
             port.nonempty &= static_cast<uint8_t>(~bit);
-            port.deficit[tc] = 0;
+            queue_emptied(port.sched, tc);
           }
           port_idle(pid);
         }

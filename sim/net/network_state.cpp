@@ -84,20 +84,28 @@ EventFn Network::credit_handler() {
   return Simulator::handler<&Network::on_credit, Network>();
 }
 
-Packet Network::take_departed(uint64_t arg) {
+void Network::take_departed(uint64_t arg, std::byte* out) {
   Packet* p = reinterpret_cast<Packet*>(arg);
   Packet copy = *p;
   copy.next = nullptr;
+  std::memcpy(out, &copy, sizeof copy);
+  if (const size_t side = pool_.side_bytes(); side > 0) {
+    std::memcpy(out + sizeof copy, pool_.side_record(p), side);
+  }
   pool_.put(p);
-  return copy;
 }
 
-void Network::inject_arrival(SimTime t, uint64_t key, LpId lp, const Packet& frame) {
+void Network::inject_arrival(SimTime t, uint64_t key, LpId lp, const std::byte* frame_bytes) {
+  Packet frame;
+  std::memcpy(&frame, frame_bytes, sizeof frame);
   Packet* p = pool_.get();
   const uint8_t in_use = p->flags & Packet::kInUse;
   *p = frame;
   p->next = nullptr;
   p->flags = static_cast<uint8_t>(frame.flags | in_use);
+  if (const size_t side = pool_.side_bytes(); side > 0) {
+    std::memcpy(pool_.side_record(p), frame_bytes + sizeof frame, side);
+  }
   sim_.at_keyed<&Network::on_arrival>(t, key, lp, this, reinterpret_cast<uint64_t>(p));
 }
 

@@ -45,10 +45,18 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
   }
   qp.nic = static_cast<uint32_t>(
       nic_of_port_[first_port_[src] + pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0)]);
-  // DCQCN's reaction point starts with the QP's first message (send()), not here.
+  // The congestion control's state of both halves is made here, once per QP; its reaction
+  // point starts with the QP's first message (send()).
   const uint32_t id = static_cast<uint32_t>(qps_.size());
+  if (cfg_.cc.kind != CcKind::kNone) {
+    const CcQpInfo info{id,         src_host, dst_host, tc, ports_[nics_[qp.nic].port].rate_bps,
+                        qp.rate_bps};
+    qp.cc = QpCcSender(cfg_.cc, info);
+    qp_rx_.emplace_back().cc = QpCcReceiver(cfg_.cc, info);
+  } else {
+    qp_rx_.emplace_back();
+  }
   qps_.push_back(std::move(qp));
-  qp_rx_.emplace_back();
   qp_index_.emplace(key, id);
   return id;
 }
@@ -102,10 +110,7 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
     throw std::invalid_argument("Network::send: queue pair sequence space exhausted");
   }
   const int64_t now = sim_.now().ps();
-  if (cfg_.dcqcn && !qp.cc_started) {
-    qp.cc = DcqcnRp(&cfg_.dcqcn_params, ports_[nics_[qp.nic].port].rate_bps, now);
-    qp.cc_started = true;
-  }
+  if (!qp.cc.started()) qp.cc.start(cfg_.cc, ports_[nics_[qp.nic].port].rate_bps, now);
   uint32_t slot;
   if (!free_messages_.empty()) {
     slot = free_messages_.back();
@@ -167,14 +172,14 @@ void Network::nic_fill(uint32_t nic_id) {
       continue;
     }
     int64_t wake = qp.next_send_ps;
-    if (qp.next_send_ps > now && cfg_.dcqcn && qp.pace_wire_bytes > 0) {
-      // DCQCN may have raised the rate since the gap was set: re-time the gap at today's rate
-      // and look again when the rate timer next fires.
+    if (qp.next_send_ps > now && qp.cc.adaptive() && qp.pace_wire_bytes > 0) {
+      // The congestion control may have raised the rate since the gap was set: re-time the gap
+      // at today's rate and look again when its timer (DCQCN's rate timer) next fires.
       qp.cc.advance(now);
       const int64_t rate = pacing_rate(qp);
       qp.next_send_ps =
           rate > 0 ? qp.pace_base_ps + serialization_ps(qp.pace_wire_bytes, rate) : qp.pace_base_ps;
-      wake = std::min(qp.next_send_ps, qp.cc.next_rate_timer_ps());
+      wake = std::min(qp.next_send_ps, qp.cc.next_timer_ps());
     }
     if (qp.next_send_ps > now) {
       earliest = earliest < 0 ? wake : std::min(earliest, wake);
@@ -215,8 +220,9 @@ void Network::nic_fill(uint32_t nic_id) {
     }
     ++qp.snd_nxt;
     qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
-    // DCQCN counts the bytes (its byte counter) with its timers applied up to now.
-    if (cfg_.dcqcn && !qp.cc.at_line_rate()) qp.cc.on_bytes_sent(p->wire_bytes, now);
+    // The congestion control counts the bytes (DCQCN's byte counter, while below line rate)
+    // with its timers applied up to now.
+    qp.cc.on_bytes_sent(p->wire_bytes, now);
     if (const int64_t rate = pacing_rate(qp); rate > 0) {
       qp.pace_base_ps = std::max(qp.next_send_ps, now);
       qp.pace_wire_bytes = p->wire_bytes;
@@ -251,7 +257,7 @@ void Network::deliver(Packet* p) {
   if (p->kind == PacketKind::kData) {
     receive_data(p, qp);
   } else if (p->kind == PacketKind::kCnp) {
-    ++cnp_rx_;  // DCQCN reaction point: cut the rate
+    ++cnp_rx_;  // the congestion control's reaction point (DCQCN: cut the rate)
     qp.cc.on_cnp(sim_.now().ps());
   } else {
     receive_ack(p, qp, p->qp);
@@ -263,10 +269,11 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   // The destination host's state only: its half of the QP (QpRx) and the QP's identity.
   const uint32_t qp_id = p->qp;
   QpRx& rx = qp_rx_[qp_id];
-  if (cfg_.dcqcn && (p->flags & Packet::kEcnCe) &&
-      dcqcn_cnp_due(rx.last_cnp_ps, sim_.now().ps(), cfg_.dcqcn_params.cnp_interval_ps)) {
-    ++cnp_tx_;  // DCQCN notification point: at most one CNP per flow per interval
-    send_control(qp_id, PacketKind::kCnp, rx.rcv_nxt, cfg_.dcqcn_params.cnp_traffic_class);
+  // The congestion control's notification point (DCQCN: a CNP for a CE-marked packet, at most
+  // one per flow per interval).
+  if (rx.cc.cnp_due(cfg_.cc, (p->flags & Packet::kEcnCe) != 0, sim_.now().ps())) {
+    ++cnp_tx_;
+    send_control(qp_id, PacketKind::kCnp, rx.rcv_nxt, QpCcReceiver::cnp_class(cfg_.cc, qp.tc));
   }
   if (p->psn > rx.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
     if (!rx.nak_outstanding) {
@@ -338,7 +345,8 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc
 }
 
 void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
-  if (p->psn > qp.snd_una) {  // cumulative progress
+  qp.cc.on_ack(p->psn, sim_.now().ps());  // a registered control's hook (built-ins: nothing)
+  if (p->psn > qp.snd_una) {              // cumulative progress
     qp.snd_una = p->psn;
     // An ACK can overtake a go-back (reordered paths): never resend what is acknowledged.
     if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;

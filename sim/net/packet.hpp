@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 namespace fabricsim {
@@ -55,9 +57,58 @@ struct Packet {
 // cache line.
 static_assert(sizeof(Packet) == 64, "Packet must stay 64 bytes");
 
+/// A per-packet field of type T kept beside the pool, not in Packet (PacketPool::add_side).
+template <class T>
+struct PacketSide {
+  uint32_t offset = 0;  ///< bytes into each packet's side record
+};
+
 /// Free-list pool of packets, grown in chunks; get() and put() never touch the heap once warm.
+///
+/// Side arrays: Packet is the fixed header every frame carries. A component that needs fields of
+/// its own per packet (a send timestamp for a delay-based control, per-hop INT records for
+/// HPCC) registers them with add_side() before the first get(), and reads and writes them with
+/// side(); packets of models that do not register any pay nothing. Each chunk of kChunk packets
+/// is allocated aligned to its own size, followed by the chunk's side records (side_bytes()
+/// each), so a packet's record is found from its address alone. A cross-rank arrival carries
+/// the record after the Packet (Network::take_departed / inject_arrival).
 class PacketPool {
  public:
+  PacketPool() = default;
+  PacketPool(const PacketPool&) = delete;
+  PacketPool& operator=(const PacketPool&) = delete;
+  ~PacketPool();
+
+  /// Reserves a T (trivially copyable, alignment at most 16) in every packet's side record.
+  /// Throws std::logic_error once a packet was taken (the chunks' layout is fixed by then) or
+  /// when the record would exceed kMaxSideBytes.
+  template <class T>
+  PacketSide<T> add_side() {
+    static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 16,
+                  "a packet's side field is a trivially copyable value aligned to at most 16");
+    return PacketSide<T>{reserve_side(sizeof(T), alignof(T))};
+  }
+  /// Packet `p`'s field `f` (p taken from this pool): zero in a packet never used before, and
+  /// what its last user left in a recycled one, so the registering component sets it where it
+  /// creates or first sees a packet.
+  template <class T>
+  T& side(const Packet* p, PacketSide<T> f) {
+    return *std::launder(reinterpret_cast<T*>(side_record(p) + f.offset));
+  }
+  template <class T>
+  const T& side(const Packet* p, PacketSide<T> f) const {
+    return *std::launder(reinterpret_cast<const T*>(side_record(p) + f.offset));
+  }
+  /// Bytes of each packet's side record (0 when no component registered a field).
+  size_t side_bytes() const { return side_stride_; }
+  /// Packet `p`'s whole side record, side_bytes() long (what a cross-rank arrival carries).
+  std::byte* side_record(const Packet* p) const {
+    const auto addr = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t base = addr & ~(kChunkBytes - 1);
+    return reinterpret_cast<std::byte*>(base + kChunkBytes +
+                                        (addr - base) / sizeof(Packet) * side_stride_);
+  }
+
   Packet* get();
   void put(Packet* p) {
     p->flags = 0;
@@ -70,18 +121,25 @@ class PacketPool {
   /// Calls f(const Packet&) for every packet taken and not yet returned.
   template <class F>
   void for_each_in_use(F&& f) const {
-    for (const auto& chunk : chunks_) {
+    for (Packet* chunk : chunks_) {
       for (size_t i = 0; i < kChunk; ++i) {
         if (chunk[i].flags & Packet::kInUse) f(chunk[i]);
       }
     }
   }
 
- private:
   static constexpr size_t kChunk = 4096;
-  std::vector<std::unique_ptr<Packet[]>> chunks_;
+  static constexpr size_t kChunkBytes = kChunk * sizeof(Packet);  ///< a power of two
+  static constexpr size_t kMaxSideBytes = 4096;
+
+ private:
+  uint32_t reserve_side(size_t bytes, size_t align);
+  std::vector<Packet*> chunks_;  ///< each kChunkBytes + kChunk * side_stride_, aligned
   Packet* free_ = nullptr;
   size_t in_use_ = 0;
+  size_t side_used_ = 0;    ///< bytes the fields take, packed by their alignment
+  size_t side_stride_ = 0;  ///< side record bytes: side_used_ rounded up to 16
 };
+static_assert((PacketPool::kChunkBytes & (PacketPool::kChunkBytes - 1)) == 0);
 
 }  // namespace fabricsim

@@ -4,13 +4,40 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
 
 namespace fabricsim {
 
+PacketPool::~PacketPool() {
+  for (Packet* chunk : chunks_) ::operator delete (chunk, std::align_val_t{kChunkBytes});
+}
+
+uint32_t PacketPool::reserve_side(size_t bytes, size_t align) {
+  if (!chunks_.empty()) {
+    throw std::logic_error("PacketPool: a side field registered after the first packet");
+  }
+  const size_t offset = (side_used_ + align - 1) / align * align;
+  const size_t stride = (offset + bytes + 15) / 16 * 16;
+  if (stride > kMaxSideBytes) {
+    throw std::logic_error("PacketPool: side records above " + std::to_string(kMaxSideBytes) +
+                           " bytes per packet");
+  }
+  side_used_ = offset + bytes;
+  side_stride_ = stride;
+  return static_cast<uint32_t>(offset);
+}
+
 Packet* PacketPool::get() {
   if (free_ == nullptr) {
-    chunks_.push_back(std::make_unique<Packet[]>(kChunk));
-    Packet* chunk = chunks_.back().get();
+    const size_t bytes = kChunkBytes + kChunk * side_stride_;
+    chunks_.push_back(nullptr);
+    void* raw = ::operator new (bytes, std::align_val_t{kChunkBytes});
+    std::memset(raw, 0, bytes);  // packets start value-initialized, side records zero
+    Packet* chunk = static_cast<Packet*>(raw);
+    chunks_.back() = chunk;
     for (size_t i = kChunk; i-- > 0;) {
       chunk[i].flags = 0;
       chunk[i].next = free_;

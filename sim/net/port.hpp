@@ -5,9 +5,12 @@
 #include <array>
 #include <cstdint>
 
+#include "schedulers/scheduler.hpp"
 #include "sim/net/packet.hpp"
 
 namespace fabricsim {
+
+static_assert(kSchedulerClasses == kTrafficClasses, "a scheduler sees every traffic class");
 
 /// Occupancy over time of one queue or port: peak, time integral (for the time average) and,
 /// for ports, a time-weighted log histogram (4 buckets per octave) for percentiles.
@@ -102,11 +105,9 @@ struct Port {
   uint8_t in_tx_in_tc = 0;       ///< the priority it came in with
   bool in_tx_control = false;    ///< a PFC frame (no queue, no buffer)
   uint8_t nonempty = 0;          ///< bit tc set: queue tc has packets waiting
-  uint8_t dwrr_cursor = 0;
-  bool dwrr_fresh = true;  ///< the cursor's queue has not had its quantum this visit
+  SchedulerState sched;          ///< the egress scheduler's (schedulers/scheduler.hpp)
   std::array<Packet*, kTrafficClasses> head{};  ///< egress FIFOs, one per traffic class
   std::array<Packet*, kTrafficClasses> tail{};
-  std::array<int64_t, kTrafficClasses> deficit{};
   int64_t occupancy_bytes = 0;  ///< queued + in-transmission wire bytes, all classes
   int16_t hist_bucket = 0;      ///< the occupancy histogram's current bucket
   int64_t hist_since_ps = 0;    ///< since when the occupancy has been in hist_bucket

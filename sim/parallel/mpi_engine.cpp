@@ -579,9 +579,11 @@ class MpiEngine final : public PacketEngine {
   static void send_remote(void* ctx, const Simulator::RemotePush& p) {
     auto* self = static_cast<MpiEngine*>(ctx);
     if (p.fn == Network::arrival_handler()) {
-      const Packet frame = self->net_->take_departed(p.arg);
-      self->ws_->send_keyed(self->rx_arrival_, SimTime(p.time_ps), p.key, p.lp, &frame,
-                            sizeof frame);
+      std::vector<std::byte>& frame = self->frame_buffer_;
+      frame.resize(self->net_->departed_bytes());
+      self->net_->take_departed(p.arg, frame.data());
+      self->ws_->send_keyed(self->rx_arrival_, SimTime(p.time_ps), p.key, p.lp, frame.data(),
+                            static_cast<uint32_t>(frame.size()));
       return;
     }
     for (uint32_t i = 0; i < self->handlers_.size(); ++i) {
@@ -597,10 +599,10 @@ class MpiEngine final : public PacketEngine {
   static void receive_arrival(void* ctx, Simulator&, int64_t time_ps, uint64_t key, LpId lp,
                               const std::byte* data, uint32_t size) {
     auto* self = static_cast<MpiEngine*>(ctx);
-    Packet frame;
-    if (size != sizeof frame) throw std::logic_error("MpiEngine: a frame of the wrong size");
-    std::memcpy(&frame, data, sizeof frame);
-    self->net_->inject_arrival(SimTime(time_ps), key, lp, frame);
+    if (size != self->net_->departed_bytes()) {
+      throw std::logic_error("MpiEngine: a frame of the wrong size");
+    }
+    self->net_->inject_arrival(SimTime(time_ps), key, lp, data);
   }
   static void receive_message(void* ctx, Simulator&, int64_t, uint64_t, LpId, const std::byte* data,
                               uint32_t size) {
@@ -629,6 +631,7 @@ class MpiEngine final : public PacketEngine {
   int rank_ = 0, ranks_ = 1;
   Simulator* sim_ = nullptr;
   Network* net_ = nullptr;
+  std::vector<std::byte> frame_buffer_;  ///< a departing frame (Network::departed_bytes())
   std::unique_ptr<WindowSync> ws_;
   std::vector<uint8_t> local_;        ///< per LP: this rank's
   std::vector<uint8_t> owned_nodes_;  ///< per fabric node: this rank's

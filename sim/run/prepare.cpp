@@ -23,6 +23,7 @@
 #include "sim/report/output_file.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
+#include "sim/run/scenario_collectives.hpp"
 #include "topologies/metrics.hpp"
 #include "topologies/registry.hpp"
 #include "topologies/routing.hpp"
@@ -162,11 +163,10 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
                         ": one frame and its ACK over host-switch-host): every packet would "
                         "time out before its ACK could return");
   }
-  if (sc.ecn.kmin_bytes >= sc.ecn.kmax_bytes) {
-    throw key_error(sc, sc.origins.count("ecn.kmax") ? "ecn.kmax" : "ecn.kmin",
-                    "ecn.kmin (" + std::to_string(sc.ecn.kmin_bytes) +
-                        " B) must be below ecn.kmax (" + std::to_string(sc.ecn.kmax_bytes) +
-                        " B): marking rises from 0 at kmin to pmax at kmax");
+  if (const std::string bad =
+          RedEcn{sc.ecn.kmin_bytes, sc.ecn.kmax_bytes, sc.ecn.pmax}.check("ecn.kmin", "ecn.kmax");
+      !bad.empty()) {
+    throw key_error(sc, sc.origins.count("ecn.kmax") ? "ecn.kmax" : "ecn.kmin", bad);
   }
   const std::string frame_text =
       std::to_string(frame) + " B at MTU " + std::to_string(sc.nic.mtu_bytes) + "B";

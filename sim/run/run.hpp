@@ -1,6 +1,7 @@
 // The run library: a scenario loaded (load), prepared (prepare: its fabric, routes and workload
 // plan, checked runnable), simulated (simulate, simulate_limited) and reported (report_header,
-// summarize); `fabricsim run`, `validate`, `sweep` and `calibrate` (sim/cli) are its callers.
+// summarize); `fabricsim run` as one call is run_scenario (run_command.hpp), `topo` topo_view
+// (topo_view.hpp); `validate`, `sweep` and `calibrate` (sim/cli) call it too.
 #pragma once
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
+#include "sim/run/run_hooks.hpp"
 #include "topologies/fabric_graph.hpp"
 #include "topologies/routing.hpp"
 
@@ -73,6 +75,9 @@ struct RunOptions {
   bool reports = true;
   /// The packet model's engine (nullptr: sequential; under mpirun, sim/parallel's MPI engine).
   PacketEngineFactory packet_engine = nullptr;
+  /// Code taking part in the run (run_hooks.hpp): called once its network is built, watching
+  /// its events, seeing its report. The CLI passes none.
+  RunHooks hooks;
 };
 
 /// A scenario's fabric and routes, checked runnable: what `validate` checks and `run` simulates.
@@ -115,9 +120,11 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f);
 /// --max-events; stop_reason says so, `limited` is set); the rows finished so far are kept.
 /// With `trace` set, network events go to it (trace.json). A packet-mode run advances on the
 /// engine `engine` makes (nullptr: sequential); the flow mode is one sequential process.
+/// `hooks` are called as run_hooks.hpp says (packet mode only).
 RunReport simulate(const Scenario& scenario, const Prepared& prepared,
                    const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace = nullptr,
-                   uint64_t max_events = UINT64_MAX, PacketEngineFactory engine = nullptr);
+                   uint64_t max_events = UINT64_MAX, PacketEngineFactory engine = nullptr,
+                   const RunHooks& hooks = {});
 
 /// A wall-clock limit (--max-wall): the steady_clock deadline and the limit as given, for the
 /// stop_reason ("stopped at --max-wall 90 s during …"). A sweep shares one deadline among its
@@ -131,11 +138,11 @@ struct WallLimit {
 /// flag at the deadline (checked every 20 ms) and forwards `interrupt` (SIGINT/SIGTERM) to it
 /// meanwhile. A run the deadline stopped is `limited` (not `interrupted`), with stop_reason
 /// "stopped at --max-wall T during …"; an interrupt first is reported as one. `engine` as for
-/// simulate().
+/// simulate(), as are `hooks`.
 RunReport simulate_limited(const Scenario& scenario, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
                            uint64_t max_events, const std::optional<WallLimit>& wall,
-                           PacketEngineFactory engine = nullptr);
+                           PacketEngineFactory engine = nullptr, const RunHooks& hooks = {});
 
 class Network;
 class PacketTransport;

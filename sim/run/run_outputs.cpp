@@ -4,11 +4,9 @@
 #include <iostream>
 #include <system_error>
 
-namespace fabricsim {
+#include "sim/run/output_writers.hpp"
 
-std::string flows_file_name(const std::string& flows) {
-  return flows == "gz" ? "flows.csv.gz" : flows == "none" ? "" : "flows.csv";
-}
+namespace fabricsim {
 
 std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunReport& rep,
                                            const std::string& flows) {
@@ -16,10 +14,10 @@ std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunRepor
   std::vector<OutputError> failures;
   // Writes one file; on failure removes what an earlier run left under its name (it would pass
   // for this run's) and goes on.
-  const auto attempt = [&](const char* name, void (*write)(const std::string&, const RunReport&)) {
-    const std::string path = (dir / name).string();
+  const auto attempt = [&](const OutputWriter& writer) {
+    const std::string path = (dir / writer.file).string();
     try {
-      write(path, rep);
+      writer.write(path, rep);
       return true;
     } catch (const OutputError& e) {
       failures.push_back(e);
@@ -40,18 +38,13 @@ std::vector<OutputError> write_run_outputs(const std::string& dir_name, RunRepor
     remove_output_file(results_path);
   }
   const size_t listed = rep.files_not_written.size();
-  std::vector<std::pair<const char*, void (*)(const std::string&, const RunReport&)>> others = {
-      {"perf.json", write_perf_json},
-      {"ports.csv", write_ports_csv},
-      {"queues.csv", write_queues_csv}};
-  const std::string flows_name = flows_file_name(flows);
-  for (const char* name : {"flows.csv", "flows.csv.gz"}) {  // an earlier run's other form
-    if (name != flows_name) remove_output_file((dir / name).string());
+  const OutputSettings settings{flows};
+  for (const OutputWriter& writer : output_writers()) {  // an earlier run's, not written now
+    if (!output_enabled(writer, settings, rep)) remove_output_file((dir / writer.file).string());
   }
-  if (flows == "csv") others.emplace_back("flows.csv", write_flows_csv);
-  if (flows == "gz") others.emplace_back("flows.csv.gz", write_flows_csv_gz);
-  for (const auto& [name, write] : others) {
-    if (!attempt(name, write)) rep.files_not_written.push_back({name, failures.back().reason()});
+  for (const OutputWriter& writer : output_writers()) {
+    if (!output_enabled(writer, settings, rep)) continue;
+    if (!attempt(writer)) rep.files_not_written.push_back({writer.file, failures.back().reason()});
   }
   if (results && rep.files_not_written.size() > listed) {
     // results.json was written before these failed: say so in it, through a temporary copy;
@@ -94,16 +87,11 @@ void print_wrote(std::ostream& out, const std::filesystem::path& dir, const RunR
     line += line.empty() ? (dir / text).string() : ", " + text;
   };
   if (results) add("results.json");
-  for (const char* name : {"perf.json", "ports.csv", "queues.csv"}) {
-    if (!unwritten(name)) add(name);
-  }
-  const std::string flows_name = flows_file_name(flows);
-  if (!flows_name.empty() && !unwritten(flows_name)) {
-    add(flows_name);
-    if (rep.flows_unrecorded > 0) {
-      line += " (the first " + std::to_string(rep.flows.size()) + " of " +
-              std::to_string(rep.flows.size() + rep.flows_unrecorded) + " messages)";
-    }
+  const OutputSettings settings{flows};
+  for (const OutputWriter& writer : output_writers()) {
+    if (!output_enabled(writer, settings, rep) || unwritten(writer.file)) continue;
+    add(writer.file);
+    if (writer.wrote_note) line += writer.wrote_note(rep);
   }
   if (trace != nullptr && !trace->failed()) {
     add("trace.json");

@@ -15,8 +15,9 @@
 
 namespace fabricsim {
 
-/// Writes results.json first (it is small, and what a user reads first), then perf.json,
-/// ports.csv, queues.csv and flows.csv into `dir` (which must exist), each whole or not at all
+/// Writes results.json first (it is small, and what a user reads first), then the files of the
+/// output-writer table (output_writers.hpp: perf.json, ports.csv, queues.csv, flows.csv, then
+/// registered ones) into `dir` (which must exist), each whole or not at all
 /// (output_file.hpp). A file that cannot be written leaves nothing under its name (neither half
 /// of it nor an earlier run's) and the next one is still tried. When one after results.json
 /// fails, results.json is written again with `files_not_written` listing it, as it lists from
@@ -24,13 +25,11 @@ namespace fabricsim {
 /// all written has the same results.json as ever. Appends the files not written to
 /// report.files_not_written and returns every failure (results.json's own included), in the
 /// order tried: empty when every file was written. Never throws OutputError.
-/// `flows` (RunOptions::flows): "csv" writes flows.csv, "gz" flows.csv.gz, "none" neither; the
-/// other form an earlier run left is removed, so the folder holds this run's only.
+/// `flows` (RunOptions::flows): "csv" writes flows.csv, "gz" flows.csv.gz, "none" neither; a
+/// table file not written this run (the other form of flows) is removed if an earlier run left
+/// it, so the folder holds this run's only.
 std::vector<OutputError> write_run_outputs(const std::string& dir, RunReport& report,
                                            const std::string& flows = "csv");
-
-/// The flows file `--flows` names ("flows.csv", "flows.csv.gz"; "" for none).
-std::string flows_file_name(const std::string& flows);
 
 /// Records that trace.json could not be written (`e`): in `unwritten` (what becomes
 /// RunReport::files_not_written), in `failures`, and by removing an earlier run's trace.json

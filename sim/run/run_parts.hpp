@@ -47,9 +47,11 @@ MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
 RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
                          const std::atomic<bool>* interrupt, bool progress, uint64_t max_events);
 
-/// The packet model's simulate(), on the engine `make_engine` makes (nullptr: sequential).
+/// The packet model's simulate(), on the engine `make_engine` makes (nullptr: sequential),
+/// calling `hooks` (run_hooks.hpp).
 RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
-                           uint64_t max_events, PacketEngineFactory make_engine);
+                           uint64_t max_events, PacketEngineFactory make_engine,
+                           const RunHooks& hooks);
 
 }  // namespace fabricsim

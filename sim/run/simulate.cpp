@@ -18,10 +18,10 @@ namespace fabricsim {
 
 RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
                    bool progress, ChromeTrace* trace, uint64_t max_events,
-                   PacketEngineFactory engine) {
+                   PacketEngineFactory engine, const RunHooks& hooks) {
   RunReport rep = sc.mode == "flow" ? simulate_flows(sc, prepared, interrupt, progress, max_events)
                                     : simulate_packets(sc, prepared, interrupt, progress, trace,
-                                                       max_events, engine);
+                                                       max_events, engine, hooks);
   check_accounted(sc, prepared, rep);
   return rep;
 }
@@ -29,8 +29,8 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
 RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
                            uint64_t max_events, const std::optional<WallLimit>& wall,
-                           PacketEngineFactory engine) {
-  if (!wall) return simulate(sc, prepared, interrupt, progress, trace, max_events, engine);
+                           PacketEngineFactory engine, const RunHooks& hooks) {
+  if (!wall) return simulate(sc, prepared, interrupt, progress, trace, max_events, engine, hooks);
   std::atomic<bool> stop{false};
   std::jthread watchdog;  // joined on every way out, an exception from simulate() included
   const auto deadline = wall->deadline;
@@ -47,7 +47,7 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
       tick.wait_for(lock, done, std::chrono::milliseconds(20), [] { return false; });
     }
   });
-  RunReport rep = simulate(sc, prepared, &stop, progress, trace, max_events, engine);
+  RunReport rep = simulate(sc, prepared, &stop, progress, trace, max_events, engine, hooks);
   watchdog.request_stop();
   watchdog.join();
   // Stopped, and not by a signal: by the deadline (in a partitioned run, possibly another

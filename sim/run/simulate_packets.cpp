@@ -22,8 +22,10 @@
 #include "sim/net/network.hpp"
 #include "sim/run/congestion_dependence.hpp"
 #include "sim/run/deadlock_advice.hpp"
+#include "sim/run/observer_fanout.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
+#include "sim/run/scenario_collectives.hpp"
 #include "sim/run/trace_observer.hpp"
 
 namespace fabricsim {
@@ -65,7 +67,8 @@ static int64_t settle_gap_ps(const Network& net) {
 /// The packet model's simulate().
 RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
-                           uint64_t max_events, PacketEngineFactory make_engine) {
+                           uint64_t max_events, PacketEngineFactory make_engine,
+                           const RunHooks& hooks) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
   const RoutingTable& routes = *prepared.routes;
@@ -78,11 +81,20 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   PacketTransport transport(sim, net);
   transport.set_rank_hosts(prepared.nccl.rank_hosts);
   engine->attach(sim, net, transport);
+  // What watches the network: the engine's own recorder (set in attach), the trace, the hooks'.
+  std::vector<NetObserver*> observers;
+  if (net.observer() != nullptr) observers.push_back(net.observer());
   std::optional<TraceObserver> observer;
   if (!engine->traces(trace) && trace != nullptr) {
     observer.emplace(*trace, net);
-    net.set_observer(&*observer);
+    observers.push_back(&*observer);
   }
+  for (const std::shared_ptr<RunHook>& hook : hooks) {
+    hook->network_built(net, sc, prepared);
+    if (NetObserver* o = hook->observer()) observers.push_back(o);
+  }
+  std::optional<ObserverFanOut> fanout;
+  attach_observers(net, observers, fanout);
 
   RunReport rep = report_header(sc, prepared);
   const auto sizes = workload_sizes(sc);
@@ -280,6 +292,7 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   }
   rep.queue_pairs = static_cast<int64_t>(net.queue_pairs());
   rep.depends_on = congestion_dependence(sc, rep);
+  for (const std::shared_ptr<RunHook>& hook : hooks) hook->run_finished(net, rep);
   return rep;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithm_registry.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/units.hpp"
@@ -249,6 +250,17 @@ TEST_CASE("accepted spellings of values", "[config]") {
   }
 }
 
+TEST_CASE("workload.algorithm takes every name the algorithm registry holds", "[config]") {
+  // ring, tree, halving_doubling and p2p (docs/scenario-reference.md): the loader reads them
+  // from the registry (collectives/algorithm_registry.cpp), which writes each once.
+  const std::vector<std::string> names = fabricsim::collective_algorithm_names();
+  CHECK(names == std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p"});
+  for (const std::string& name : names) {
+    TempScenario file(kBase);
+    CHECK(load_scenario(file.path(), {"workload.algorithm=" + name}).workload.algorithm == name);
+  }
+}
+
 TEST_CASE("a missing or unreadable file", "[config]") {
   SECTION("missing") {
     const std::string path = source_path("tests/data/config/no_such_file.yaml");
@@ -379,7 +391,8 @@ TEST_CASE("values of the wrong type", "[config]") {
   }
   SECTION("a section that is not a map") {
     check(edit("  mtu: 4096B", "").replace(kBase.find("nic:"), 4, "nic: 4096B"), 17, 6, "nic",
-          "expected a map of nic keys (mtu, traffic_class, ack_interval, rto, qp_rate_limit), got "
+          "expected a map of nic keys (mtu, traffic_class, ack_interval, rto, qp_rate_limit, "
+          "congestion_control), got "
           "'4096B'");
   }
   SECTION("a word for the seed") {

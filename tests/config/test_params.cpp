@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "collectives/algorithm_registry.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/config/params.hpp"
+#include "topologies/family.hpp"
 
 namespace fs = std::filesystem;
 using namespace fabricsim;
@@ -198,4 +200,20 @@ TEST_CASE("params --markdown has one table row per key, under a heading per sect
   const std::string text = params_text(table);
   CHECK(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) ==
         1 + table.size() + 2 * groups.size());
+}
+
+TEST_CASE("topology.kind and workload.algorithm list the names their registries hold") {
+  // The built-in fabric families and collective algorithms, as docs/scenario-reference.md lists
+  // them; each is written once, in its registry's table, and the loader reads it from there.
+  std::string kinds, algorithms;
+  for (const ParamInfo& p : param_table()) {
+    if (p.path == "topology.kind") kinds = p.range;
+    if (p.path == "workload.algorithm") algorithms = p.range;
+  }
+  CHECK(kinds == "spine-leaf | fat-tree | rail-optimized | torus");
+  CHECK(algorithms == "auto | ring | tree | halving_doubling | p2p");
+  std::vector<std::string> expected_kinds = {"spine-leaf", "fat-tree", "rail-optimized", "torus"};
+  CHECK(fabric_kinds() == expected_kinds);
+  std::vector<std::string> expected_algorithms = {"ring", "tree", "halving_doubling", "p2p"};
+  CHECK(collective_algorithm_names() == expected_algorithms);
 }

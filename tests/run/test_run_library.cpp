@@ -2,11 +2,13 @@
 // simulated on an engine the caller passes in.
 #include <catch2/catch.hpp>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/net/network.hpp"
 #include "sim/run/run.hpp"
+#include "sim/run/topo_view.hpp"
 
 namespace fabricsim {
 namespace {
@@ -82,6 +84,27 @@ TEST_CASE("simulate() leaves the flow mode to its own model, whatever packet eng
   CHECK(CountingEngine::made == made);
   CHECK(rep.complete);
   CHECK(rep.rows.size() == 3);
+}
+
+TEST_CASE("topo_view() builds routes and measures a fabric as `topo` prints it") {
+  const Scenario sc = small_quickstart();
+  std::ostringstream warnings;
+  const TopoView view = topo_view(sc, {2, PartitionMethod::kAuto}, warnings);
+  // quickstart.yaml: 4 leaves x 4 hosts at 400 Gb/s, 4 spines, 1:1. Links: 16 host links and
+  // 4 x 4 leaf-spine links. Bisection, one direction: half the hosts at line rate, 8 x 400 Gb/s.
+  CHECK(view.summary.gpus == 16);
+  CHECK(view.summary.switches == 8);
+  CHECK(view.summary.links == 32);
+  CHECK(view.summary.bisection_bandwidth_bps == 3'200'000'000'000);
+  CHECK(view.metrics.bisection_maxflow_bps == 3'200'000'000'000);
+  // Two parts of two leaves each, the spines spread: each leaf reaches the other part's two
+  // spines, 4 x 2 = 8 cut links.
+  REQUIRE(view.partition);
+  CHECK(view.partition->parts == 2);
+  CHECK(view.partition->cut_links == 8);
+  CHECK(warnings.str().empty());
+  // More parts than nodes (16 hosts and 8 switches): refused before routing.
+  CHECK_THROWS_AS(topo_view(sc, {25, PartitionMethod::kAuto}, warnings), TopoPartitionError);
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+// What the collectives' setup reads of a scenario: their own sections (workload, nccl,
+// training), the few link settings NCCL's cost model and the staging through host memory see,
+// and where each key was written, for errors at the key. The run library fills it from a
+// Scenario (sim/run/scenario_collectives.hpp), so collectives/ needs no part of sim/config.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "collectives/nccl_params.hpp"
+#include "collectives/workload_params.hpp"
+#include "sim/core/config_error.hpp"
+
+namespace fabricsim {
+
+struct CollectiveInputs {
+  const WorkloadConfig& workload;  ///< `workload:`
+  const NcclConfig& nccl;          ///< `nccl:`, with the environment applied (nccl_env.hpp)
+  const TrainingConfig& training;  ///< `training:`
+  int64_t host_rate_bps;           ///< link.host_rate: a NIC's rate
+  int64_t nvlink_rate_bps;         ///< link.nvlink_rate: GPU <-> NVSwitch, per direction; 0 = none
+  int64_t pcie_rate_bps;           ///< link.pcie_rate: GPU <-> host memory, per direction
+  int64_t pcie_latency_ps;         ///< link.pcie_latency: one crossing of PCIe and host memory
+  int nics_per_server;             ///< topology.nics_per_server; 0 = one per GPU
+  bool flow_mode;                  ///< mode flow (messages as fluid flows) rather than packet
+  KeyPlaces places;                ///< where the scenario's keys were written
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,34 @@
+// The `nccl:` section's settings: NCCL's environment variables as a scenario gives them. The
+// collectives own them (nccl_env.hpp applies the environment over them, nccl_setup.hpp reads
+// them); sim/config/scenario.hpp composes them into Scenario::nccl, and the table of their keys
+// is sim/config/params_workload.cpp's.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace fabricsim {
+
+/// `nccl:` section: NCCL's environment variables, under their names without NCCL_ and in
+/// lower case. The same NCCL_* variables in fabricsim's environment override these (as NCCL
+/// reads them at init), and --set overrides both. algo, proto, net_gdr_level and net take
+/// NCCL's own syntax; sizes and times take units, booleans true/false.
+struct NcclConfig {
+  std::string algo;               ///< NCCL_ALGO: "" = every algorithm; "Ring", "Tree", "^Tree" …
+  std::string proto;              ///< NCCL_PROTO: "" = every protocol; "Simple", "^LL128" …
+  int64_t buffsize_bytes = 0;     ///< NCCL_BUFFSIZE (Simple's buffer); 0 = NCCL's 4 MiB
+  int min_nchannels = 0;          ///< NCCL_MIN_NCHANNELS; 0 = unset
+  int max_nchannels = 0;          ///< NCCL_MAX_NCHANNELS; 0 = unset
+  std::string net_gdr_level;      ///< NCCL_NET_GDR_LEVEL: LOC, PIX, PXB, PHB, SYS; "" = NCCL's
+  bool ib_disable = false;        ///< NCCL_IB_DISABLE: true = NCCL's socket transport
+  std::string net;                ///< NCCL_NET: "" = IB when there is one, "IB", "Socket"
+  int64_t ll_buffsize_bytes = 0;  ///< NCCL_LL_BUFFSIZE (environment only); 0 = NCCL's
+  int64_t ll128_buffsize_bytes = 0;  ///< NCCL_LL128_BUFFSIZE (environment only); 0 = NCCL's
+  int64_t step_latency_ps = -1;      ///< per-step software latency; -1 = NCCL's constants
+  int64_t launch_latency_ps = -1;    ///< per-collective latency; -1 = NCCL's constants
+  /// Keys whose value came from the environment: key -> "NCCL_ALGO=Tree".
+  std::map<std::string, std::string> from_env;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,131 @@
+// A queue pair's congestion-control state, as the NIC holds it: the sender half (QpCcSender,
+// the reaction point) beside the QP's transport state, the receiver half (QpCcReceiver, the
+// notification point) beside its receive state. Each call switches on the network's CcKind:
+// DCQCN runs inline (DcqcnRp), a registered control through its CcSender / CcReceiver, made
+// once per QP when the QP is created (congestion/cc_registry.hpp lists the calls and when the
+// NIC makes them).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+
+#include "congestion/cc_registry.hpp"
+#include "congestion/dcqcn.hpp"
+
+namespace fabricsim {
+
+/// The network's congestion control, from the scenario (nic.congestion_control, dcqcn.*).
+struct CcChoice {
+  CcKind kind = CcKind::kNone;
+  DcqcnConfig dcqcn;                              ///< kDcqcn's parameters
+  const CongestionControl* registered = nullptr;  ///< kRegistered: its entry in the registry
+};
+
+/// The sender half of one queue pair's congestion control.
+class QpCcSender {
+ public:
+  /// An idle sender (kNone): rate 0, no timers.
+  QpCcSender() = default;
+  /// At the QP's creation under `choice` (which must outlive this): a registered control's
+  /// sender is made here, once.
+  QpCcSender(const CcChoice& choice, const CcQpInfo& info) : kind_(choice.kind) {
+    if (kind_ == CcKind::kRegistered) registered_ = choice.registered->make_sender(info);
+  }
+
+  bool started() const { return started_; }
+  /// The QP's first message, at now_ps, on a port of line_rate_bps: DCQCN's reaction point
+  /// starts at the line rate (DcqcnRp's constructor and its errors).
+  void start(const CcChoice& choice, int64_t line_rate_bps, int64_t now_ps) {
+    started_ = true;
+    if (kind_ == CcKind::kDcqcn) {
+      dcqcn_ = DcqcnRp(&choice.dcqcn, line_rate_bps, now_ps);
+    } else if (kind_ == CcKind::kRegistered) {
+      registered_->on_start(now_ps);
+    }
+  }
+  /// True if the control may change the rate (re-time a waiting QP's gap).
+  bool adaptive() const { return kind_ != CcKind::kNone; }
+  void advance(int64_t now_ps) {
+    if (kind_ == CcKind::kDcqcn) {
+      dcqcn_.advance(now_ps);
+    } else if (kind_ == CcKind::kRegistered) {
+      registered_->advance(now_ps);
+    }
+  }
+  void on_bytes_sent(int64_t wire_bytes, int64_t now_ps) {
+    if (kind_ == CcKind::kDcqcn) {
+      if (!dcqcn_.at_line_rate()) dcqcn_.on_bytes_sent(wire_bytes, now_ps);
+    } else if (kind_ == CcKind::kRegistered) {
+      registered_->on_bytes_sent(wire_bytes, now_ps);
+    }
+  }
+  /// Throws std::logic_error without a control (no CNP is sent then).
+  void on_cnp(int64_t now_ps) {
+    if (kind_ == CcKind::kDcqcn) {
+      dcqcn_.on_cnp(now_ps);
+    } else if (kind_ == CcKind::kRegistered) {
+      registered_->on_cnp(now_ps);
+    } else {
+      throw std::logic_error("a CNP reached a queue pair without congestion control");
+    }
+  }
+  void on_ack(uint32_t cumulative_psn, int64_t now_ps) {
+    if (kind_ == CcKind::kRegistered) registered_->on_ack(cumulative_psn, now_ps);
+  }
+  /// The control's pacing rate, bits/s; 0 = the line rate (DCQCN released, or none).
+  int64_t rate_bps() const {
+    if (kind_ == CcKind::kDcqcn) return dcqcn_.at_line_rate() ? 0 : dcqcn_.rate_bps();
+    if (kind_ == CcKind::kRegistered) return registered_->rate_bps();
+    return 0;
+  }
+  /// When the rate may next change by itself; INT64_MAX if never.
+  int64_t next_timer_ps() const {
+    if (kind_ == CcKind::kDcqcn) return dcqcn_.next_rate_timer_ps();
+    if (kind_ == CcKind::kRegistered) return registered_->next_timer_ps();
+    return std::numeric_limits<int64_t>::max();
+  }
+  /// DCQCN's reaction point (inert unless the kind is kDcqcn and the QP started).
+  const DcqcnRp& dcqcn() const { return dcqcn_; }
+
+ private:
+  DcqcnRp dcqcn_;
+  std::unique_ptr<CcSender> registered_;
+  CcKind kind_ = CcKind::kNone;
+  bool started_ = false;
+};
+
+/// The receiver half of one queue pair's congestion control.
+class QpCcReceiver {
+ public:
+  QpCcReceiver() = default;
+  /// At the QP's creation under `choice`: a registered control's receiver is made here, once.
+  QpCcReceiver(const CcChoice& choice, const CcQpInfo& info) : kind_(choice.kind) {
+    if (kind_ == CcKind::kRegistered && choice.registered->make_receiver) {
+      registered_ = choice.registered->make_receiver(info);
+    }
+  }
+  /// A data packet arrived at now_ps (ce: marked CE): true if a CNP goes to the sender now.
+  /// DCQCN: a CE-marked packet, at most one CNP per cnp_interval (dcqcn_cnp_due).
+  bool cnp_due(const CcChoice& choice, bool ce, int64_t now_ps) {
+    if (kind_ == CcKind::kDcqcn) {
+      return ce && dcqcn_cnp_due(last_cnp_ps_, now_ps, choice.dcqcn.cnp_interval_ps);
+    }
+    if (kind_ == CcKind::kRegistered && registered_) return registered_->on_data(ce, now_ps);
+    return false;
+  }
+  /// The class of the CNPs of a QP of class `qp_tc`.
+  static int cnp_class(const CcChoice& choice, int qp_tc) {
+    if (choice.kind == CcKind::kDcqcn) return choice.dcqcn.cnp_traffic_class;
+    const int tc = choice.registered != nullptr ? choice.registered->cnp_traffic_class : -1;
+    return tc < 0 ? qp_tc : tc;
+  }
+
+ private:
+  std::unique_ptr<CcReceiver> registered_;
+  int64_t last_cnp_ps_ = -1;  ///< DCQCN: the last CNP sent for this flow (-1 = none yet)
+  CcKind kind_ = CcKind::kNone;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,58 @@
+#include "sim/run/output_writers.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace fabricsim {
+
+namespace {
+
+/// flows.csv's note: how many of the delivered messages it holds, when not all.
+std::string flows_note(const RunReport& rep) {
+  if (rep.flows_unrecorded == 0) return "";
+  return " (the first " + std::to_string(rep.flows.size()) + " of " +
+         std::to_string(rep.flows.size() + rep.flows_unrecorded) + " messages)";
+}
+
+std::deque<OutputWriter>& table() {
+  // The order of the files after results.json, as `run` has always written and listed them.
+  static std::deque<OutputWriter> t = {
+      {"perf.json", nullptr, write_perf_json, nullptr},
+      {"ports.csv", nullptr, write_ports_csv, nullptr},
+      {"queues.csv", nullptr, write_queues_csv, nullptr},
+      {"flows.csv", [](const OutputSettings& s, const RunReport&) { return s.flows == "csv"; },
+       write_flows_csv, flows_note},
+      {"flows.csv.gz", [](const OutputSettings& s, const RunReport&) { return s.flows == "gz"; },
+       write_flows_csv_gz, flows_note},
+  };
+  return t;
+}
+
+}  // namespace
+
+const std::deque<OutputWriter>& output_writers() {
+  return table();
+}
+
+size_t register_output_writer(OutputWriter writer) {
+  std::deque<OutputWriter>& t = table();
+  if (writer.file.empty()) throw std::invalid_argument("register_output_writer: empty file name");
+  if (!writer.write) {
+    throw std::invalid_argument("register_output_writer: '" + writer.file +
+                                "' has no write function");
+  }
+  if (writer.file == "results.json" || writer.file == "trace.json") {
+    throw std::invalid_argument("register_output_writer: '" + writer.file +
+                                "' is written by the run itself");
+  }
+  for (const OutputWriter& w : t) {
+    if (w.file == writer.file) {
+      throw std::invalid_argument("register_output_writer: '" + writer.file +
+                                  "' is already an output");
+    }
+  }
+  t.push_back(std::move(writer));
+  return t.size() - 1;
+}
+
+}  // namespace fabricsim
