@@ -9,6 +9,7 @@ namespace fabricsim {
 void PfcFlowControl::setup(const Setup& s) {
   const size_t n = s.is_switch.size();
   ports_.assign(s.ports.size(), PortState{});
+  hot_.assign(s.ports.size(), Hot{});
   queues_.assign(s.ports.size() * kClasses, QueueState{});
   settings_ = s.settings;
   first_port_ = s.first_port;
@@ -147,6 +148,7 @@ bool PfcFlowControl::try_xon(uint32_t in_pid, int tc, const BufferMmu& mmu) {
   port.xoff &= static_cast<uint8_t>(~(1u << tc));  // XON: resume it
   --xoff_count_[port.node];
   port.pending |= static_cast<uint8_t>(1u << tc);
+  sync(in_pid);
   return true;
 }
 
@@ -155,6 +157,7 @@ bool PfcFlowControl::resume(uint32_t pid, int tc, int64_t now_ps, int64_t& count
   if (!(port.paused >> tc & 1)) return false;
   QueueState& q = queue(pid, tc);
   port.paused &= static_cast<uint8_t>(~(1u << tc));
+  sync(pid);
   counted_ps = -1;
   if (q.paused_since_ps >= 0) {  // (not counted while the watchdog ignores the pause)
     counted_ps = now_ps - q.paused_since_ps;
@@ -243,6 +246,7 @@ void PfcFlowControl::import_node(uint32_t v, std::span<const std::byte> in) {
     r(p.paused), r(p.storm), r(p.xoff), r(p.pending), r(p.pause_timer), r(p.refresh_timer);
     r(p.xoff_bytes), r(p.headroom_bytes), r(p.lossless_in_bytes), r(p.peak_lossless_in_bytes);
     r(p.response_ps);
+    sync(pid);
     for (int tc = 0; tc < kClasses; ++tc) {
       QueueState& q = queue(pid, tc);
       r(q.ingress_bytes), r(q.xoff_level_bytes), r(q.paused_until_ps), r(q.paused_since_ps);

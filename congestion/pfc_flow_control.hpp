@@ -130,6 +130,7 @@ class PfcFlowControl {
     ++xoff_count_[port.node];
     q.xoff_level_bytes = q.ingress_bytes;
     port.pending |= bit;
+    sync(in_pid);
     return q.ingress_bytes;
   }
   /// XON for (in_pid, tc) in XOFF if its count is at or below the XON level now (a PFC frame
@@ -159,7 +160,7 @@ class PfcFlowControl {
   /// Priorities of switch ingress `pid` in XOFF (bit p).
   uint8_t xoff_mask(uint32_t pid) const { return ports_[pid].xoff; }
   /// Whether a PFC frame waits to go out of port `pid`.
-  bool frame_pending(uint32_t pid) const { return ports_[pid].pending != 0; }
+  bool frame_pending(uint32_t pid) const { return hot_[pid].pending != 0; }
   /// The PFC frame port `pid` sends now: priorities it names (`enable`), those it pauses
   /// (`xoff`) and for how long; nothing is pending after.
   struct Frame {
@@ -171,6 +172,7 @@ class PfcFlowControl {
     const Frame f{port.pending, static_cast<uint8_t>(port.xoff & port.pending),
                   settings_[port.node].pause_quanta};
     port.pending = 0;
+    sync(pid);
     return f;
   }
   /// After a frame with `xoff` != 0: true if the XOFF refresh must be armed (none pending).
@@ -186,17 +188,15 @@ class PfcFlowControl {
     port.refresh_timer = false;
     if (port.xoff == 0) return false;
     port.pending |= port.xoff;
+    sync(pid);
     return true;
   }
 
   // ---- egress: pause state ----
   /// Classes of `pid` a PFC pause holds back (paused, not stormed by the watchdog).
-  uint8_t held(uint32_t pid) const {
-    const PortState& p = ports_[pid];
-    return static_cast<uint8_t>(p.paused & ~p.storm);
-  }
+  uint8_t held(uint32_t pid) const { return hot_[pid].held; }
   uint8_t paused_mask(uint32_t pid) const { return ports_[pid].paused; }
-  uint8_t storm_mask(uint32_t pid) const { return ports_[pid].storm; }
+  uint8_t storm_mask(uint32_t pid) const { return hot_[pid].storm; }
   /// The egress's PFC response delay, ps.
   int64_t response_ps(uint32_t pid) const { return ports_[pid].response_ps; }
   /// A PFC frame pausing (pid, tc) came in at `now_ps`.
@@ -213,6 +213,7 @@ class PfcFlowControl {
     Paused r{false, false};
     if (!(port.paused >> tc & 1)) {
       port.paused |= static_cast<uint8_t>(1u << tc);
+      sync(pid);
       // Paused time is not counted while the watchdog has the queue ignore PAUSE.
       q.paused_since_ps = (port.storm >> tc & 1) ? -1 : now_ps;
       r.started = true;
@@ -260,13 +261,17 @@ class PfcFlowControl {
   /// counted as paused time. Returns the paused time to add to the queue's counter.
   int64_t storm(uint32_t pid, int tc, int64_t now_ps) {
     ports_[pid].storm |= static_cast<uint8_t>(1u << tc);
+    sync(pid);
     QueueState& q = queue(pid, tc);
     const int64_t d = now_ps - q.paused_since_ps;
     q.paused_since_ps = -1;
     return d;
   }
   /// The watchdog restores (pid, tc): PAUSE honoured again.
-  void restore(uint32_t pid, int tc) { ports_[pid].storm &= static_cast<uint8_t>(~(1u << tc)); }
+  void restore(uint32_t pid, int tc) {
+    ports_[pid].storm &= static_cast<uint8_t>(~(1u << tc));
+    sync(pid);
+  }
   /// After restore() and a resume of an expired pause: a pause still in force counts from now.
   void recount_pause(uint32_t pid, int tc, int64_t now_ps) {
     if (ports_[pid].paused >> tc & 1) queue(pid, tc).paused_since_ps = now_ps;
@@ -291,6 +296,16 @@ class PfcFlowControl {
   void import_node(uint32_t v, std::span<const std::byte> in);
 
  private:
+  /// What the transmitter and forwarding read per frame, 4 bytes a port so that a fabric's
+  /// ports share a few cache lines: copies of PortState's masks (held = paused & ~storm),
+  /// refreshed by sync() wherever those change.
+  struct Hot {
+    uint8_t held = 0, pending = 0, storm = 0, unused = 0;
+  };
+  void sync(uint32_t pid) {
+    const PortState& p = ports_[pid];
+    hot_[pid] = Hot{static_cast<uint8_t>(p.paused & ~p.storm), p.pending, p.storm, 0};
+  }
   struct PortState {
     uint32_t node = 0;
     // As an egress: `paused` bit tc = paused by the peer; `storm` bit tc = the PFC watchdog
@@ -334,6 +349,7 @@ class PfcFlowControl {
   }
 
   std::vector<PortState> ports_;
+  std::vector<Hot> hot_;                     ///< per port, kept equal to ports_' masks by sync()
   std::vector<QueueState> queues_;           ///< port x priority
   std::vector<PfcSwitchSettings> settings_;  ///< per node
   std::vector<uint32_t> first_port_;         ///< per node + 1

@@ -301,22 +301,6 @@ void Network::settle_statistics() {
   }
 }
 
-void Network::enqueue(uint32_t port_id, Packet* p) {
-  Port& port = ports_[port_id];
-  const int tc = p->tc;
-  p->next = nullptr;
-  p->enqueue_ps = sim_.now().ps();
-  if (port.tail[tc] == nullptr) {
-    port.head[tc] = port.tail[tc] = p;
-  } else {
-    port.tail[tc]->next = p;
-    port.tail[tc] = p;
-  }
-  port.nonempty |= static_cast<uint8_t>(1u << tc);
-  occupancy_change(port_id, tc, p->wire_bytes);
-  if (!port.transmitting) kick(port_id);
-}
-
 uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
   uint8_t ok = port.nonempty & static_cast<uint8_t>(~pfc_.held(port_id));
   if (cfg_.credits) {

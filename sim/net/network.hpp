@@ -543,4 +543,21 @@ class Network {
   NetObserver* observer_ = nullptr;
 };
 
+// Inline: forwarding and the NIC transport (nic_transport.cpp) both queue every frame here.
+inline void Network::enqueue(uint32_t port_id, Packet* p) {
+  Port& port = ports_[port_id];
+  const int tc = p->tc;
+  p->next = nullptr;
+  p->enqueue_ps = sim_.now().ps();
+  if (port.tail[tc] == nullptr) {
+    port.head[tc] = port.tail[tc] = p;
+  } else {
+    port.tail[tc]->next = p;
+    port.tail[tc] = p;
+  }
+  port.nonempty |= static_cast<uint8_t>(1u << tc);
+  occupancy_change(port_id, tc, p->wire_bytes);
+  if (!port.transmitting) kick(port_id);
+}
+
 }  // namespace fabricsim

@@ -58,16 +58,6 @@ double Occupancy::average(int64_t now_ps) const {
   return static_cast<double>(total) / static_cast<double>(now_ps);
 }
 
-int OccupancyHistogram::bucket(int64_t bytes) {
-  if (bytes <= 0) return 0;
-  // Octave o = floor(log2(bytes)); sub = the kSubBits bits below the leading one.
-  const int o = 63 - std::countl_zero(static_cast<uint64_t>(bytes));
-  const int sub = o >= kSubBits ? static_cast<int>((bytes >> (o - kSubBits)) & (kPerOctave - 1))
-                                : static_cast<int>((bytes << (kSubBits - o)) & (kPerOctave - 1));
-  const int b = 1 + kPerOctave * o + sub;
-  return b < kBuckets ? b : kBuckets - 1;
-}
-
 int64_t OccupancyHistogram::upper_bytes(int b) {
   if (b <= 0) return 0;
   const int o = (b - 1) / kPerOctave, sub = (b - 1) % kPerOctave;

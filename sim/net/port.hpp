@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 
 #include "schedulers/scheduler.hpp"
@@ -36,7 +37,16 @@ struct OccupancyHistogram {
   static constexpr int kPerOctave = 1 << kSubBits;      ///< bucket width <= 1/16 of its values
   static constexpr int kBuckets = kPerOctave * 40 + 1;  ///< bucket 0 = empty; up to 2^40 B
   std::array<int64_t, kBuckets> ps{};                   ///< time spent in each bucket, ps
-  static int bucket(int64_t bytes);
+  /// Bucket of an occupancy of `bytes` (inline: the transmitter asks at every queue change).
+  static int bucket(int64_t bytes) {
+    if (bytes <= 0) return 0;
+    // Octave o = floor(log2(bytes)); sub = the kSubBits bits below the leading one.
+    const int o = 63 - std::countl_zero(static_cast<uint64_t>(bytes));
+    const int sub = o >= kSubBits ? static_cast<int>((bytes >> (o - kSubBits)) & (kPerOctave - 1))
+                                  : static_cast<int>((bytes << (kSubBits - o)) & (kPerOctave - 1));
+    const int b = 1 + kPerOctave * o + sub;
+    return b < kBuckets ? b : kBuckets - 1;
+  }
   /// Upper edge (bytes) of bucket b.
   static int64_t upper_bytes(int b);
   /// The smallest bucket edge the occupancy was at or below for fraction `q` of the time
