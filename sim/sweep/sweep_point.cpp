@@ -59,7 +59,7 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
     rep = simulate_limited(sc, prepared, interrupt, progress, nullptr,
                            opts.max_events > 0 ? opts.max_events : UINT64_MAX, wall, nullptr,
                            opts.hooks);  // a point runs the hooks a `run` would
-  } catch (const std::exception& e) {  // the point fails; the sweep goes on
+  } catch (const std::exception& e) {    // the point fails; the sweep goes on
     error = e.what();
   }
   result.outcome = !rep                    ? Outcome::kFailed

@@ -292,7 +292,8 @@ TEST_CASE("torus bisection equals the closed form and the max flow across the be
   // An odd dimension has no balanced plane cut (regression: the builder reported the unbalanced
   // 6/9 slab cut of a 3x5 mesh, 3 links = 1.2T). Hosts 0-6 are rows y=0, y=1 and (0,2): the cut
   // crosses the 2 links from row 1 to (1,2), (2,2), plus (0,2)'s links to (1,2) and (0,3) = 4
-  // links = 1.6T, the minimum over all 7/8 splits (an exhaustive search over the splits gives the same).
+  // links = 1.6T, the minimum over all 7/8 splits (an exhaustive search over the splits gives the
+  // same).
   {
     const Fabric odd = build(Case{{3, 5}, false, 400 * kGbps, 400 * kGbps, {}});
     std::vector<bool> half(odd.hosts.size());
