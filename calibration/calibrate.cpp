@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "calibration/fit.hpp"
+#include "calibration/net_transport.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/net/wire.hpp"
 
@@ -279,13 +280,16 @@ std::vector<HealthHint> health_hints(const NcclLog& log, const NcclFit& fit,
   std::vector<HealthHint> hints;
   std::string transport = log.transport;
   std::transform(transport.begin(), transport.end(), transport.begin(), ::tolower);
-  if (transport.find("socket") != std::string::npos) {
+  // On one node no byte crosses a network: the socket or IB device NCCL initialised there
+  // carries nothing, so neither the socket nor the GPUDirect hint applies.
+  const bool one_node = classify_net_transport(log).support == NetTransportSupport::kNone;
+  if (!one_node && transport.find("socket") != std::string::npos) {
     hints.push_back({log.path,
                      "NCCL used the socket transport (NET/Socket): no RDMA, every byte goes "
                      "through the CPU; check that the IB/RoCE devices and NCCL's IB plugin are "
                      "visible"});
   }
-  if (log.gdr == 0) {
+  if (!one_node && log.gdr == 0) {
     hints.push_back({log.path,
                      "GPUDirect RDMA is off (no GDRDMA on the network channels): data is staged "
                      "through host memory; check nvidia-peermem / dma-buf and "

@@ -119,8 +119,10 @@ std::optional<double> nominal_rate_Gbps(const std::map<std::string, std::string>
 /// host or PCIe limits it), naming the standard rate it is closest to.
 std::vector<HealthHint> health_hints(const PerftestLog& log, const PerftestBwFit& fit,
                                      std::optional<double> nominal_Gbps);
-/// nccl-tests: the socket transport, GPUDirect RDMA off, rows with #wrong > 0, and — when a
-/// perftest link bandwidth is known and the run spans nodes — busbw below half of it.
+/// nccl-tests: the socket transport, GPUDirect RDMA off (neither on a log whose ranks are all
+/// on one node: no byte crosses a network there, whatever NCCL initialised), rows with #wrong
+/// > 0, and — when a perftest link bandwidth is known and the run spans nodes — busbw below
+/// half of it.
 std::vector<HealthHint> health_hints(const NcclLog& log, const NcclFit& fit,
                                      std::optional<double> link_GBps);
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <limits>
 #include <stdexcept>
 
+#include "calibration/net_transport.hpp"
 #include "calibration/report_json.hpp"
 #include "sim/core/units.hpp"
 
@@ -125,6 +127,23 @@ void fit_nccl_logs(const std::vector<NcclLog>& nccls, const Holdout& holdout, or
         {"nranks", log.nranks},       {"nodes", log.nodes},   {"nccl_version", log.nccl_version},
         {"transport", log.transport}, {"gdr", log.gdr},       {"channels", log.channels},
         {"meta", log.meta},           {"notes", log.notes},   {"heldout", held}};
+    const NetTransport net = classify_net_transport(log);
+    in["network_transport"] = {{"support", to_string(net.support)},
+                               {"name", net.name},
+                               {"line", net.line},
+                               {"evidence", net.evidence}};
+    if (net.support == NetTransportSupport::kNotModelled) {
+      // Parsed, but a fit would calibrate NET/IB or NET/Socket to another transport's numbers.
+      const std::string why = not_modelled_reason(net);
+      out << "# nccl-tests " << log.path << ": not fitted (" << why << ")\n";
+      std::cerr << "fabricsim: warning: " << log.path << ":" << net.line << ": " << net.name
+                << " is not modelled: the log is not fitted\n";
+      not_fitted.push_back(log.path + ":" + std::to_string(net.line) + ": " + why);
+      in["fit"] = nullptr;
+      in["not_fitted"] = why;
+      report["inputs"].push_back(in);
+      continue;
+    }
     NcclFit f;
     try {
       f = fit_nccl(log, held ? 0 : heldout_of(log, std::numeric_limits<int64_t>::max()));

@@ -36,7 +36,10 @@ void fit_perftest_logs(const std::vector<PerftestLog>& perftests, nlohmann::orde
 
 /// Fits each nccl-tests log per regime (its sizes from holdout.first_heldout held out; the
 /// held-out file is predicted, not fitted), prints its table to `out`, appends its entry to
-/// report["inputs"], and its fit, series and hints (against cf.link_GBps) to `cf`.
+/// report["inputs"], and its fit, series and hints (against cf.link_GBps) to `cf`. Each entry
+/// gets `network_transport` (classify_net_transport); a log whose transport is not modelled is
+/// not fitted: `not_fitted` says why, with the line that shows the transport, and a warning
+/// goes to stderr.
 void fit_nccl_logs(const std::vector<NcclLog>& nccls, const Holdout& holdout,
                    nlohmann::ordered_json& report, ClosedFormFits& cf, std::ostream& out);
 

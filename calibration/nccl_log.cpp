@@ -211,6 +211,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   static const std::regex kVersion(R"(NCCL version (\S+))");
   static const std::regex kNetwork(R"(NCCL INFO Using network (.+)$)");
   static const std::regex kNetUsing(R"(NCCL INFO NET/(IB|Socket)\s*: Using)");
+  static const std::regex kNetName(R"(NCCL INFO NET/([A-Za-z0-9_]+))");
   static const std::regex kChannel(R"(Channel (\d+)/(\d+) :)");
   static const std::regex kEnv(R"(NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*)$)");
   static const std::regex kAvg(R"(^#\s*Avg bus bandwidth\s*:\s*(\S+))");
@@ -253,6 +254,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
         const std::string value = trim(body.substr(colon + 1));
         auto& slot = log.meta[key];
         slot = slot.empty() ? value : slot + "\n" + value;
+        log.meta_lines.emplace(key, ln);
       }
       continue;
     }
@@ -273,13 +275,20 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
     if (t.find("NCCL INFO") != std::string::npos) {
       if (std::regex_search(t, m, kNetwork)) {
         log.transport = trim(m[1]);
-      } else if (log.transport.empty() && std::regex_search(t, m, kNetUsing)) {
-        log.transport = m[1];
+        log.net_info.emplace("network " + log.transport, NcclInfoLine{ln, t});
+      } else if (std::regex_search(t, m, kNetUsing)) {
+        if (log.transport.empty()) log.transport = m[1];
+        log.net_info.emplace("using NET/" + m[1].str(), NcclInfoLine{ln, t});
       }
       if (std::regex_search(t, m, kChannel)) {
         log.channels = std::max(log.channels, static_cast<int>(count_of(m[2], path, ln)));
       }
-      if (t.find("via NET/") != std::string::npos) net_lines = true;
+      if (t.find("via NET/") != std::string::npos) {
+        net_lines = true;
+      } else if (std::regex_search(t, m, kNetName)) {
+        const bool provider = t.find("Selected Provider is") != std::string::npos;
+        log.net_info.emplace(provider ? "provider" : "NET/" + m[1].str(), NcclInfoLine{ln, t});
+      }
       if (t.find("GDRDMA") != std::string::npos ||
           t.find("GPU Direct RDMA Enabled") != std::string::npos) {
         gdr_seen = true;
@@ -330,6 +339,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       r.host = m[2];
       r.device = static_cast<int>(count_of(m[3], path, ln));
       r.gpu = trim(m[4]);
+      r.line = ln;
       if (auto it = rank_first_line.find(r.rank); it != rank_first_line.end()) {
         throw ParseError(
             path, ln,

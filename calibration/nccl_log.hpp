@@ -48,6 +48,13 @@ struct NcclRank {
   std::string host;
   int device = 0;   ///< CUDA device index on the host
   std::string gpu;  ///< name as printed, e.g. "NVIDIA H100 80GB HBM3"
+  int line = 0;     ///< 1-based line of the device line
+};
+
+/// One NCCL INFO line kept as evidence of the network transport (net_transport.hpp).
+struct NcclInfoLine {
+  int line = 0;      ///< 1-based line in the parsed text
+  std::string text;  ///< the line after launcher prefixes, trimmed
 };
 
 /// Everything parse_nccl_tests() recognises in one nccl-tests log.
@@ -95,9 +102,16 @@ struct NcclLog {
   int channels = 0;  ///< max yy over "Channel xx/yy :" lines; 0 when none
   /// "NCCL INFO NCCL_X set by environment to Y" lines: NCCL_X -> Y (trailing '.' dropped).
   std::map<std::string, std::string> nccl_env;
+  /// The first NCCL INFO line of each kind that names a network transport, by kind:
+  /// "Using network X" -> "network X"; "NET/IB : Using …" / "NET/Socket : Using …" ->
+  /// "using NET/IB" / "using NET/Socket"; "NET/OFI … Selected Provider is P" -> "provider"; any
+  /// other "NET/Name …" line (not a "via NET/…" channel line) -> "NET/Name". Read by
+  /// classify_net_transport (net_transport.hpp).
+  std::map<std::string, NcclInfoLine> net_info;
 
   /// The "## key: value" header lines of the file; repeated keys are joined with "\n".
   std::map<std::string, std::string> meta;
+  std::map<std::string, int> meta_lines;  ///< key -> 1-based line of its first "## key:" line
   /// Human-readable findings: truncated table or device list, rows with #wrong > 0, busbw that
   /// implies another rank count, a header that disagrees with the rows, etc.
   std::vector<std::string> notes;

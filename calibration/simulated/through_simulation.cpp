@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 
+#include "calibration/net_transport.hpp"
 #include "calibration/report_json.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/config/loader.hpp"
@@ -345,6 +346,13 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
   for (const NcclLog& log : nccls) {
     if (log.path == heldout_file) continue;
     SimFit s;
+    if (const NetTransport net = classify_net_transport(log);
+        net.support == NetTransportSupport::kNotModelled) {
+      s.path = log.path;
+      s.skipped = "not fitted: " + not_modelled_reason(net);
+      sims.push_back(std::move(s));
+      continue;
+    }
     if (!interrupted_in.empty()) {  // Ctrl-C: the logs after it are not simulated
       s.path = log.path;
       s.skipped = "not simulated: interrupted during " + interrupted_in;
@@ -381,7 +389,10 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
       for (const auto& [bytes, row] : rows_by_size(log)) {
         if (bytes <= max_sim_bytes) sizes.push_back(bytes);
       }
-      if (!where.skipped.empty()) {
+      const NetTransport net = classify_net_transport(log);
+      if (net.support == NetTransportSupport::kNotModelled) {
+        s.skipped = "not predicted: " + not_modelled_reason(net);
+      } else if (!where.skipped.empty()) {
         s.skipped = where.skipped;
       } else if (sizes.empty()) {
         s.skipped = "no size up to " + format_size(max_sim_bytes) + " to predict";

@@ -206,8 +206,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     throw ConfigError(where, 0, 0, "",
                       "no log could be fitted, nothing written: " + why +
                           "; a fit needs a perftest bandwidth sweep (ib_write_bw -a) or an "
-                          "nccl-tests log with at least 3 sizes with a time (and --scenario to "
-                          "fit the simulator's parameters)");
+                          "nccl-tests log with at least 3 sizes with a time, run over NET/IB "
+                          "or NET/Socket (and --scenario to fit the simulator's parameters)");
   }
   const CalibrateWritten written =
       write_calibrate_outputs(files, yaml.str(), report.dump(2) + "\n", cf.plots);

@@ -206,6 +206,7 @@ void print_summary(std::ostream& out, const RunReport& r) {
     for (size_t i = 0; i < d.keys.size(); ++i) out << (i ? ", " : "") << d.keys[i];
     out << " (" << d.why << ")\n";
   }
+  for (const Limit& l : r.limits) out << "# not modelled: " << l.what << " (" << l.why << ")\n";
   if (r.deadlock.detected_at_ps >= 0) {
     out << "# DEADLOCK   : at " << format_time(r.deadlock.detected_at_ps) << ", cycle ";
     for (size_t i = 0; i < r.deadlock.cycle.size(); ++i) {
@@ -367,7 +368,12 @@ std::string results_json_text(const RunReport& r) {
     j["measured"] = {{"nccl_tests", m.path},
                      {"points", pts},
                      {"median_abs_pct_error", opt(m.median_abs_pct_error)},
-                     {"max_abs_pct_error", opt(m.max_abs_pct_error)}};
+                     {"max_abs_pct_error", opt(m.max_abs_pct_error)},
+                     {"network_transport",
+                      {{"support", m.transport_support},
+                       {"name", m.transport_name},
+                       {"line", m.transport_line},
+                       {"evidence", m.transport_evidence}}}};
   }
   const auto& c = r.counters;
   ordered_json counters = ordered_json::object();
@@ -471,6 +477,8 @@ std::string results_json_text(const RunReport& r) {
   for (const Dependence& d : r.depends_on) {
     j["depends_on"].push_back({{"keys", d.keys}, {"why", d.why}});
   }
+  j["limits"] = ordered_json::array();
+  for (const Limit& l : r.limits) j["limits"].push_back({{"what", l.what}, {"why", l.why}});
   if (r.flow_stats) {
     j["flow_model"] = {{"flows", r.flow_stats->flows},
                        {"rate_computations", r.flow_stats->reallocations},

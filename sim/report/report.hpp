@@ -116,6 +116,14 @@ struct Dependence {
   std::string why;
 };
 
+/// Something the run's numbers depend on that the model lacks (results.json `limits`, the
+/// summary's "not modelled" lines; sim/run/run_limits.hpp says when): what, and why this run
+/// depends on it.
+struct Limit {
+  std::string what;
+  std::string why;
+};
+
 /// Byte conservation over the run (the invariant the simulator checks at the end of every run):
 /// sent_bytes = delivered_bytes + dropped_bytes + in_flight_bytes, all in wire bytes of every
 /// packet a NIC injected (data, ACKs, NAKs).
@@ -206,6 +214,13 @@ struct MeasuredComparison {
   std::vector<Point> points;
   /// Median and worst |error_pct| over the points; -1 when no size is in both.
   double median_abs_pct_error = -1, max_abs_pct_error = -1;
+  /// The log's network transport (calibration/net_transport.hpp): "modelled", "not_modelled",
+  /// "none" (one node) or "unknown"; its name, and the line of the log that shows it (0: none)
+  /// with that line's text.
+  std::string transport_support = "unknown";
+  std::string transport_name;
+  int transport_line = 0;
+  std::string transport_evidence;
 };
 
 /// One training step (scenario `training:`), replayed on the fabric (collectives/
@@ -287,6 +302,8 @@ struct RunReport {
   int64_t queue_pairs = 0;
   /// Congestion settings the result depends on (congestion_dependence).
   std::vector<Dependence> depends_on;
+  /// What the numbers depend on that the model lacks (run_limits).
+  std::vector<Limit> limits;
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;
   int64_t packet_hops = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibration/calibrate.hpp"
+#include "calibration/net_transport.hpp"
 #include "calibration/parse_error.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/config/loader.hpp"
@@ -53,6 +54,11 @@ MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
                                     const std::vector<CollectiveRow>& rows) {
   MeasuredComparison m;
   m.path = sc.measured_nccl_tests;  // as written: not how the scenario's own path was typed
+  const NetTransport net = classify_net_transport(log);
+  m.transport_support = to_string(net.support);
+  m.transport_name = net.name;
+  m.transport_line = net.line;
+  m.transport_evidence = net.evidence;
   std::map<int64_t, const NcclLogRow*> by_size;
   for (const NcclLogRow& r : log.rows) {
     if (r.oop_time_us > 0 && r.size_bytes > 0) by_size.emplace(r.size_bytes, &r);

@@ -12,6 +12,7 @@
 #include "sim/core/counter_table.hpp"
 #include "sim/net/network.hpp"
 #include "sim/run/run.hpp"
+#include "sim/run/run_limits.hpp"
 #include "sim/run/run_parts.hpp"
 
 namespace fabricsim {
@@ -45,6 +46,7 @@ RunReport report_header(const Scenario& sc, const Prepared& prepared) {
   }
   rep.has_workload = sc.has_workload;
   rep.has_training = sc.training.enabled;
+  rep.limits = run_limits(sc, prepared);
   return rep;
 }
 

@@ -46,6 +46,14 @@ void print_training(std::ostream& os, const TrainingSummary& t) {
 /// The measured log beside the simulation, size by size, and the median and worst error.
 void print_measured(std::ostream& os, const MeasuredComparison& m) {
   os << "# measured   : " << m.path << "\n";
+  if (m.transport_support == "not_modelled") {
+    os << "# warning    : the log ran on " << m.transport_name;
+    if (m.transport_line > 0) {
+      os << " (line " << m.transport_line << ": `" << m.transport_evidence << "`)";
+    }
+    os << ", which fabricsim does not model (it models NET/IB over InfiniBand or RoCE, and "
+          "NET/Socket): this comparison is not a prediction of that hardware\n";
+  }
   if (m.points.empty()) {
     os << "#   no size of the sweep is in the log\n";
     return;

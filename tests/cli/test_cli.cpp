@@ -648,6 +648,40 @@ TEST_CASE("results.json depends_on names the congestion settings a result leans 
   CHECK(named);
 }
 
+TEST_CASE("results.json limits: two NICs per GPU past link.pcie_rate, and the flow mode") {
+  const auto run = [&](const std::string& args, const std::string& name) {
+    const fs::path d = scratch("limits_" + name);
+    const Result r = fabricsim("run " + args + " --trace-events 0 --out " + d.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return std::make_pair(nlohmann::json::parse(slurp(d / "results.json")), r.out);
+  };
+  // The SuperPOD unit with 16 NICs per 8-GPU server: each GPU's 2 x 400 Gb/s NICs add up to
+  // more than a PCIe Gen5 x16 link (link.pcie_rate: 504 Gb/s), which is not in the path.
+  const std::string twin =
+      "scenarios/rail_optimized_h100_su.yaml --set topology.rail-optimized.nics_per_server=16 "
+      "--set topology.rail-optimized.rails=16 --set topology.rail-optimized.servers_per_su=4 "
+      "--set workload.maxbytes=64KiB";
+  const auto [pcie, pcie_out] = run(twin + " --set workload.ngpus=16", "pcie");
+  REQUIRE(pcie["limits"].size() == 1);
+  CHECK(pcie["limits"][0]["what"] == "the PCIe link between each GPU and its NICs");
+  CHECK(pcie["limits"][0]["why"].get<std::string>().find("2 NICs, 800 Gb/s together, more than "
+                                                         "link.pcie_rate") != std::string::npos);
+  CHECK(pcie_out.find("# not modelled: the PCIe link between each GPU and its NICs (") !=
+        std::string::npos);
+  // One server: no byte takes a NIC. A PCIe link of 1 Tb/s: the two NICs fit in it.
+  CHECK(run(twin + " --set workload.ngpus=8", "one_server").first["limits"].empty());
+  CHECK(run(twin + " --set workload.ngpus=16 --set link.pcie_rate=1000Gbps", "wide")
+            .first["limits"]
+            .empty());
+  // The flow mode: queues, PFC, ECN and drops are not modelled.
+  const auto [flow, flow_out] = run("scenarios/quickstart.yaml --set mode=flow" + kSmall, "flow");
+  REQUIRE(flow["limits"].size() == 1);
+  CHECK(flow["limits"][0]["what"] == "queues, PFC, ECN/DCQCN, drops and retransmissions");
+  // The packet mode of the quickstart: nothing.
+  CHECK(run("scenarios/quickstart.yaml" + kSmall, "packet").first["limits"].empty());
+}
+
 TEST_CASE(
     "run --flows gz writes flows.csv compressed (zcat gives the same bytes), none leaves it out") {
   const fs::path csv = scratch("flows_csv"), gz = scratch("flows_gz"), none = scratch("flows_none");
