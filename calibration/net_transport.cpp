@@ -42,7 +42,9 @@ NetTransport libfabric(const NcclLog& log, const NcclInfoLine& at) {
 /// " (RoCE)" or " (InfiniBand)" from the "NET/IB : Using [0]mlx5_0:1/RoCE" line, else "".
 std::string ib_link_layer(const NcclLog& log) {
   auto ib = log.net_info.find("using NET/IB");
-  if (ib == log.net_info.end()) ib = log.net_info.find("NET/IB");
+  for (const char* kind : {"NET/IB", "NET/IBext"}) {
+    if (ib == log.net_info.end()) ib = log.net_info.find(kind);
+  }
   if (ib == log.net_info.end()) return "";
   if (contains(ib->second.text, "/RoCE")) return " (RoCE)";
   if (contains(ib->second.text, "/IB")) return " (InfiniBand)";
@@ -54,6 +56,11 @@ NetTransport by_name(const std::string& name, const NcclLog& log, const NcclInfo
   const std::string l = lower(name);
   if (l == "ib") return make(NetTransportSupport::kModelled, "NET/IB" + ib_link_layer(log), at);
   if (l == "socket") return make(NetTransportSupport::kModelled, "NET/Socket", at);
+  if (l.rfind("ibext", 0) == 0) {  // nccl-rdma-sharp-plugins' verbs transport ("IBext_v8")
+    return make(NetTransportSupport::kModelled,
+                "NET/IB" + ib_link_layer(log) + " through nccl-rdma-sharp-plugins (" + name + ")",
+                at);
+  }
   if (l == "gib") {
     return make(NetTransportSupport::kModelled, "NET/IB (RoCE) through Google's gIB plugin", at);
   }

@@ -47,7 +47,9 @@ struct NetTransport {
 ///     (its ncclNetPlugin_v* .name; the provider from its "NET/OFI Selected Provider is efa"
 ///     line), "GPUDirectTCPX" for Google's nccl-plugin-gpudirecttcpx (its PRODUCT_NAME),
 ///     "FasTrak" for GPUDirect-TCPXO; "gIB" for Google's gIB plugin (RDMA verbs over the
-///     ConnectX RoCE NICs of A3 Ultra and A4 VMs: taken as NET/IB over RoCE);
+///     ConnectX RoCE NICs of A3 Ultra and A4 VMs: taken as NET/IB over RoCE) and "IBext…" for
+///     NVIDIA's nccl-rdma-sharp-plugins (HPC-X; its verbs transport, NCCL_IBEXT_DISABLE): both
+///     taken as NET/IB;
 ///  3. without that line, the plugin's or transport's own INFO lines: "NET/OFI …" (aws-ofi-
 ///     nccl), "NET/GPUDirectTCPX …", "NET/FasTrak …", "NET/IB : Using [0]mlx5_0:1/RoCE …"
 ///     (src/transport/net_ib.cc), "NET/Socket : Using [0]eth0…" (net_socket.cc);

@@ -147,6 +147,12 @@ TEST_CASE("NCCL's transport lines: Using network wins and plugins are named", "[
   CHECK(t.support == kModelled);
   CHECK(t.name == "NET/IB (InfiniBand)");
   CHECK(t.line == 4);
+  // HPC-X's nccl-rdma-sharp-plugins: the same verbs transport under the name IBext.
+  t = classify(
+      "h1:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB eth0:10.0.0.1<0>\n"
+      "h1:1:1 [0] NCCL INFO Using network IBext_v8\n");
+  CHECK(t.support == kModelled);
+  CHECK(t.name == "NET/IB (InfiniBand) through nccl-rdma-sharp-plugins (IBext_v8)");
   t = classify("h1:1:1 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\n");
   CHECK(t.support == kModelled);
   CHECK(t.name == "NET/Socket");

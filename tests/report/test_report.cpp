@@ -281,8 +281,27 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   for (const auto& [k, v] : j.items()) top.push_back(k);
   CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "nccl",
                                         "counters", "conservation", "flows", "deadlock", "run",
-                                        "ports_truncated", "ports", "mode", "depends_on"});
+                                        "ports_truncated", "ports", "mode", "depends_on",
+                                        "limits"});
   CHECK(j["mode"] == "packet");
+  CHECK(j["limits"].empty());  // present, and empty when the run names none
+}
+
+TEST_CASE("results.json limits: each what and why, in order, printed as not modelled lines") {
+  TempDir d("limits");
+  RunReport r;
+  r.limits = {{"the PCIe link between each GPU and its NICs", "two NICs per GPU"},
+              {"queues, PFC, ECN/DCQCN, drops and retransmissions", "mode: flow"}};
+  const auto j = results_of(d.path, r);
+  CHECK(j["limits"] ==
+        nlohmann::ordered_json::array(
+            {{{"what", "the PCIe link between each GPU and its NICs"}, {"why", "two NICs per GPU"}},
+             {{"what", "queues, PFC, ECN/DCQCN, drops and retransmissions"},
+              {"why", "mode: flow"}}}));
+  std::ostringstream out;
+  fabricsim::print_summary(out, r);
+  CHECK(out.str().find("# not modelled: the PCIe link between each GPU and its NICs (two NICs "
+                       "per GPU)\n# not modelled: queues,") != std::string::npos);
 }
 
 TEST_CASE("results.json flow completion times are nearest-rank percentiles over every message") {
