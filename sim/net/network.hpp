@@ -335,6 +335,7 @@ class Network {
     int64_t bytes;
     uint32_t first_psn;
     uint32_t packets;
+    int64_t ready_ps;  ///< its first byte may leave from here (message rate, tx latency)
   };
   /// A QP's sending half (the source host's state) and its immutable identity, which both ends
   /// and the switches may read; the receiving half is QpRx.
@@ -370,12 +371,17 @@ class Network {
     bool nak_outstanding = false;
     QpCcReceiver cc;             ///< congestion control's notification point (NetConfig::cc)
     std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
+    /// Received in full, completing after the receive latency (NetConfig::rx_latency_ps),
+    /// oldest first: each has its on_rx_complete event pending.
+    std::deque<RxMessage> completing;
   };
   struct Nic {
     uint32_t port = 0;             ///< global id of the NIC's port
     std::vector<uint32_t> active;  ///< QPs with packets to send, round-robin
     size_t cursor = 0;
     int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
+    /// When the NIC may start its next message (NetConfig::message_interval_ps after the last).
+    int64_t next_message_ps = 0;
   };
 
   struct SwitchPolicy {
@@ -422,6 +428,11 @@ class Network {
   void on_arrival(uint64_t packet_addr);
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
+  /// The receive latency of QP `qp`'s oldest completing message is over: it completes.
+  void on_rx_complete(uint64_t qp);
+  /// Message `m` of QP `qp_id` (received in full) completes now: its FCT and flow record, the
+  /// observer, the sink (which may post messages: Qp and QpRx references dangle after it).
+  void complete_message(uint32_t qp_id, const RxMessage& m);
   void start_tx(uint32_t port_id, uint8_t eligible);
   void nic_fill(uint32_t nic);
   void forward(Packet* p);

@@ -206,6 +206,7 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   if (rep.measured) print_measured(std::cout, *rep.measured);
   if (rep.training) print_training(std::cout, *rep.training);
+  std::cout << rep.perftest;
   print_summary(std::cout, rep);
   if (opts.out_given && opts.reports) {
     const std::vector<OutputError> more = write_run_outputs(dir.string(), rep, opts.flows);
