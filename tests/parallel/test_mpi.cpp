@@ -132,6 +132,15 @@ std::string same_bytes(const std::string& name, const std::string& scenario,
 
 }  // namespace
 
+TEST_CASE("MPI run: the NIC's message rate and latencies keep the sequential run's bytes") {
+  // The message rate's state is the sending NIC's, a message's receive latency an event on the
+  // receiving host: both stay on their host's rank.
+  same_bytes("nic-costs", "scenarios/quickstart.yaml",
+             "--set workload.maxbytes=256KiB --set nic.message_rate=20e6 "
+             "--set nic.tx_latency=700ns --set nic.rx_latency=400ns",
+             0);
+}
+
 TEST_CASE("MPI run: a Clos all_reduce sweep on 2 and 3 ranks writes the sequential run's bytes") {
   // quickstart: 4 leaves x 4 hosts, 4 spines; 2 ranks split by leaf (8 cut links of 250 ns).
   const std::string r =
