@@ -129,6 +129,11 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
                     (sc.traffic.size() == 1 ? "" : "s"));
   }
   if (sc.training.enabled) parts.emplace_back("a training step");
+  if (sc.perftest.enabled) {
+    parts.push_back("perftest " + sc.perftest.test + " from host " +
+                    std::to_string(sc.perftest.client) + " to host " +
+                    std::to_string(sc.perftest.server));
+  }
   std::cout << "# fabricsim " << sc.name << ": ";
   for (size_t i = 0; i < parts.size(); ++i) std::cout << (i > 0 ? ", plus " : "") << parts[i];
   if (sc.mode == "flow") std::cout << ", flow mode";

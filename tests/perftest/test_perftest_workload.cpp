@@ -4,6 +4,8 @@
 // (tests/data/perftest/). Each NIC value a log check uses was fitted elsewhere (said per test).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -142,6 +144,25 @@ TEST_CASE("NIC message rate and latencies left out change nothing") {
       {"perftest.all=false", "nic.tx_latency=0ns", "nic.rx_latency=0ns", "perftest.iterations=4"});
   const double wire_us = (2 * 28 * 8 / 32e9 + 100e-9 + 50e-9) * 1e6;
   CHECK(log.lat_rows.at(0).t_typical_us == Approx(wire_us).margin(0.006));
+}
+
+TEST_CASE("run --out writes perftest.txt which the perftest log parser reads as a real log") {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / "fabricsim_test_perftest_txt";
+  std::filesystem::remove_all(out);
+  const std::string cmd =
+      "cd " + kSource + " && " + FABRICSIM_BINARY +
+      " run scenarios/perftest_ib_write_bw_roce100g.yaml --set perftest.all=false"
+      " --set perftest.test=ib_read_bw --out " +
+      out.string() + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const PerftestLog log = parse_perftest_file((out / "perftest.txt").string());
+  CHECK(log.tool == "ib_read_bw");
+  REQUIRE(log.bw_rows.size() == 1);
+  CHECK(log.bw_rows[0].bytes == 65536);
+  CHECK(log.bw_rows[0].iterations == 1000);
+  CHECK(log.meta.count("simulated") == 1);
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace fabricsim
