@@ -67,6 +67,13 @@ int perftest_tx_depth(const PerftestConfig& c) {
   return t != nullptr && t->latency ? 1 : 128;
 }
 
+int64_t perftest_inline_size(const PerftestConfig& c) {
+  if (c.inline_size >= 0) return c.inline_size;
+  if (c.test == "ib_write_lat") return 220;  // perftest_parameters.h: DEF_INLINE_WRITE
+  if (c.test == "ib_send_lat") return 236;   // DEF_INLINE_SEND_RC_UC
+  return 0;                                  // the bw tests, and reads (no payload to send)
+}
+
 int64_t perftest_iterations(const PerftestConfig& c, int64_t bytes) {
   const int64_t floor = 2 * int64_t{perftest_tx_depth(c)} * c.qps;
   const int64_t cap = std::max(floor, c.max_bytes_per_size / std::max<int64_t>(bytes, 1));
@@ -74,7 +81,12 @@ int64_t perftest_iterations(const PerftestConfig& c, int64_t bytes) {
 }
 
 PerftestPlayer::PerftestPlayer(Simulator& sim, Network& net, const PerftestConfig& c)
-    : sim_(sim), net_(net), c_(c), test_(find_perftest(c.test)), tx_depth_(perftest_tx_depth(c)) {
+    : sim_(sim),
+      net_(net),
+      c_(c),
+      test_(find_perftest(c.test)),
+      tx_depth_(perftest_tx_depth(c)),
+      inline_size_(perftest_inline_size(c)) {
   if (test_ == nullptr) throw std::invalid_argument("perftest: unknown test '" + c.test + "'");
   // Every QP the test may use, in a fixed order (requester direction, QP; forward, back).
   const int qps = test_->latency ? 1 : c.qps;
@@ -120,7 +132,8 @@ void PerftestPlayer::post(int dir, int qp) {
   if (test_->read) {  // the read request: a header-only packet; the responder sends the data
     net_.send(requester, responder, 0, flow_of(dir, qp), tag_of(kReadRequest, dir, qp));
   } else {
-    net_.send(requester, responder, bytes_, flow_of(dir, qp), tag_of(kData, dir, qp));
+    net_.send(requester, responder, bytes_, flow_of(dir, qp), tag_of(kData, dir, qp), -1,
+              bytes_ <= inline_size_);
   }
 }
 
@@ -141,7 +154,8 @@ void PerftestPlayer::on_message_complete(uint64_t tag) {
   const int64_t now = sim_.now().ps();
   if (test_->latency) {
     if (!test_->read && dir == 0) {  // the ping arrived: the server answers in kind
-      net_.send(c_.server, c_.client, bytes_, flow_of(1, 0), tag_of(kData, 1, 0));
+      net_.send(c_.server, c_.client, bytes_, flow_of(1, 0), tag_of(kData, 1, 0), -1,
+                bytes_ <= inline_size_);
       return;
     }
     // The round trip is over: perftest reports half of it for write/send, all of it for read.
@@ -226,8 +240,10 @@ std::string format_perftest(const PerftestConfig& c, int mtu_bytes, const std::s
                 " Connection type : RC\t\tUsing SRQ      : OFF\n"
                 " TX depth        : %d\n"
                 " Mtu             : %d[B]\n"
-                " Link type       : %s\n",
-                t->latency ? 1 : c.qps, perftest_tx_depth(c), mtu_bytes, link_type.c_str());
+                " Link type       : %s\n"
+                " Max inline data : %" PRId64 "[B]\n",
+                t->latency ? 1 : c.qps, perftest_tx_depth(c), mtu_bytes, link_type.c_str(),
+                perftest_inline_size(c));
   out += line;
   out += dashes + "\n";
   if (t->latency) {

@@ -48,6 +48,8 @@ std::vector<int64_t> perftest_sizes(const PerftestConfig& c);
 int64_t perftest_iterations(const PerftestConfig& c, int64_t bytes);
 /// tx_depth as perftest sets it: -t, or 128 (bw) / 1 (lat).
 int perftest_tx_depth(const PerftestConfig& c);
+/// The inline size as perftest sets it: -I, or 220 (ib_write_lat) / 236 (ib_send_lat) / 0.
+int64_t perftest_inline_size(const PerftestConfig& c);
 
 /// One size's result, in perftest's terms.
 struct PerftestResult {
@@ -86,6 +88,7 @@ class PerftestPlayer final : public CompletionSink {
   PerftestConfig c_;
   const PerftestTest* test_;
   int tx_depth_;
+  int64_t inline_size_;
   int64_t bytes_ = 0, iterations_ = 0;
   size_t completed_ = 0, total_ = 0;
   bool done_ = true;

@@ -23,6 +23,10 @@ struct PerftestConfig {
   int tx_depth = 0;                  ///< -t: outstanding messages per QP; 0 = 128 (bw), 1 (lat)
   bool bidirectional = false;        ///< -b (bw): both hosts send at once; the sum is reported
   bool report_gbits = false;         ///< --report_gbits: Gb/sec instead of MB/sec (2^20 B/s)
+  /// -I: messages of at most this many bytes are posted inline (the NIC reads no payload from
+  /// host memory); -1 = perftest's choice: 220 (ib_write_lat, DEF_INLINE_WRITE), 236
+  /// (ib_send_lat, DEF_INLINE_SEND_RC_UC), 0 for the bw tests ("Max inline data : 0[B]").
+  int64_t inline_size = -1;
   /// Iterations of a size are cut to keep its bytes at most this (at least 2 x tx_depth x qps);
   /// the row's #iterations says how many ran.
   int64_t max_bytes_per_size = int64_t{64} << 20;

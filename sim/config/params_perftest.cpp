@@ -14,6 +14,10 @@ using P = PerftestConfig;
 const QuantitySpec kPerftestSize{"size",           "65536B",
                                  parse_size_bytes, 1,
                                  int64_t{8} << 20, "a size from 1B to 8MiB (perftest's MAX_SIZE)"};
+// perftest's -I: the device caps it (perftest refuses more than the NIC allows); 4 KiB, one
+// page, is beyond any ConnectX.
+const QuantitySpec kPerftestInline{"size", "220B", parse_size_bytes,
+                                   0,      4096,   "a size from 0B to 4096B"};
 const QuantitySpec kPerftestCap{"size", "64MiB",           parse_size_bytes,
                                 1,      int64_t{64} << 30, "a size from 1B to 64GiB"};
 
@@ -54,6 +58,8 @@ std::span<const Field> perftest_params() {
    "-b: both hosts send at once (bw); the sum of both directions is reported"},
   {"perftest", "report_gbits", false, Bool(), at<kPerftest, &P::report_gbits>,
    "--report_gbits: the table in Gb/sec rather than MB/sec (2^20 B/s)"},
+  {"perftest", "inline_size", false, Quantity(kPerftestInline), at<kPerftest, &P::inline_size>,
+   "-I: post messages up to this size inline; absent = perftest's 220 B (write_lat), 236 B (send_lat), else 0"},
   {"perftest", "max_bytes_per_size", false, Quantity(kPerftestCap), at<kPerftest, &P::max_bytes_per_size>,
    "fewer iterations for a size above this many bytes (at least 2 x tx_depth x qps)"},
   };

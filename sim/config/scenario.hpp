@@ -207,6 +207,12 @@ struct NicConfig {
   /// (DMA write of the payload, CQE). 0 = none (default, for the same reason as message_rate).
   int64_t tx_latency_ps = 0;
   int64_t rx_latency_ps = 0;
+  /// A payload not sent inline (IBV_SEND_INLINE) is DMA-read from host memory before it
+  /// leaves: one PCIe round trip (dma_read_latency), then its first packet's payload at the
+  /// NIC's PCIe rate (pcie_rate); the receiving NIC writes its last packet's payload at that
+  /// rate before the completion. A latency, not a throughput limit. 0 = none (the default).
+  int64_t dma_read_latency_ps = 0;
+  int64_t pcie_rate_bps = 0;
   /// The queue pairs' congestion control (congestion/cc_registry.hpp): auto (dcqcn if
   /// dcqcn.enabled, else none), none, dcqcn (as dcqcn.enabled: true), or a registered one.
   std::string congestion_control = "auto";

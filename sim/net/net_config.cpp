@@ -28,6 +28,8 @@ NetConfig net_config_for(const Scenario& sc) {
       sc.nic.message_rate > 0 ? std::llround(1e12 / sc.nic.message_rate) : int64_t{0};
   nc.tx_latency_ps = sc.nic.tx_latency_ps;
   nc.rx_latency_ps = sc.nic.rx_latency_ps;
+  nc.dma_read_latency_ps = sc.nic.dma_read_latency_ps;
+  nc.pcie_rate_bps = sc.nic.pcie_rate_bps;
   nc.seed = sc.seed;
   nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
   nc.dateline_class = sc.routing.dateline_class;

@@ -114,10 +114,12 @@ class Network {
   /// `src_host` to `dst_host` on the QP of flow `flow_id` (a QP per (src, dst, flow); flows
   /// pick ECMP paths), in traffic class `tc` (-1 = the configured one).
   /// `sink->on_message_complete(tag)` fires when its last packet is received in order.
+  /// `inline_payload`: the payload travels inside the work request (IBV_SEND_INLINE), so the
+  /// NIC reads none from host memory (no NetConfig::dma_read_latency_ps, no PCIe copy).
   /// Returns the message's run-wide sequence number. Throws std::invalid_argument for a bad
   /// host id, src == dst, a negative size or a tc outside -1..7.
   uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                int tc = -1);
+                int tc = -1, bool inline_payload = false);
   /// The QP of (src_host, dst_host, flow_id, tc) (tc -1 = the configured class), created if
   /// new. QP ids are the creation order, so a partitioned run that opens every QP up front in
   /// the same order on every rank agrees on them. Opening does not start the QP's congestion
@@ -374,6 +376,7 @@ class Network {
     /// Received in full, completing after the receive latency (NetConfig::rx_latency_ps),
     /// oldest first: each has its on_rx_complete event pending.
     std::deque<RxMessage> completing;
+    int64_t last_done_ps = 0;  ///< when the latest of them completes (completions stay FIFO)
   };
   struct Nic {
     uint32_t port = 0;             ///< global id of the NIC's port

@@ -87,7 +87,7 @@ void Network::accept_rx_message(uint32_t qp_id, const RxMessage& m) {
 }
 
 uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                       int tc) {
+                       int tc, bool inline_payload) {
   // Checked in the order they always were: hosts, size, class.
   check_qp_key("Network::send", src_host, dst_host, 0);
   if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
@@ -132,6 +132,12 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
     const int64_t start = std::max(now, nic.next_message_ps);
     nic.next_message_ps = start + cfg_.message_interval_ps;
     m.ready_ps = start + cfg_.tx_latency_ps;
+  }
+  if (!inline_payload && bytes > 0) {  // the payload's DMA read: a round trip, one packet's copy
+    m.ready_ps += cfg_.dma_read_latency_ps;
+    if (cfg_.pcie_rate_bps > 0) {
+      m.ready_ps += serialization_ps(std::min(bytes, cfg_.mtu_bytes), cfg_.pcie_rate_bps);
+    }
   }
   const uint64_t seq = next_seq_++;
   if (record_posts_) {
@@ -324,12 +330,19 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   }
   if (last) {
     ++rx.rcv_msg;
-    if (cfg_.rx_latency_ps > 0) {  // the DMA write and the completion entry take this long
+    // The DMA write of the last packet's payload and the completion entry take this long.
+    int64_t delay = cfg_.rx_latency_ps;
+    if (cfg_.pcie_rate_bps > 0 && p->payload_bytes > 0) {
+      delay += serialization_ps(p->payload_bytes, cfg_.pcie_rate_bps);
+    }
+    if (delay > 0 || !rx.completing.empty()) {
+      // In order: a message never completes before the one received ahead of it.
+      const int64_t done = std::max(sim_.now().ps() + delay, rx.last_done_ps);
+      rx.last_done_ps = done;
       rx.completing.push_back(m);
       rx.msgs.pop_front();
-      sim_.at<&Network::on_rx_complete>(SimTime(sim_.now().ps() + cfg_.rx_latency_ps),
-                                        node_lp(static_cast<uint32_t>(fabric_.hosts[qp.dst_host])),
-                                        this, qp_id);
+      sim_.at<&Network::on_rx_complete>(
+          SimTime(done), node_lp(static_cast<uint32_t>(fabric_.hosts[qp.dst_host])), this, qp_id);
       return;
     }
     const RxMessage done = m;

@@ -214,10 +214,11 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                     "the flow mode runs the workload's collectives; a perftest run needs the "
                     "packet mode (mode: packet)");
   }
-  for (const char* key : {"nic.message_rate", "nic.tx_latency", "nic.rx_latency"}) {
+  for (const char* key : {"nic.message_rate", "nic.tx_latency", "nic.rx_latency",
+                          "nic.dma_read_latency", "nic.pcie_rate"}) {
     if (sc.origins.count(key)) {
       throw key_error(sc, key,
-                      "the flow mode does not model the NIC's message rate or latencies; use "
+                      "the flow mode does not model the NIC's message rate, latencies or PCIe; use "
                       "the packet mode (mode: packet)");
     }
   }

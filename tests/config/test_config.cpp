@@ -259,7 +259,8 @@ TEST_CASE("values of the wrong type", "[config]") {
   SECTION("a section that is not a map") {
     check(edit("  mtu: 4096B", "").replace(kBase.find("nic:"), 4, "nic: 4096B"), 17, 6, "nic",
           "expected a map of nic keys (mtu, traffic_class, ack_interval, rto, qp_rate_limit, "
-          "message_rate, tx_latency, rx_latency, congestion_control), got "
+          "message_rate, tx_latency, rx_latency, dma_read_latency, pcie_rate, congestion_control), "
+          "got "
           "'4096B'");
   }
   SECTION("a word for the seed") {

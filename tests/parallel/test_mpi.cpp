@@ -137,7 +137,8 @@ TEST_CASE("MPI run: the NIC's message rate and latencies keep the sequential run
   // receiving host: both stay on their host's rank.
   same_bytes("nic-costs", "scenarios/quickstart.yaml",
              "--set workload.maxbytes=256KiB --set nic.message_rate=20e6 "
-             "--set nic.tx_latency=700ns --set nic.rx_latency=400ns",
+             "--set nic.tx_latency=700ns --set nic.rx_latency=400ns "
+             "--set nic.dma_read_latency=500ns --set nic.pcie_rate=64Gbps",
              0);
 }
 
