@@ -202,9 +202,10 @@ struct NicConfig {
   /// product brief). 0 = no limit (the default: an idle NIC starts a message at once, as before,
   /// so collective runs, whose NCCL step latencies already hold the NIC's costs, do not change).
   double message_rate = 0;
-  /// Send side: from a message's post to its first byte on the wire (doorbell, WQE fetch and
-  /// the payload's DMA read over PCIe). Receive side: from its last byte in to its completion
-  /// (DMA write of the payload, CQE). 0 = none (default, for the same reason as message_rate).
+  /// Send side: from a message's post to its first byte on the wire (doorbell, WQE fetch; a
+  /// payload not sent inline adds dma_read_latency and its PCIe copy). Receive side: from its
+  /// last byte in to its completion (DMA write, CQE; plus the last packet's PCIe copy). 0 = none
+  /// (the default, for the same reason as message_rate).
   int64_t tx_latency_ps = 0;
   int64_t rx_latency_ps = 0;
   /// A payload not sent inline (IBV_SEND_INLINE) is DMA-read from host memory before it

@@ -116,6 +116,11 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   // The flow mode is one logical process: under mpirun rank 0 runs it alone, as a sequential
   // run; the other ranks have nothing to do.
   if (opts.mpi_ranks > 1 && sc.mode == "flow" && !opts.reports) return kExitOk;
+  if (opts.mpi_ranks > 1 && sc.perftest.enabled) {
+    // Its completions drive its posts on both hosts: every rank refuses it alike.
+    throw key_error(sc, "perftest",
+                    "a perftest run is not partitioned over MPI ranks: run it without mpirun");
+  }
   if (opts.mpi_ranks > 1 && sc.mode != "flow") check_partition_fits(prepared, opts.mpi_ranks);
   if (opts.reports) print_warnings(sc);
   // What runs: the workload's collective, traffic flows, a training step (one or more).

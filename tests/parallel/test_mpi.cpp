@@ -244,3 +244,13 @@ TEST_CASE("MPI run: bad input under mpirun exits 2 with one message, from rank 0
   REQUIRE(first != std::string::npos);
   CHECK(key.find("did you mean 'nic.mtu'", first + 1) == std::string::npos);
 }
+
+TEST_CASE("MPI run: a perftest scenario under mpirun is refused once with exit 2") {
+  const fs::path d = scratch("perftest");
+  CHECK(fabricsim_run(2, "scenarios/perftest_ib_write_lat_ib_qdr.yaml", d / "lat",
+                      "--set perftest.all=false") == 2);
+  const std::string said = slurp(d / "lat.log");
+  const auto first = said.find("a perftest run is not partitioned over MPI ranks");
+  REQUIRE(first != std::string::npos);
+  CHECK(said.find("a perftest run is not partitioned", first + 1) == std::string::npos);
+}
