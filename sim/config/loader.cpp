@@ -124,11 +124,12 @@ std::span<const Section> sections() {
                                 {"dcqcn", false, &kRoceDcqcn},
                                 {"infiniband", false, &kInfiniband},
                                 {"switches", false},
-                                {"workload", true, nullptr, "traffic training"},
+                                {"workload", true, nullptr, "traffic training perftest"},
                                 {"nccl", false},
                                 {"measured", false},
                                 {kTrafficSection, false},
-                                {kTrainingSection, false}};
+                                {kTrainingSection, false},
+                                {"perftest", false}};
   return all;
 }
 
@@ -147,7 +148,7 @@ const std::vector<Field>& fields() {
          {scenario_params(), topology_params(), link_params(), routing_params(),
           input_file_params(), switch_params(), nic_params(), ecn_params(), pfc_params(),
           dcqcn_params(), infiniband_params(), workload_params(), nccl_params(),
-          workload_sweep_params()}) {
+          workload_sweep_params(), perftest_params()}) {
       out.insert(out.end(), table.begin(), table.end());
     }
     return out;
@@ -525,6 +526,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   // Cross-field rules, each component's.
   check_link(found, s);
   check_workload(found, s);
+  check_perftest(found, s);
   check_nic(ctx, found, s);
   check_switch(ctx, found, s);
   check_pfc(ctx, s, found);

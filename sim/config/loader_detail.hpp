@@ -596,6 +596,9 @@ std::span<const Field> infiniband_params();      ///< params_lossless.cpp
 std::span<const Field> workload_params();        ///< collective … root (params_workload)
 std::span<const Field> nccl_params();            ///< params_workload.cpp
 std::span<const Field> workload_sweep_params();  ///< minbytes, maxbytes, stepfactor
+std::span<const Field> perftest_params();        ///< params_perftest.cpp
+/// The perftest programs perftest.test names (perftest/perftest.cpp simulates them).
+const Choices& perftest_test_names();
 std::span<const ItemKey<TrafficFlow>> traffic_keys();      ///< params_traffic.cpp
 std::span<const ItemKey<TrainingConfig>> training_keys();  ///< params_training.cpp
 std::span<const ItemKey<TrainingLayer>> layer_keys();      ///< params_training.cpp
@@ -663,6 +666,8 @@ void warn_pfc(const Scenario& s, const PfcConfig& pfc, const std::map<std::strin
 void parse_switches(const Context& ctx, const Value& section,
                     const std::map<std::string, Value>& found, Scenario& s);
 void check_workload(const std::map<std::string, Value>& found, Scenario& s);
+/// perftest.enabled from the section's presence; a client that is its own server.
+void check_perftest(const std::map<std::string, Value>& found, Scenario& s);
 extern const std::string kTrafficExpected;
 bool host_index(const std::string& text, int64_t& index);
 void parse_traffic(const Context& ctx, const Value& section, Scenario& s);

@@ -147,6 +147,19 @@ std::span<const Field> nic_params() {
   {"nic", "qp_rate_limit", false,  // absent = line rate
    Quantity(kRateLimit), at<kNic, &N::qp_rate_limit_bps>,
    "per-QP rate limit, at most link.host_rate; 0 = the port's line rate"},
+  {"nic", "message_rate", false,  // absent = no limit (NicConfig: why)
+   PositiveNumber("a message rate in messages per second, e.g. 215e6 (ConnectX-6), at most 1e10"),
+   at<kNic, &N::message_rate>,
+   "work requests per second the NIC starts, all QPs (ConnectX-6 product brief: 215e6); "
+   "absent = no limit, as NCCL's step latencies hold the NIC's costs"},
+  {"nic", "tx_latency", false, Quantity(kNonNegativeTime), at<kNic, &N::tx_latency_ps>,
+   "post to first byte out: doorbell, WQE fetch (a payload's DMA read: dma_read_latency); 0 = none"},
+  {"nic", "rx_latency", false, Quantity(kNonNegativeTime), at<kNic, &N::rx_latency_ps>,
+   "last byte in to completion: DMA write, CQE (the payload's PCIe copy: pcie_rate); 0 = none"},
+  {"nic", "dma_read_latency", false, Quantity(kNonNegativeTime), at<kNic, &N::dma_read_latency_ps>,
+   "a payload not sent inline waits this long for its DMA read (a PCIe round trip); 0 = none"},
+  {"nic", "pcie_rate", false, Quantity(kPositiveRate), at<kNic, &N::pcie_rate_bps>,
+   "the NIC's PCIe rate: a packet's payload copied before it leaves and after it arrives; absent = none"},
   {"nic", "congestion_control", false, Choice(congestion_controls()),
    at<kNic, &N::congestion_control>,
    "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none"},
@@ -161,6 +174,15 @@ void check_link(const std::map<std::string, Value>& found, Scenario& s) {
 
 /// A queue pair's limit above its port's line rate limits nothing.
 void check_nic(const Context& ctx, const std::map<std::string, Value>& found, const Scenario& s) {
+  // 1e10 messages/s is 100 ps a message, over 40 times ConnectX-6's 215 million (NVIDIA
+  // ConnectX-6 EN "Introduction", docs.nvidia.com/networking/display/ConnectX6EN/Introduction).
+  if (s.nic.message_rate > 1e10) {
+    found.at("nic.message_rate")
+        .fail(
+            "expected a message rate in messages per second, e.g. 215e6 (ConnectX-6), at "
+            "most 1e10; got " +
+            found.at("nic.message_rate").node().Scalar());
+  }
   if (s.nic.qp_rate_limit_bps > s.link.host_rate_bps) {
     const Value& limit = found.at("nic.qp_rate_limit");
     const Value& rate = found.at("link.host_rate");

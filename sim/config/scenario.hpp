@@ -17,7 +17,8 @@
 //   cost_model: configs/cost_example.yaml      # optional
 //   switch:   {latency, radix, buffer_model, buffer_per_port | shared_buffer, reserved_per_queue,
 //              alpha, cut_through, scheduler, dwrr_weights, profile}
-//   nic:      {mtu, traffic_class, ack_interval, rto, qp_rate_limit}
+//   nic:      {mtu, traffic_class, ack_interval, rto, qp_rate_limit, message_rate, tx_latency,
+//              rx_latency, congestion_control}
 //   ecn:      {enabled, kmin, kmax, pmax, mark_at}   # optional
 //   pfc:      {enabled, priorities, threshold, xoff | alpha, xon_offset, headroom, response_time,
 //              pause_quanta, watchdog, watchdog_detection_time, watchdog_restoration_time,
@@ -60,6 +61,7 @@
 #include "collectives/workload_params.hpp"
 #include "congestion/ecn.hpp"
 #include "congestion/pfc.hpp"
+#include "perftest/perftest_params.hpp"
 #include "sim/core/config_error.hpp"  // KeyOrigin
 
 namespace fabricsim {
@@ -195,6 +197,23 @@ struct NicConfig {
   int64_t rto_ps = 67'108'864'000;
   /// Per-QP rate limit (what congestion control adjusts); 0 = the port's line rate.
   int64_t qp_rate_limit_bps = 0;
+  /// Work requests (messages) per second the NIC can start, over all its queue pairs: the
+  /// message rate NIC datasheets quote (ConnectX-6: 215 million messages/s, NVIDIA ConnectX-6
+  /// product brief). 0 = no limit (the default: an idle NIC starts a message at once, as before,
+  /// so collective runs, whose NCCL step latencies already hold the NIC's costs, do not change).
+  double message_rate = 0;
+  /// Send side: from a message's post to its first byte on the wire (doorbell, WQE fetch; a
+  /// payload not sent inline adds dma_read_latency and its PCIe copy). Receive side: from its
+  /// last byte in to its completion (DMA write, CQE; plus the last packet's PCIe copy). 0 = none
+  /// (the default, for the same reason as message_rate).
+  int64_t tx_latency_ps = 0;
+  int64_t rx_latency_ps = 0;
+  /// A payload not sent inline (IBV_SEND_INLINE) is DMA-read from host memory before it
+  /// leaves: one PCIe round trip (dma_read_latency), then its first packet's payload at the
+  /// NIC's PCIe rate (pcie_rate); the receiving NIC writes its last packet's payload at that
+  /// rate before the completion. A latency, not a throughput limit. 0 = none (the default).
+  int64_t dma_read_latency_ps = 0;
+  int64_t pcie_rate_bps = 0;
   /// The queue pairs' congestion control (congestion/cc_registry.hpp): auto (dcqcn if
   /// dcqcn.enabled, else none), none, dcqcn (as dcqcn.enabled: true), or a registered one.
   std::string congestion_control = "auto";
@@ -341,6 +360,8 @@ struct Scenario {
   std::vector<TrafficFlow> traffic;
   /// `training:` a training step, after the workload's sweep (or alone).
   TrainingConfig training;
+  /// `perftest:` a perftest run between two hosts (alone, or after the workload's sweep).
+  PerftestConfig perftest;
   bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;
   DcqcnConfig dcqcn;

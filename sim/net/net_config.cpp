@@ -1,6 +1,8 @@
 // NetConfig from a scenario: the devices' parameters the network is built with.
 #include "sim/net/net_config.hpp"
 
+#include <cmath>
+
 namespace fabricsim {
 
 NetConfig net_config_for(const Scenario& sc) {
@@ -22,6 +24,12 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.ack_interval = sc.nic.ack_interval;
   nc.rto_ps = sc.nic.rto_ps;
   nc.qp_rate_limit_bps = sc.nic.qp_rate_limit_bps;
+  nc.message_interval_ps =
+      sc.nic.message_rate > 0 ? std::llround(1e12 / sc.nic.message_rate) : int64_t{0};
+  nc.tx_latency_ps = sc.nic.tx_latency_ps;
+  nc.rx_latency_ps = sc.nic.rx_latency_ps;
+  nc.dma_read_latency_ps = sc.nic.dma_read_latency_ps;
+  nc.pcie_rate_bps = sc.nic.pcie_rate_bps;
   nc.seed = sc.seed;
   nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
   nc.dateline_class = sc.routing.dateline_class;

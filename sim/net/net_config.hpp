@@ -38,8 +38,19 @@ struct NetConfig {
   int ack_interval = 1;
   int64_t rto_ps = NicConfig{}.rto_ps;
   int64_t qp_rate_limit_bps = 0;  ///< 0 = line rate
-  int retry_count = 7;            ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
-  uint64_t seed = 1;              ///< ECMP salts and bit errors come from streams of this seed
+  /// The NIC starts a message at most every message_interval_ps (1 / nic.message_rate; 0 = no
+  /// limit); its first byte leaves tx_latency_ps after it started; the receiver completes it
+  /// rx_latency_ps after its last packet came in (nic.tx_latency, nic.rx_latency).
+  int64_t message_interval_ps = 0;
+  int64_t tx_latency_ps = 0;
+  int64_t rx_latency_ps = 0;
+  /// A payload not sent inline is DMA-read from host memory first: dma_read_latency_ps (one
+  /// PCIe round trip), then its first packet's payload at pcie_rate_bps; the receiver writes
+  /// its last packet's payload over PCIe at pcie_rate_bps before the completion. 0 = none.
+  int64_t dma_read_latency_ps = 0;
+  int64_t pcie_rate_bps = 0;
+  int retry_count = 7;  ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
+  uint64_t seed = 1;    ///< ECMP salts and bit errors come from streams of this seed
   bool per_packet_spraying = false;
   bool ecn = false;             ///< RED ECN marking at switch egress queues
   RedEcn red;                   ///< its thresholds

@@ -114,10 +114,12 @@ class Network {
   /// `src_host` to `dst_host` on the QP of flow `flow_id` (a QP per (src, dst, flow); flows
   /// pick ECMP paths), in traffic class `tc` (-1 = the configured one).
   /// `sink->on_message_complete(tag)` fires when its last packet is received in order.
+  /// `inline_payload`: the payload travels inside the work request (IBV_SEND_INLINE), so the
+  /// NIC reads none from host memory (no NetConfig::dma_read_latency_ps, no PCIe copy).
   /// Returns the message's run-wide sequence number. Throws std::invalid_argument for a bad
   /// host id, src == dst, a negative size or a tc outside -1..7.
   uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                int tc = -1);
+                int tc = -1, bool inline_payload = false);
   /// The QP of (src_host, dst_host, flow_id, tc) (tc -1 = the configured class), created if
   /// new. QP ids are the creation order, so a partitioned run that opens every QP up front in
   /// the same order on every rank agrees on them. Opening does not start the QP's congestion
@@ -335,6 +337,7 @@ class Network {
     int64_t bytes;
     uint32_t first_psn;
     uint32_t packets;
+    int64_t ready_ps;  ///< its first byte may leave from here (message rate, tx latency)
   };
   /// A QP's sending half (the source host's state) and its immutable identity, which both ends
   /// and the switches may read; the receiving half is QpRx.
@@ -370,12 +373,18 @@ class Network {
     bool nak_outstanding = false;
     QpCcReceiver cc;             ///< congestion control's notification point (NetConfig::cc)
     std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
+    /// Received in full, completing after the receive latency (NetConfig::rx_latency_ps),
+    /// oldest first: each has its on_rx_complete event pending.
+    std::deque<RxMessage> completing;
+    int64_t last_done_ps = 0;  ///< when the latest of them completes (completions stay FIFO)
   };
   struct Nic {
     uint32_t port = 0;             ///< global id of the NIC's port
     std::vector<uint32_t> active;  ///< QPs with packets to send, round-robin
     size_t cursor = 0;
     int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
+    /// When the NIC may start its next message (NetConfig::message_interval_ps after the last).
+    int64_t next_message_ps = 0;
   };
 
   struct SwitchPolicy {
@@ -422,6 +431,11 @@ class Network {
   void on_arrival(uint64_t packet_addr);
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
+  /// The receive latency of QP `qp`'s oldest completing message is over: it completes.
+  void on_rx_complete(uint64_t qp);
+  /// Message `m` of QP `qp_id` (received in full) completes now: its FCT and flow record, the
+  /// observer, the sink (which may post messages: Qp and QpRx references dangle after it).
+  void complete_message(uint32_t qp_id, const RxMessage& m);
   void start_tx(uint32_t port_id, uint8_t eligible);
   void nic_fill(uint32_t nic);
   void forward(Packet* p);

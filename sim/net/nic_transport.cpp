@@ -87,7 +87,7 @@ void Network::accept_rx_message(uint32_t qp_id, const RxMessage& m) {
 }
 
 uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                       int tc) {
+                       int tc, bool inline_payload) {
   // Checked in the order they always were: hosts, size, class.
   check_qp_key("Network::send", src_host, dst_host, 0);
   if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
@@ -123,6 +123,22 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   m.bytes = bytes;
   m.first_psn = qp.psn_end;
   m.packets = static_cast<uint32_t>(packets);
+  // The NIC starts its messages one at a time at its message rate (doorbell, WQE fetch), over
+  // all its QPs in posting order; the first byte leaves the send latency later (the payload's
+  // DMA read). Both off (the default): ready at once, as an idle line-rate NIC.
+  m.ready_ps = now;
+  if (cfg_.message_interval_ps > 0 || cfg_.tx_latency_ps > 0) {
+    Nic& nic = nics_[qp.nic];
+    const int64_t start = std::max(now, nic.next_message_ps);
+    nic.next_message_ps = start + cfg_.message_interval_ps;
+    m.ready_ps = start + cfg_.tx_latency_ps;
+  }
+  if (!inline_payload && bytes > 0) {  // the payload's DMA read: a round trip, one packet's copy
+    m.ready_ps += cfg_.dma_read_latency_ps;
+    if (cfg_.pcie_rate_bps > 0) {
+      m.ready_ps += serialization_ps(std::min(bytes, cfg_.mtu_bytes), cfg_.pcie_rate_bps);
+    }
+  }
   const uint64_t seq = next_seq_++;
   if (record_posts_) {
     // The place of this post in the execution order (sim/parallel: renumbering seq on merge).
@@ -193,6 +209,12 @@ void Network::nic_fill(uint32_t nic_id) {
     while (qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
       ++qp.snd_msg;
     const Message& m = message_at(qp, qp.snd_msg);
+    if (m.ready_ps > now) {  // not started by the NIC yet (message rate, send latency)
+      earliest = earliest < 0 ? m.ready_ps : std::min(earliest, m.ready_ps);
+      ++nic.cursor;
+      ++tried;
+      continue;
+    }
     const int64_t offset = static_cast<int64_t>(qp.snd_nxt - m.first_psn) * cfg_.mtu_bytes;
     const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
     // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
@@ -308,23 +330,50 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   }
   if (last) {
     ++rx.rcv_msg;
-    --in_flight_;
-    const int64_t now = sim_.now().ps();
-    fct_[m.tag >> 63].record(now - m.start_ps);  // every message, recorded or not
-    if (flows_.size() < cfg_.max_flow_records) {
-      flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes,
-                                  m.start_ps, now, m.retransmitted_rx, m.tag, sim_.current_key()});
-    } else {
-      ++flows_unrecorded_;
+    // The DMA write of the last packet's payload and the completion entry take this long.
+    int64_t delay = cfg_.rx_latency_ps;
+    if (cfg_.pcie_rate_bps > 0 && p->payload_bytes > 0) {
+      delay += serialization_ps(p->payload_bytes, cfg_.pcie_rate_bps);
     }
-    if (observer_ != nullptr) {
-      observer_->message_delivered(m.seq, qp.src_host, qp.dst_host, qp_id, now);
+    if (delay > 0 || !rx.completing.empty()) {
+      // In order: a message never completes before the one received ahead of it.
+      const int64_t done = std::max(sim_.now().ps() + delay, rx.last_done_ps);
+      rx.last_done_ps = done;
+      rx.completing.push_back(m);
+      rx.msgs.pop_front();
+      sim_.at<&Network::on_rx_complete>(
+          SimTime(done), node_lp(static_cast<uint32_t>(fabric_.hosts[qp.dst_host])), this, qp_id);
+      return;
     }
-    const uint64_t tag = m.tag;
+    const RxMessage done = m;
     rx.msgs.pop_front();
-    // Last: the sink may post messages, reallocating qps_ and qp_rx_ (qp and rx dangle).
-    if (sink_ != nullptr) sink_->on_message_complete(tag);
+    complete_message(qp_id, done);
   }
+}
+
+void Network::on_rx_complete(uint64_t qp_id) {
+  QpRx& rx = qp_rx_[qp_id];
+  const RxMessage done = rx.completing.front();  // latencies are equal: completions stay FIFO
+  rx.completing.pop_front();
+  complete_message(static_cast<uint32_t>(qp_id), done);
+}
+
+void Network::complete_message(uint32_t qp_id, const RxMessage& m) {
+  const Qp& qp = qps_[qp_id];
+  --in_flight_;
+  const int64_t now = sim_.now().ps();
+  fct_[m.tag >> 63].record(now - m.start_ps);  // every message, recorded or not
+  if (flows_.size() < cfg_.max_flow_records) {
+    flows_.push_back(FlowRecord{m.seq, qp.src_host, qp.dst_host, qp_id, qp.tc, m.bytes, m.start_ps,
+                                now, m.retransmitted_rx, m.tag, sim_.current_key()});
+  } else {
+    ++flows_unrecorded_;
+  }
+  if (observer_ != nullptr) {
+    observer_->message_delivered(m.seq, qp.src_host, qp.dst_host, qp_id, now);
+  }
+  // Last: the sink may post messages, reallocating qps_ and qp_rx_ (qp dangles).
+  if (sink_ != nullptr) sink_->on_message_complete(m.tag);
 }
 
 void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc) {

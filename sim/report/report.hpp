@@ -284,6 +284,9 @@ struct RunReport {
   std::vector<CollectiveRow> rows;
   std::optional<MeasuredComparison> measured;  ///< measured.nccl_tests, when the scenario names one
   std::optional<TrainingSummary> training;     ///< training:, when the scenario has one
+  /// perftest:, when the scenario has one: perftest's own report of the simulated run
+  /// (perftest/perftest.hpp: format_perftest), printed as perftest prints it.
+  std::string perftest;
   Counters counters;
   DeadlockRow deadlock;
   int64_t events = 0;

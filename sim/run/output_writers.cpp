@@ -1,5 +1,7 @@
 #include "sim/run/output_writers.hpp"
 
+#include "sim/report/output_file.hpp"
+
 #include <stdexcept>
 #include <utility>
 
@@ -24,6 +26,11 @@ std::deque<OutputWriter>& table() {
        write_flows_csv, flows_note},
       {"flows.csv.gz", [](const OutputSettings& s, const RunReport&) { return s.flows == "gz"; },
        write_flows_csv_gz, flows_note},
+      // perftest's own report of a perftest: run (perftest/perftest.hpp), as `run` printed it.
+      {"perftest.txt",
+       [](const OutputSettings&, const RunReport& r) { return !r.perftest.empty(); },
+       [](const std::string& path, const RunReport& r) { write_output_file(path, r.perftest); },
+       nullptr},
   };
   return t;
 }

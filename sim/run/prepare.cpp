@@ -209,6 +209,19 @@ void check_runnable(const Scenario& sc, const Fabric& fabric) {
 
 /// What the flow mode cannot run, refused at the key `mode` (exit 2).
 void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
+  if (sc.perftest.enabled) {
+    throw key_error(sc, "mode",
+                    "the flow mode runs the workload's collectives; a perftest run needs the "
+                    "packet mode (mode: packet)");
+  }
+  for (const char* key : {"nic.message_rate", "nic.tx_latency", "nic.rx_latency",
+                          "nic.dma_read_latency", "nic.pcie_rate"}) {
+    if (sc.origins.count(key)) {
+      throw key_error(sc, key,
+                      "the flow mode does not model the NIC's message rate, latencies or PCIe; use "
+                      "the packet mode (mode: packet)");
+    }
+  }
   if (!sc.traffic.empty() || sc.training.enabled) {
     throw key_error(sc, "mode",
                     std::string("the flow mode runs the workload's collectives; ") +
@@ -317,6 +330,18 @@ Prepared prepare(Scenario& sc) {
   for (VertexId h : fabric.hosts) host_names.push_back(fabric.graph[h].name);
   resolve_traffic(sc, host_names);
   check_runnable(sc, fabric);
+  if (sc.perftest.enabled) {
+    const int hosts = static_cast<int>(fabric.hosts.size());
+    for (const auto& [key, host] : {std::pair{"perftest.client", sc.perftest.client},
+                                    std::pair{"perftest.server", sc.perftest.server}}) {
+      if (host >= hosts) {
+        throw key_error(sc, sc.origins.count(key) ? key : "perftest",
+                        "host " + std::to_string(host) + " is not in this fabric of " +
+                            std::to_string(hosts) + " hosts (0 .. " + std::to_string(hosts - 1) +
+                            ")");
+      }
+    }
+  }
   std::optional<RoutingTable> routes;
   if (sc.mode == "flow") {
     check_flow_mode(sc, fabric);

@@ -124,6 +124,11 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   // The flow mode is one logical process: under mpirun rank 0 runs it alone, as a sequential
   // run; the other ranks have nothing to do.
   if (opts.mpi_ranks > 1 && sc.mode == "flow" && !opts.reports) return kExitOk;
+  if (opts.mpi_ranks > 1 && sc.perftest.enabled) {
+    // Its completions drive its posts on both hosts: every rank refuses it alike.
+    throw key_error(sc, "perftest",
+                    "a perftest run is not partitioned over MPI ranks: run it without mpirun");
+  }
   if (opts.mpi_ranks > 1 && sc.mode != "flow") check_partition_fits(prepared, opts.mpi_ranks);
   if (opts.reports) print_warnings(sc);
   // What runs: the workload's collective, traffic flows, a training step (one or more).
@@ -137,6 +142,11 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
                     (sc.traffic.size() == 1 ? "" : "s"));
   }
   if (sc.training.enabled) parts.emplace_back("a training step");
+  if (sc.perftest.enabled) {
+    parts.push_back("perftest " + sc.perftest.test + " from host " +
+                    std::to_string(sc.perftest.client) + " to host " +
+                    std::to_string(sc.perftest.server));
+  }
   std::cout << "# fabricsim " << sc.name << ": ";
   for (size_t i = 0; i < parts.size(); ++i) std::cout << (i > 0 ? ", plus " : "") << parts[i];
   if (sc.mode == "flow") std::cout << ", flow mode";
@@ -214,6 +224,7 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   }
   if (rep.measured) print_measured(std::cout, *rep.measured);
   if (rep.training) print_training(std::cout, *rep.training);
+  std::cout << rep.perftest;
   print_summary(std::cout, rep);
   if (opts.out_given && opts.reports) {
     const std::vector<OutputError> more = write_run_outputs(dir.string(), rep, opts.flows);

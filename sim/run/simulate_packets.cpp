@@ -17,6 +17,8 @@
 #include "collectives/replay.hpp"
 #include "collectives/training_summary.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "perftest/perftest.hpp"
+#include "sim/config/loader.hpp"
 #include "sim/core/memory_budget.hpp"
 #include "sim/core/units.hpp"
 #include "sim/net/network.hpp"
@@ -62,6 +64,38 @@ static int64_t settle_gap_ps(const Network& net) {
     if (p.delay_ps > 0 && (gap == 0 || p.delay_ps < gap)) gap = p.delay_ps;
   }
   return gap;
+}
+
+/// The perftest: section's run, after the sweep and the step: one phase per message size, its
+/// report in rep.perftest (what ran, if a phase stopped the run).
+template <class RunPhase>
+static void run_perftest(const Scenario& sc, Simulator& sim, Network& net, PacketEngine& engine,
+                         RunPhase& run_phase, RunReport& rep) {
+  for (const int host : {sc.perftest.client, sc.perftest.server}) {
+    // Its completions drive its posts on both hosts: one rank must hold both.
+    if (!sim.is_local(Network::node_lp(static_cast<uint32_t>(net.fabric().hosts[host])))) {
+      throw key_error(sc, "perftest",
+                      "a perftest run is not partitioned over MPI ranks: run it without mpirun");
+    }
+  }
+  PerftestPlayer player(sim, net, sc.perftest);
+  std::vector<PerftestResult> results;
+  for (const int64_t bytes : perftest_sizes(sc.perftest)) {
+    player.start(bytes);
+    engine.begin_phase([&] { return std::make_pair(player.completed(), player.finish_time_ps()); },
+                       player.total());
+    const bool ok =
+        player.done() || run_phase(sc.perftest.test + " " + std::to_string(bytes) + " B",
+                                   sc.perftest.test + " " + format_size(bytes), [&] {
+                                     return std::to_string(player.completed()) + " of " +
+                                            std::to_string(player.total()) + " " +
+                                            sc.perftest.test + " messages completed";
+                                   });
+    if (!ok) break;
+    results.push_back(player.result());
+  }
+  rep.perftest = format_perftest(sc.perftest, static_cast<int>(sc.nic.mtu_bytes),
+                                 sc.transport == "infiniband" ? "IB" : "Ethernet", results);
 }
 
 /// The packet model's simulate().
@@ -254,6 +288,10 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     engine->max_in_place(times);
     replayer.set_task_times(times);
     if (ok) step_done = true;
+  }
+  if (rep.complete && sc.perftest.enabled) {
+    run_perftest(sc, sim, net, *engine, run_phase, rep);
+    net.set_sink(&transport);  // the traffic's completions
   }
   if (rep.complete && engine->sum(static_cast<int64_t>(traffic.completed())) <
                           static_cast<int64_t>(traffic.size())) {

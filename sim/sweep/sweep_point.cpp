@@ -36,8 +36,8 @@ void remove_point_outputs(const RunOptions& opts, int64_t index, int64_t points)
   if (!opts.out_given) return;
   const std::filesystem::path point_dir =
       std::filesystem::path(opts.out_dir) / point_dir_name(index + 1, points);
-  const std::vector<std::string> names = {"results.json", "perf.json", "ports.csv",
-                                          "queues.csv",   "flows.csv", "trace.json"};
+  const std::vector<std::string> names = {"results.json", "perf.json",  "ports.csv",   "queues.csv",
+                                          "flows.csv",    "trace.json", "perftest.txt"};
   for (const std::string& f : names) {
     std::error_code ec;
     std::filesystem::remove(point_dir / f, ec);

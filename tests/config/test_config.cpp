@@ -181,7 +181,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
           "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl, measured, "
-          "traffic and training");
+          "traffic, training and perftest");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -189,7 +189,8 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, infiniband, switches, workload, nccl, measured, traffic and training, got a "
+          "dcqcn, infiniband, switches, workload, nccl, measured, traffic, training and "
+          "perftest, got a "
           "list");
   }
 }
@@ -258,7 +259,8 @@ TEST_CASE("values of the wrong type", "[config]") {
   SECTION("a section that is not a map") {
     check(edit("  mtu: 4096B", "").replace(kBase.find("nic:"), 4, "nic: 4096B"), 17, 6, "nic",
           "expected a map of nic keys (mtu, traffic_class, ack_interval, rto, qp_rate_limit, "
-          "congestion_control), got "
+          "message_rate, tx_latency, rx_latency, dma_read_latency, pcie_rate, congestion_control), "
+          "got "
           "'4096B'");
   }
   SECTION("a word for the seed") {

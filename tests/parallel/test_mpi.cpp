@@ -132,6 +132,16 @@ std::string same_bytes(const std::string& name, const std::string& scenario,
 
 }  // namespace
 
+TEST_CASE("MPI run: the NIC's message rate and latencies keep the sequential run's bytes") {
+  // The message rate's state is the sending NIC's, a message's receive latency an event on the
+  // receiving host: both stay on their host's rank.
+  same_bytes("nic-costs", "scenarios/quickstart.yaml",
+             "--set workload.maxbytes=256KiB --set nic.message_rate=20e6 "
+             "--set nic.tx_latency=700ns --set nic.rx_latency=400ns "
+             "--set nic.dma_read_latency=500ns --set nic.pcie_rate=64Gbps",
+             0);
+}
+
 TEST_CASE("MPI run: a Clos all_reduce sweep on 2 and 3 ranks writes the sequential run's bytes") {
   // quickstart: 4 leaves x 4 hosts, 4 spines; 2 ranks split by leaf (8 cut links of 250 ns).
   const std::string r =
@@ -233,4 +243,14 @@ TEST_CASE("MPI run: bad input under mpirun exits 2 with one message, from rank 0
   const auto first = key.find("did you mean 'nic.mtu'");
   REQUIRE(first != std::string::npos);
   CHECK(key.find("did you mean 'nic.mtu'", first + 1) == std::string::npos);
+}
+
+TEST_CASE("MPI run: a perftest scenario under mpirun is refused once with exit 2") {
+  const fs::path d = scratch("perftest");
+  CHECK(fabricsim_run(2, "scenarios/perftest_ib_write_lat_ib_qdr.yaml", d / "lat",
+                      "--set perftest.all=false") == 2);
+  const std::string said = slurp(d / "lat.log");
+  const auto first = said.find("a perftest run is not partitioned over MPI ranks");
+  REQUIRE(first != std::string::npos);
+  CHECK(said.find("a perftest run is not partitioned", first + 1) == std::string::npos);
 }
