@@ -3,6 +3,7 @@
 // every LP's output is a hash chain over the events it executed, in order, so one event out of
 // place on one LP, a tie at the same picosecond included, changes the file.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -22,14 +23,33 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+/// `mpirun` with the options every test uses, on `ranks` ranks. Each test process gives OpenMPI
+/// a session directory of its own: two mpiruns sharing /tmp/ompi.HOST.UID race (the one that
+/// ends removes the shared top directory while the other creates its own below it, and the
+/// second fails in orte_init with "A call to mkdir was unable to create the desired
+/// directory"), which ctest -j2 makes possible whenever two of these tests overlap.
+std::string mpiexec(int ranks) {
+  // Made on first use, removed when the test process ends.
+  static const struct Session {
+    fs::path dir =
+        fs::temp_directory_path() / ("fabricsim_test_mpi_session_" + std::to_string(::getpid()));
+    Session() { fs::create_directories(dir); }
+    ~Session() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } session;
+  return std::string(FABRICSIM_MPIEXEC) + " --oversubscribe --allow-run-as-root --mca " +
+         "orte_tmpdir_base " + session.dir.string() + " -np " + std::to_string(ranks) + " ";
+}
+
 /// Runs fabricsim-phold with `args` on `ranks` MPI ranks (1: without mpirun, the plain
 /// sequential Simulator); returns the exit code. OpenMPI leaks at MPI_Finalize, so leak
 /// detection is off for these processes under the sanitizers.
 int phold(int ranks, const std::string& args, const fs::path& err) {
   std::string cmd = "env ASAN_OPTIONS=detect_leaks=0 ";
   if (ranks > 1) {
-    cmd += std::string(FABRICSIM_MPIEXEC) + " --oversubscribe --allow-run-as-root -np " +
-           std::to_string(ranks) + " ";
+    cmd += mpiexec(ranks);
   }
   cmd += std::string(FABRICSIM_PHOLD) + " " + args + " 2>" + err.string();
   const int status = std::system(cmd.c_str());
@@ -92,8 +112,7 @@ int fabricsim_run(int ranks, const std::string& scenario, const fs::path& out,
   std::string cmd =
       "cd " + std::string(FABRICSIM_SOURCE_DIR) + " && env ASAN_OPTIONS=detect_leaks=0 ";
   if (ranks > 1) {
-    cmd += std::string(FABRICSIM_MPIEXEC) + " --oversubscribe --allow-run-as-root -np " +
-           std::to_string(ranks) + " ";
+    cmd += mpiexec(ranks);
   }
   cmd += std::string(FABRICSIM_BIN) + " run " + scenario + " --out " + out.string() + " " + args +
          " >" + out.string() + ".log 2>&1";
@@ -211,11 +230,11 @@ TEST_CASE("MPI run: SIGUSR1 to mpirun stops every rank cleanly, the partial file
   // finished before the signal); the signal comes after 5 s (the ranks have
   // started, under the sanitizers too).
   const fs::path d = scratch("usr1");
-  const std::string cmd =
-      "cd " + std::string(FABRICSIM_SOURCE_DIR) + " && (env ASAN_OPTIONS=detect_leaks=0 " +
-      FABRICSIM_MPIEXEC + " --oversubscribe --allow-run-as-root -np 2 " + FABRICSIM_BIN +
-      " run scenarios/fat_tree_k8.yaml --set workload.maxbytes=1GiB --out " + (d / "out").string() +
-      " >" + (d / "log").string() + " 2>&1 & pid=$!; sleep 5; kill -USR1 $pid; wait $pid)";
+  const std::string cmd = "cd " + std::string(FABRICSIM_SOURCE_DIR) +
+                          " && (env ASAN_OPTIONS=detect_leaks=0 " + mpiexec(2) + FABRICSIM_BIN +
+                          " run scenarios/fat_tree_k8.yaml --set workload.maxbytes=1GiB --out " +
+                          (d / "out").string() + " >" + (d / "log").string() +
+                          " 2>&1 & pid=$!; sleep 5; kill -USR1 $pid; wait $pid)";
   const int status = std::system(cmd.c_str());
   INFO(slurp(d / "log"));
   REQUIRE(WIFEXITED(status));
