@@ -19,12 +19,13 @@ struct CollectiveInputs {
   const NcclConfig& nccl;          ///< `nccl:`, with the environment applied (nccl_env.hpp)
   const TrainingConfig& training;  ///< `training:`
   int64_t host_rate_bps;           ///< link.host_rate: a NIC's rate
-  int64_t nvlink_rate_bps;         ///< link.nvlink_rate: GPU <-> NVSwitch, per direction; 0 = none
-  int64_t pcie_rate_bps;           ///< link.pcie_rate: GPU <-> host memory, per direction
-  int64_t pcie_latency_ps;         ///< link.pcie_latency: one crossing of PCIe and host memory
-  int nics_per_server;             ///< topology.nics_per_server; 0 = one per GPU
-  bool flow_mode;                  ///< mode flow (messages as fluid flows) rather than packet
-  KeyPlaces places;                ///< where the scenario's keys were written
+  int64_t nvlink_rate_bps;  ///< link.nvlink_rate x link.nvlink_efficiency: GPU <-> NVSwitch data
+                            ///< rate per direction; 0 = none
+  int64_t pcie_rate_bps;    ///< link.pcie_rate: GPU <-> host memory, per direction
+  int64_t pcie_latency_ps;  ///< link.pcie_latency: one crossing of PCIe and host memory
+  int nics_per_server;      ///< topology.nics_per_server; 0 = one per GPU
+  bool flow_mode;           ///< mode flow (messages as fluid flows) rather than packet
+  KeyPlaces places;         ///< where the scenario's keys were written
 };
 
 }  // namespace fabricsim

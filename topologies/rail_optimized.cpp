@@ -38,7 +38,7 @@ Shape validate(const Scenario& sc) {
   s.K = t.rail_only ? 0 : t.spines;
   s.h = l.host_rate_bps;
   s.f = l.fabric_rate_bps > 0 ? l.fabric_rate_bps : l.host_rate_bps;
-  s.nv = l.nvlink_rate_bps;
+  s.nv = l.nvlink_data_rate_bps();
   if (s.G < 1)
     fail("topology.gpus_per_server", "a rail-optimized fabric needs >= 1 GPU per server");
   if (s.S < 1) fail("topology.servers_per_su", "a scalable unit needs >= 1 server");

@@ -21,7 +21,7 @@ void add_servers(const Scenario& sc, Fabric& f, int64_t whole_servers_per, const
                     "e.g. 3600Gbps (H100: 450 GB/s)");
   }
   FabricGraph& g = f.graph;
-  EdgeProps nvlink{sc.link.nvlink_rate_bps, 0};
+  EdgeProps nvlink{sc.link.nvlink_data_rate_bps(), 0};
   nvlink.nvlink = true;
   const int servers = static_cast<int>(f.hosts.size()) / G;
   for (int v = 0; v < servers; ++v) {

@@ -51,6 +51,7 @@
 // training, collectives/nccl_params.hpp for nccl).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -140,6 +141,12 @@ struct LinkConfig {
   int64_t fabric_rate_bps = 0;       ///< leaf <-> spine link rate; defaults to host_rate
   int64_t propagation_delay_ps = 0;  ///< per link, one way, e.g. "500ns" (~100 m of fibre)
   int64_t nvlink_rate_bps = 0;       ///< rail-optimized: GPU <-> NVSwitch, per direction
+  /// Fraction of link.nvlink_rate that NCCL's traffic reaches: NCCL's own per-link NVLink
+  /// bandwidth (src/graph/topo.h: SM70_NVLINK_BW and SM80_NVLINK_BW 20.0 GB/s, SM90 20.6,
+  /// SM100 40.1) over the link's data rate per direction (NVLink2/3/4: 25 GB/s, NVLink5: 50):
+  /// 0.80 for V100, A100 and B200, 0.824 for H100 and H200. The simulated NVLinks run at
+  /// nvlink_data_rate_bps(). 0.05 … 1.
+  double nvlink_efficiency = 0.8;
   /// GPU <-> host memory over PCIe, per direction: carries NCCL's staging when GPUDirect RDMA
   /// is off. Default PCIe Gen5 x16, 16 × 32 GT/s × 128/130 = 504 Gb/s (HARDWARE.md §1.2).
   int64_t pcie_rate_bps = 504'123'076'923;
@@ -147,6 +154,12 @@ struct LinkConfig {
   /// Bit error rate of every network link (0 = error-free; IEEE 802.3 400GBASE links are
   /// specified at a post-FEC BER below 1e-13). NVLinks are error-free. 0 … 1e-3.
   double bit_error_rate = 0.0;
+
+  /// The rate NVLink traffic moves at: nvlink_rate_bps × nvlink_efficiency, rounded to the
+  /// nearest bit per second (0 when nvlink_rate_bps is 0).
+  int64_t nvlink_data_rate_bps() const {
+    return std::llround(static_cast<double>(nvlink_rate_bps) * nvlink_efficiency);
+  }
 };
 
 /// `switch:` section (every switch of the fabric).

@@ -219,7 +219,7 @@ TEST_CASE("unknown keys are rejected with a suggestion", "[config]") {
   SECTION("no close match: the valid keys are listed") {
     check(edit("  fabric_rate: 800Gbps", "  colour: red"), 12, 3, "link.colour",
           "unknown key 'colour'; valid keys are: host_rate, fabric_rate, propagation_delay, "
-          "nvlink_rate, pcie_rate, pcie_latency, bit_error_rate");
+          "nvlink_rate, nvlink_efficiency, pcie_rate, pcie_latency, bit_error_rate");
   }
   SECTION("a key in the wrong section") {
     check(edit("  fabric_rate: 800Gbps", "  mtu: 9000B"), 12, 3, "link.mtu",

@@ -440,7 +440,8 @@ TEST_CASE("fat-tree servers: one NVSwitch per G consecutive hosts, network count
         if (g[*e].nvlink) {
           ++nv;
           CHECK(g[peer].name == "nvswitch" + std::to_string(i / G));
-          CHECK(g[*e].rate_bps == 3600 * kGbps);
+          // NVLinks carry link.nvlink_efficiency (default 0.8) x link.nvlink_rate.
+          CHECK(g[*e].rate_bps == 2880 * kGbps);
           CHECK(g[*e].delay_ps == 0);
         } else {
           ++net;

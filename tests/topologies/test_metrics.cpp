@@ -555,7 +555,7 @@ TEST_CASE("rail-optimized: NVLinks are their own class and are not costed") {
   CHECK(m.links_by_class[1].count == leaves * uplinks);
   CHECK(m.links_by_class[2].ends == "nvlink");
   CHECK(m.links_by_class[2].count == hosts);
-  CHECK(m.links_by_class[2].rate_bps == 400 * kGbps);
+  CHECK(m.links_by_class[2].rate_bps == 320 * kGbps);  // 400G x nvlink_efficiency 0.8
   // NVSwitches have only NVLinks: no ratio for them.
   REQUIRE(m.oversubscription_by_tier.size() == 1);
   CHECK(m.oversubscription_by_tier[0] == std::pair<std::string, double>{"leaf", 1.0});
@@ -605,7 +605,7 @@ TEST_CASE("spine-leaf servers: an NVSwitch per G GPUs, NVLinks not counted or co
   CHECK(m.links_by_class[1].count == leaves * uplinks);
   CHECK(m.links_by_class[2].ends == "nvlink");
   CHECK(m.links_by_class[2].count == hosts);
-  CHECK(m.links_by_class[2].rate_bps == 900 * kGbps);
+  CHECK(m.links_by_class[2].rate_bps == 720 * kGbps);  // 900G x nvlink_efficiency 0.8
   // Servers are whole on each side of the halves (leaves 0-1 | 2-3): the NVLinks add nothing.
   CHECK(m.bisection_maxflow_bps == spine_leaf_bisection_bps(sc));
   // Same prices as "cost proxy: part counts times prices" for this network: no NVSwitch ports.

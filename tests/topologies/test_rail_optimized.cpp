@@ -217,7 +217,8 @@ TEST_CASE("one DGX SuperPOD H100 scalable unit: 32 servers x 8 GPUs, 8 rail leav
     for (auto [e, end] = boost::out_edges(h, g); e != end; ++e) {
       if (!g[*e].nvlink) continue;
       CHECK(g[boost::target(*e, g)].name == "nvswitch" + std::to_string(i / G));
-      CHECK(g[*e].rate_bps == 3600 * kGbps);
+      // NVLinks carry link.nvlink_efficiency (default 0.8) x link.nvlink_rate: 2880 Gb/s.
+      CHECK(g[*e].rate_bps == 2880 * kGbps);
       CHECK(g[*e].delay_ps == 0);
     }
   }
