@@ -84,7 +84,7 @@ std::span<const Field> link_params() {
    "GPU <-> NVSwitch rate per direction (servers of more than one GPU)",
    "spine-leaf fat-tree rail-optimized", "rail-optimized"},
   {"link", "nvlink_efficiency", false,
-   Fraction(0.05, 1, "a fraction above 0.05 and at most 1, e.g. 0.824"),
+   Fraction(0.05, 1, "a fraction from 0.05 to 1, e.g. 0.824"),
    at<kLink, &L::nvlink_efficiency>,
    "part of nvlink_rate NCCL reaches (NCCL src/graph/topo.h: 20.0 of 25 GB/s per link; H100 20.6)",
    "spine-leaf fat-tree rail-optimized"},

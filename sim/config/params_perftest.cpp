@@ -49,7 +49,7 @@ std::span<const Field> perftest_params() {
   {"perftest", "all", false, Bool(), at<kPerftest, &P::all_sizes>,
    "-a: every size from 2 B to 8 MiB, powers of two"},
   {"perftest", "iterations", false, Int(1, 100'000'000), at<kPerftest, &P::iterations>,
-   "-n: messages per QP (bw), round trips (lat); perftest runs 5000 (bw) / 1000 (lat)"},
+   "-n: messages per QP (bw), round trips (lat); perftest runs 5000 (ib_write_bw) or 1000 (the others)"},
   {"perftest", "qps", false, Int(1, 65536), at<kPerftest, &P::qps>,
    "-q: queue pairs (bw); perftest's default 1"},
   {"perftest", "tx_depth", false, Int(1, 15000), at<kPerftest, &P::tx_depth>,

@@ -341,6 +341,22 @@ Prepared prepare(Scenario& sc) {
                             ")");
       }
     }
+    // perftest measures NIC to NIC; two GPUs of one server would talk over their NVSwitch.
+    const auto server_of = [&](int host) { return fabric.graph[fabric.hosts[host]].server; };
+    const int shared = server_of(sc.perftest.client);
+    if (fabric.gpus_per_server > 1 && shared >= 0 && shared == server_of(sc.perftest.server)) {
+      int other = 0;
+      while (other < hosts && server_of(other) == shared) ++other;
+      const char* key = sc.origins.count("perftest.server") ? "perftest.server" : "perftest";
+      throw key_error(
+          sc, key,
+          "hosts " + std::to_string(sc.perftest.client) + " and " +
+              std::to_string(sc.perftest.server) + " are GPUs of one server (" +
+              std::to_string(shared) +
+              "), which talk over its NVSwitch, not NIC to NIC as perftest measures" +
+              (other < hosts ? "; e.g. host " + std::to_string(other) + " is on another server"
+                             : std::string()));
+    }
   }
   std::optional<RoutingTable> routes;
   if (sc.mode == "flow") {
