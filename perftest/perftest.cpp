@@ -227,11 +227,12 @@ std::string format_perftest(const PerftestConfig& c, int mtu_bytes, const std::s
   const std::string dashes(87, '-');
   char line[512];
   std::string out;
-  std::snprintf(line, sizeof line,
-                "## simulated: fabricsim, %s from host %d to host %d; at most %" PRId64
-                " iterations and %" PRId64
-                " bytes a size (perftest itself runs 5000 iterations for ib_write_bw, 1000 for the others)\n",
-                c.test.c_str(), c.client, c.server, c.iterations, c.max_bytes_per_size);
+  std::snprintf(
+      line, sizeof line,
+      "## simulated: fabricsim, %s from host %d to host %d; at most %" PRId64
+      " iterations and %" PRId64
+      " bytes a size (perftest itself runs 5000 iterations for ib_write_bw, 1000 for the others)\n",
+      c.test.c_str(), c.client, c.server, c.iterations, c.max_bytes_per_size);
   out += line;
   out += dashes + "\n";
   out += "                    " + title + "\n";

@@ -2,8 +2,9 @@
 // ib_write_lat, …) between two hosts of the fabric, with perftest's own options. The
 // defaults are perftest's (src/perftest_parameters.h: DEF_SIZE_BW 65536, DEF_SIZE_LAT 2,
 // DEF_TX_BW 128, DEF_TX_LAT 1, DEF_NUM_QPS 1, MAX_SIZE 8388608) except the iterations: perftest
-// runs 5000 (DEF_ITERS_WB, ib_write_bw only) or 1000 (DEF_ITERS, the others); a simulated run has no jitter to
-// average away, so 1000 and at most `max_bytes_per_size` per size, said in the output's header.
+// runs 5000 (DEF_ITERS_WB, ib_write_bw only) or 1000 (DEF_ITERS, the others); a simulated run has
+// no jitter to average away, so 1000 and at most `max_bytes_per_size` per size, said in the
+// output's header.
 #pragma once
 
 #include <cstdint>
