@@ -299,13 +299,14 @@ class Value {
   }
 
  private:
-  /// A plain decimal number, or a quotient "a<sep>b" of two; fails naming `expected`.
+  /// A plain decimal number (in scientific notation too: 1e-1), or a quotient "a<sep>b" of two;
+  /// fails naming `expected`.
   double decimal_or_quotient(char sep, const std::string& expected) const {
     const std::string s = scalar(expected);
     const auto number = [&](std::string_view t) {
       double v = 0;
       const auto [end, ec] =
-          std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::fixed);
+          std::from_chars(t.data(), t.data() + t.size(), v, std::chars_format::general);
       if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(v)) {
         fail("expected " + expected + ", got '" + s + "'");
       }

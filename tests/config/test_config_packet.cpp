@@ -175,11 +175,18 @@ TEST_CASE("packet-model keys: bad values say where and what was expected", "[con
       return edit("  shared_buffer: 32MiB", "  shared_buffer: 32MiB\n  alpha: " + value,
                   shared_base());
     };
-    for (const char* bad : {"100", "65", "1/256", "0", "-1", "half", "1/0", "1:8", "1e-2", "''"}) {
+    for (const char* bad : {"100", "65", "1/256", "0", "-1", "half", "1/0", "1:8", "1e-3", "''"}) {
       const std::string shown = std::string(bad) == "''" ? "" : bad;
       check(with_alpha(bad), 18, 10, "switch.alpha",
             "expected " + kAlphaExpected + ", got '" + shown + "'");
     }
+  }
+  SECTION("switch.alpha in scientific notation is the number it writes") {
+    // 5e-1 is 0.5 however it is written (a fraction key once refused it as not a number).
+    TempScenario file(with_alpha("5e-1"));
+    CHECK(load_scenario(file.path()).sw.alpha == 0.5);
+    TempScenario quotient(with_alpha("1e0/4"));
+    CHECK(load_scenario(quotient.path()).sw.alpha == 0.25);
   }
   SECTION("switch.cut_through is a boolean") {
     check(edit("  buffer_per_port: 2MiB", "  buffer_per_port: 2MiB\n  cut_through: yes"), 17, 16,
