@@ -90,6 +90,12 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     check.measured_nccl_tests.clear();
     check.training = TrainingConfig{};
     (void)prepare(check);
+    if (nccls.empty()) {
+      // Only nccl-tests logs are simulated; a scenario beside perftest logs alone fits nothing.
+      std::cout << "# scenario   : " << opts.scenario.scenario_path
+                << " is checked but not simulated: only --nccl-tests logs are fitted through the "
+                   "simulation; perftest logs are fitted in closed form (line rate, latency)\n";
+    }
   }
 
   ordered_json report = {{"inputs", ordered_json::array()}};
@@ -189,10 +195,18 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   }
   // nccl-tests or perftest latency fits alone set no scenario key: say so rather than leave a
   // fragment of comments that reads as a calibration with nothing to change.
+  const std::string fitted_nothing = "no scenario key fitted (the fits are in the report)";
   const std::string empty_fragment =
-      "no scenario key fitted (the fits are in the report): add --scenario SCENARIO.yaml to fit "
-      "link.host_rate and the NCCL latencies through the simulation, or a perftest bandwidth "
-      "sweep (--perftest) for the line rate";
+      opts.scenario.scenario_path.empty()
+          ? fitted_nothing +
+                ": add --scenario SCENARIO.yaml to fit link.host_rate and the NCCL latencies "
+                "through the simulation, or a perftest bandwidth sweep (--perftest) for the line "
+                "rate"
+      : nccls.empty() ? fitted_nothing +
+                            ": add an nccl-tests log (--nccl-tests) to fit link.host_rate and the "
+                            "NCCL latencies through the simulation of --scenario, or a perftest "
+                            "bandwidth sweep (--perftest) for the line rate"
+                      : fitted_nothing;
   const std::string no_keys = interrupted_in.empty()
                                   ? empty_fragment
                                   : "no scenario key fitted: interrupted before a log was fitted";

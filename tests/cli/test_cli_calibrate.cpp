@@ -535,6 +535,20 @@ TEST_CASE("calibrate: busbw 0.00 rows, repeated tables, deadlocking scenarios, u
     CHECK(r.out.find("skipped (the simulation did not finish") != std::string::npos);
     CHECK(slurp(out).find("fitted through the simulator") == std::string::npos);
   }
+  SECTION("a scenario beside perftest logs alone is said to be unused, not asked for") {
+    // Only nccl-tests logs are simulated; the scenario was checked and then ignored without a
+    // word, and the fragment's note asked for the --scenario just given.
+    const Result r = fabricsim(
+        "calibrate --scenario scenarios/quickstart.yaml --perftest "
+        "tests/data/perftest/perftest-ib_write_lat-ib-qdr40g-cx3-docker-01.txt --out " +
+        out.string());
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("# scenario   : scenarios/quickstart.yaml is checked but not simulated: only "
+                     "--nccl-tests logs are fitted through the simulation") != std::string::npos);
+    CHECK(r.out.find("add --scenario") == std::string::npos);
+    CHECK(r.out.find("add an nccl-tests log (--nccl-tests)") != std::string::npos);
+  }
   SECTION("options that cannot take effect are bad input") {
     const std::string nccl = "tests/data/nccl/nccl-allreduce-h100-2node-8hca-01.txt";
     const Result set = fabricsim("calibrate --nccl-tests " + nccl +
