@@ -19,6 +19,8 @@ namespace fabricsim {
 ///    whose NICs carry the run's traffic (its ranks span servers, or it has traffic flows) and
 ///    add up to more than link.pcie_rate per GPU (m × link.host_rate > link.pcie_rate): each
 ///    GPU sends through its m NICs at m × link.host_rate, with no PCIe link in its path;
+///  - nic.pcie_rate below link.host_rate while NICs carry traffic: that rate only times each
+///    message's first and last payload copy (a latency); the NIC still sends at the line rate;
 ///  - the flow mode (mode: flow): queues, PFC, ECN/DCQCN, drops and retransmissions.
 /// Empty for every other run.
 std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared);
