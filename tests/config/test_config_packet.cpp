@@ -170,7 +170,7 @@ TEST_CASE("packet-model keys: bad values say where and what was expected", "[con
           "more than 8 x reserved_per_queue (4KiB): the 8 traffic classes of a single port would "
           "reserve all of it");
   }
-  SECTION("switch.alpha: out of 1/128 … 64, or not a number") {
+  SECTION("switch.alpha: out of 1/128 … 64, or not a number; scientific notation read") {
     const auto with_alpha = [](const std::string& value) {
       return edit("  shared_buffer: 32MiB", "  shared_buffer: 32MiB\n  alpha: " + value,
                   shared_base());
@@ -180,9 +180,8 @@ TEST_CASE("packet-model keys: bad values say where and what was expected", "[con
       check(with_alpha(bad), 18, 10, "switch.alpha",
             "expected " + kAlphaExpected + ", got '" + shown + "'");
     }
-  }
-  SECTION("switch.alpha in scientific notation is the number it writes") {
-    // 5e-1 is 0.5 however it is written (a fraction key once refused it as not a number).
+    // Scientific notation is the number it writes (a fraction key once refused it as not a
+    // number): 5e-1 is 0.5.
     TempScenario file(with_alpha("5e-1"));
     CHECK(load_scenario(file.path()).sw.alpha == 0.5);
     TempScenario quotient(with_alpha("1e0/4"));
