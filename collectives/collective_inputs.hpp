@@ -19,8 +19,10 @@ struct CollectiveInputs {
   const NcclConfig& nccl;          ///< `nccl:`, with the environment applied (nccl_env.hpp)
   const TrainingConfig& training;  ///< `training:`
   int64_t host_rate_bps;           ///< link.host_rate: a NIC's rate
-  int64_t nvlink_rate_bps;  ///< link.nvlink_rate x link.nvlink_efficiency: GPU <-> NVSwitch data
-                            ///< rate per direction; 0 = none
+  /// The data rate per direction between a GPU and its server's switch: link.nvlink_rate x
+  /// link.nvlink_efficiency (NVSwitch), or the PCIe write data rate (intra_pcie); 0 = none.
+  int64_t nvlink_rate_bps;
+  bool intra_pcie;          ///< topology.gpu_interconnect pcie: NCCL's intra-node path is PCI
   int64_t pcie_rate_bps;    ///< link.pcie_rate: GPU <-> host memory, per direction
   int64_t pcie_latency_ps;  ///< link.pcie_latency: one crossing of PCIe and host memory
   int nics_per_server;      ///< topology.nics_per_server; 0 = one per GPU

@@ -138,7 +138,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   spec.step_latency_ps =
       setup.step_latency_ps >= 0
           ? setup.step_latency_ps
-          : static_cast<int64_t>(nccl_hw_latency_us(NcclHw::kNvlink, algo, proto) * 1e6 + 0.5);
+          : static_cast<int64_t>(nccl_hw_latency_us(setup.tune.intra_hw, algo, proto) * 1e6 + 0.5);
   spec.launch_latency_ps =
       setup.launch_latency_ps >= 0
           ? setup.launch_latency_ps

@@ -45,7 +45,8 @@ struct NcclRunSetup {
   bool staged = false;
   int64_t pcie_rate_bps = 0;
   int64_t pcie_latency_ps = 0;
-  int64_t step_latency_ps = -1;    ///< -1 = NCCL's hwLat[NVLINK] for the algorithm and protocol
+  int64_t step_latency_ps =
+      -1;  ///< -1 = NCCL's hwLat[intra_hw] (NVLINK or PCI) for the algorithm and protocol
   int64_t launch_latency_ps = -1;  ///< -1 = NCCL's baseLat for the algorithm and protocol
   std::string note;  ///< a setting that does not do what it says here (printed, not fatal)
 };

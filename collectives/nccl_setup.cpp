@@ -238,7 +238,8 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   t.bw_intra_GBps = t.nnodes == 1 && g > 1 && in.nvlink_rate_bps > 0
                         ? static_cast<double>(in.nvlink_rate_bps) / 8e9 / channels
                         : t.bw_inter_GBps;
-  t.intra_hw = NcclHw::kNvlink;
+  // NCCL's typeIntra: PATH_NVL through an NVSwitch, PATH_PIX/PXB for P2P over PCIe switches.
+  t.intra_hw = in.intra_pcie ? NcclHw::kPci : NcclHw::kNvlink;
   t.gpu_nic_path = NcclPathType::kPix;  // a GPU and its NIC under one PCIe switch (DGX)
   setup.staged = t.gpu_nic_path > setup.settings.net_gdr_level ||
                  effective_net(setup.settings) == NcclNet::kSocket;

@@ -22,6 +22,8 @@ const char* to_string(Role r) {
       return "core";
     case Role::kNvSwitch:
       return "nvswitch";
+    case Role::kPcieSwitch:
+      return "pcie-switch";
     case Role::kRouter:
       return "router";
   }

@@ -18,16 +18,22 @@ enum class NodeKind : uint8_t { kHost, kSwitch };
 
 /// What a vertex is in its fabric family; drives metrics by tier, cost and routing.
 enum class Role : uint8_t {
-  kGpu,       ///< a host: one GPU (accelerator) and its NIC(s)
-  kLeaf,      ///< spine-leaf leaf / ToR; rail-optimized rail leaf
-  kSpine,     ///< spine-leaf or rail-optimized spine
-  kEdge,      ///< fat-tree edge (tier 1)
-  kAgg,       ///< fat-tree aggregation (tier 2)
-  kCore,      ///< fat-tree core (tier 3)
-  kNvSwitch,  ///< rail-optimized intra-server NVLink switch (one per server)
-  kRouter,    ///< torus router (one per torus node; its accelerator is the attached host)
+  kGpu,         ///< a host: one GPU (accelerator) and its NIC(s)
+  kLeaf,        ///< spine-leaf leaf / ToR; rail-optimized rail leaf
+  kSpine,       ///< spine-leaf or rail-optimized spine
+  kEdge,        ///< fat-tree edge (tier 1)
+  kAgg,         ///< fat-tree aggregation (tier 2)
+  kCore,        ///< fat-tree core (tier 3)
+  kNvSwitch,    ///< intra-server NVLink switch (one per server)
+  kPcieSwitch,  ///< intra-server PCIe switch joining GPUs without NVLink (one per server)
+  kRouter,      ///< torus router (one per torus node; its accelerator is the attached host)
 };
 const char* to_string(Role r);
+/// A server's own switch (NVSwitch or PCIe switch): not a network switch (not counted, costed
+/// or partitioned as one).
+inline bool is_server_switch(Role r) {
+  return r == Role::kNvSwitch || r == Role::kPcieSwitch;
+}
 
 struct NodeProps {
   NodeKind kind = NodeKind::kHost;
@@ -44,10 +50,13 @@ struct NodeProps {
 };
 
 struct EdgeProps {
-  int64_t rate_bps = 0;         ///< line rate of each direction, bits per second (as negotiated)
-  int64_t delay_ps = 0;         ///< one-way propagation delay, picoseconds
-  bool failed = false;          ///< down: no route uses it (it is still counted and costed)
-  bool nvlink = false;          ///< an NVLink (GPU <-> NVSwitch), not a network cable
+  int64_t rate_bps = 0;  ///< line rate of each direction, bits per second (as negotiated)
+  int64_t delay_ps = 0;  ///< one-way propagation delay, picoseconds
+  bool failed = false;   ///< down: no route uses it (it is still counted and costed)
+  /// A link inside a server (GPU <-> NVSwitch, or GPU <-> PCIe switch when `pcie`), not a
+  /// network cable: routing keeps traffic between a server's GPUs on these.
+  bool nvlink = false;
+  bool pcie = false;            ///< with nvlink: a PCIe link (topology.gpu_interconnect: pcie)
   int dim = -1;                 ///< torus: the dimension the link runs along
   double bit_error_rate = 0.0;  ///< per bit, both directions (link.bit_error_rate or per link)
 };

@@ -127,8 +127,10 @@ FabricMetrics compute_metrics(const Fabric& fabric, const RoutingTable& routes,
       std::swap(a, b);
     }
     const EdgeProps& link = g[*e];
-    const std::string ends =
-        link.nvlink ? "nvlink" : std::string(to_string(g[a].role)) + "-" + to_string(g[b].role);
+    const std::string ends = link.pcie ? "pcie"
+                             : link.nvlink
+                                 ? "nvlink"
+                                 : std::string(to_string(g[a].role)) + "-" + to_string(g[b].role);
     LinkClass& c = classes[{ends, -link.rate_bps}];  // fastest first within the same ends
     c.ends = ends;
     ++c.count;
@@ -196,7 +198,7 @@ CostBreakdown fabric_cost(const Fabric& fabric, const CostModel& model) {
     for (const VertexId v : {boost::source(*e, g), boost::target(*e, g)}) {
       if (g[v].kind == NodeKind::kHost) {
         ++on_host;
-      } else if (g[v].role != Role::kNvSwitch) {
+      } else if (!is_server_switch(g[v].role)) {
         ++on_switch;
       }
     }

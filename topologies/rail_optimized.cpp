@@ -291,7 +291,7 @@ FabricSplit split_rail_optimized(const Fabric& f) {
   int leaf = 0;
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
     const NodeProps& p = g[*v];
-    if ((p.role == Role::kGpu || p.role == Role::kNvSwitch) && p.server >= 0) {
+    if ((p.role == Role::kGpu || is_server_switch(p.role)) && p.server >= 0) {
       s.unit_of[*v] = {p.server, s.count};
     } else if (p.role == Role::kLeaf) {
       s.unit_of[*v] = {leaf++, leaves};

@@ -213,7 +213,7 @@ void check_radix(const Scenario& sc, const Fabric& f) {
   if (sc.sw.radix <= 0) return;
   const FabricGraph& g = f.graph;
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-    if (g[*v].kind != NodeKind::kSwitch || g[*v].role == Role::kNvSwitch) continue;
+    if (g[*v].kind != NodeKind::kSwitch || is_server_switch(g[*v].role)) continue;
     int down = 0, up = 0, side = 0;
     for (auto [e, eend] = boost::out_edges(*v, g); e != eend; ++e) {
       if (g[*e].nvlink) continue;

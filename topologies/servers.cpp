@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "servers/pcie.hpp"
 #include "sim/config/loader.hpp"
 
 namespace fabricsim {
@@ -15,20 +16,34 @@ void add_servers(const Scenario& sc, Fabric& f, int64_t whole_servers_per, const
                         std::to_string(whole_servers_per) + " hosts of a " + unit +
                         ": a server's GPUs must sit under one " + unit);
   }
-  if (sc.link.nvlink_rate_bps <= 0) {
+  const bool pcie = sc.topology.gpu_interconnect == "pcie";
+  if (pcie) {
+    for (const char* key : {"link.nvlink_rate", "link.nvlink_efficiency"}) {
+      if (sc.origins.count(key) > 0) {
+        throw key_error(sc, key,
+                        "the servers' GPUs reach each other over PCIe "
+                        "(topology.gpu_interconnect: pcie), which has no NVLink to set; set "
+                        "the PCIe links in the pcie section, or use gpu_interconnect: nvswitch");
+      }
+    }
+  } else if (sc.link.nvlink_rate_bps <= 0) {
     throw key_error(sc, "link.nvlink_rate",
                     "required with gpus_per_server > 1: the GPU <-> NVSwitch rate per direction, "
-                    "e.g. 3600Gbps (H100: 450 GB/s)");
+                    "e.g. 3600Gbps (H100: 450 GB/s); or topology.gpu_interconnect: pcie for "
+                    "GPUs without NVLink");
   }
   FabricGraph& g = f.graph;
-  EdgeProps nvlink{sc.link.nvlink_data_rate_bps(), 0};
+  // The intra-server link: an NVLink at NCCL's share of its rate, or a PCIe link at the payload
+  // rate of peer-to-peer writes (servers/pcie.hpp).
+  EdgeProps nvlink{pcie ? pcie_write_data_rate_bps(sc.pcie) : sc.link.nvlink_data_rate_bps(), 0};
   nvlink.nvlink = true;
+  nvlink.pcie = pcie;
   const int servers = static_cast<int>(f.hosts.size()) / G;
   for (int v = 0; v < servers; ++v) {
     NodeProps p;
     p.kind = NodeKind::kSwitch;
-    p.role = Role::kNvSwitch;
-    p.name = "nvswitch" + std::to_string(v);
+    p.role = pcie ? Role::kPcieSwitch : Role::kNvSwitch;
+    p.name = (pcie ? "pcie" : "nvswitch") + std::to_string(v);
     p.tier = 1;
     p.server = v;
     const VertexId nvswitch = boost::add_vertex(p, g);

@@ -19,7 +19,13 @@ namespace fabricsim {
 /// straddle the halves and the builders' max-flow (host_halves_max_flow_bps) then counts its
 /// NVLinks like any link, as the rail-optimized builder does: e.g. a 3:1 k = 4 fat-tree of 3
 /// pods has 1.2 Tb/s (3 × 400G) with 1-GPU hosts and 2.0 Tb/s with 2-GPU servers.
-/// Throws ConfigError: link.nvlink_rate when G > 1 and it is not given; topology.gpus_per_server
+/// With topology.gpu_interconnect: pcie the servers' GPUs have no NVLink: the switch is a PCIe
+/// switch ("pcieS", Role::kPcieSwitch) and each GPU's link to it (EdgeProps::nvlink and ::pcie
+/// set) runs at the pcie section's write data rate (servers/pcie.hpp): GPU peer-to-peer as
+/// NCCL's P2P transport does it between GPUs under one PCIe switch. One switch per server: root
+/// complexes, a server's CPU sockets and ACS redirection are not modelled.
+/// Throws ConfigError: link.nvlink_rate when G > 1 and it is not given (nvswitch), or when it
+/// or link.nvlink_efficiency is given with pcie; topology.gpus_per_server
 /// when G does not divide `whole_servers_per` (the hosts under one leaf, or one pod), named by
 /// `unit` ("leaf", "pod") in the message.
 void add_servers(const Scenario& scenario, Fabric& fabric, int64_t whole_servers_per,

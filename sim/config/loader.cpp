@@ -129,7 +129,8 @@ std::span<const Section> sections() {
                                 {"measured", false},
                                 {kTrafficSection, false},
                                 {kTrainingSection, false},
-                                {"perftest", false}};
+                                {"perftest", false},
+                                {"pcie", false}};
   return all;
 }
 
@@ -148,7 +149,7 @@ const std::vector<Field>& fields() {
          {scenario_params(), topology_params(), link_params(), routing_params(),
           input_file_params(), switch_params(), nic_params(), ecn_params(), pfc_params(),
           dcqcn_params(), infiniband_params(), workload_params(), nccl_params(),
-          workload_sweep_params(), perftest_params()}) {
+          workload_sweep_params(), perftest_params(), pcie_params()}) {
       out.insert(out.end(), table.begin(), table.end());
     }
     return out;
@@ -527,6 +528,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   check_link(found, s);
   check_workload(found, s);
   check_perftest(found, s);
+  check_pcie(found, s);
   check_nic(ctx, found, s);
   check_switch(ctx, found, s);
   check_pfc(ctx, s, found);

@@ -598,6 +598,7 @@ std::span<const Field> workload_params();        ///< collective … root (param
 std::span<const Field> nccl_params();            ///< params_workload.cpp
 std::span<const Field> workload_sweep_params();  ///< minbytes, maxbytes, stepfactor
 std::span<const Field> perftest_params();        ///< params_perftest.cpp
+std::span<const Field> pcie_params();            ///< params_pcie.cpp
 /// The perftest programs perftest.test names (perftest/perftest.cpp simulates them).
 const Choices& perftest_test_names();
 std::span<const ItemKey<TrafficFlow>> traffic_keys();      ///< params_traffic.cpp
@@ -669,6 +670,9 @@ void parse_switches(const Context& ctx, const Value& section,
 void check_workload(const std::map<std::string, Value>& found, Scenario& s);
 /// perftest.enabled from the section's presence; a client that is its own server.
 void check_perftest(const std::map<std::string, Value>& found, Scenario& s);
+/// pcie.lanes and pcie.max_payload take the values PCIe has; the `pcie:` section needs
+/// topology.gpu_interconnect: pcie (it changes nothing else).
+void check_pcie(const std::map<std::string, Value>& found, Scenario& s);
 extern const std::string kTrafficExpected;
 bool host_index(const std::string& text, int64_t& index);
 void parse_traffic(const Context& ctx, const Value& section, Scenario& s);

@@ -89,7 +89,7 @@ std::span<const Field> link_params() {
    "part of nvlink_rate NCCL reaches (NCCL src/graph/topo.h: 20.0 of 25 GB/s per link; H100 20.6)",
    "spine-leaf fat-tree rail-optimized"},
   {"link", "pcie_rate", false, Quantity(kPositiveRate), at<kLink, &L::pcie_rate_bps>,
-   "GPU <-> host memory over PCIe per direction (Gen5 x16, HARDWARE.md §1.2)"},
+   "GPU <-> host memory over PCIe per direction (PCIe 5.0 x16: 16 x 32 GT/s x 128/130)"},
   {"link", "pcie_latency", false, Quantity(kNonNegativeTime), at<kLink, &L::pcie_latency_ps>,
    "one crossing of PCIe and host memory (assumed)"},
   {"link", "bit_error_rate", false, BitErrorRate(), at<kLink, &L::bit_error_rate>,

@@ -19,6 +19,7 @@ std::vector<int> int_list(const Value& v, size_t min_len, size_t max_len, int64_
 }
 
 using T = TopologyConfig;
+const Choices kGpuInterconnects{"GPU interconnect", {"nvswitch", "pcie"}, {}, {}};
 constexpr auto kTopo = &Scenario::topology;
 
 }  // namespace
@@ -45,6 +46,9 @@ std::span<const Field> topology_params() {
   {"topology", "gpus_per_server", true, Int(1, 1024), at<kTopo, &T::gpus_per_server>,
    "GPUs per server (NVLink/NVSwitch domain); 0 = 1 outside rail-optimized",
    "spine-leaf fat-tree rail-optimized", "rail-optimized"},
+  {"topology", "gpu_interconnect", false, Choice(kGpuInterconnects), at<kTopo, &T::gpu_interconnect>,
+   "how a server's GPUs reach each other: nvswitch (NVLink, link.nvlink_rate) | pcie (P2P through a PCIe switch, pcie.*)",
+   "spine-leaf fat-tree"},
   {"topology", "pods", false, Int(1, 65536), at<kTopo, &T::pods>,
    "pods built, 1 … k; 0 = k (the full fat-tree)", "fat-tree"},
   {"topology", "nics_per_server", false, Int(1, 1024), at<kTopo, &T::nics_per_server>,

@@ -63,6 +63,7 @@
 #include "congestion/ecn.hpp"
 #include "congestion/pfc.hpp"
 #include "perftest/perftest_params.hpp"
+#include "servers/pcie.hpp"
 #include "sim/core/config_error.hpp"  // KeyOrigin
 
 namespace fabricsim {
@@ -102,6 +103,10 @@ struct TopologyConfig {
   int scalable_units = 1;   ///< >= 1
   int planes = 1;           ///< independent copies of the rail fabric; NICs split across planes
   bool rail_only = false;   ///< no spines: cross-rail traffic goes through NVLink (PXN)
+  /// How a server's GPUs reach each other (G > 1): "nvswitch", an NVLink to one NVSwitch per
+  /// server at link.nvlink_rate × link.nvlink_efficiency; or "pcie", peer-to-peer through one
+  /// PCIe switch per server at the `pcie:` section's write data rate (servers/pcie.hpp).
+  std::string gpu_interconnect = "nvswitch";
 
   // torus: k-ary n-cube, n = dims.size() (2 or 3), one accelerator (host) per router node.
   std::vector<int> dims;               ///< size per dimension, each >= 2, e.g. [4, 4, 4]
@@ -375,6 +380,8 @@ struct Scenario {
   TrainingConfig training;
   /// `perftest:` a perftest run between two hosts (alone, or after the workload's sweep).
   PerftestConfig perftest;
+  /// `pcie:` the PCIe links inside a server (topology.gpu_interconnect: pcie).
+  PcieConfig pcie;
   bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;
   DcqcnConfig dcqcn;

@@ -41,7 +41,7 @@ FabricSplit topology_units(const Fabric& f) {
 void place_rest(const FabricGraph& g, std::vector<int>& part_of, int parts) {
   std::vector<VertexId> rest;
   for (auto [v, end] = boost::vertices(g); v != end; ++v) {
-    if (part_of[*v] < 0 && g[*v].kind == NodeKind::kSwitch && g[*v].role != Role::kNvSwitch) {
+    if (part_of[*v] < 0 && g[*v].kind == NodeKind::kSwitch && !is_server_switch(g[*v].role)) {
       rest.push_back(*v);
     }
   }

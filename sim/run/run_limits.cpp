@@ -4,6 +4,7 @@
 #include <string>
 
 #include "calibration/net_transport.hpp"
+#include "servers/pcie.hpp"
 #include "sim/core/units.hpp"
 
 namespace fabricsim {
@@ -53,6 +54,16 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                        format_rate(sc.link.host_rate_bps) +
                        "): it times each message's first and last payload copy, and does not "
                        "cap the NIC's rate, so the NIC sends at the line rate"});
+  }
+  // GPUs peer to peer over PCIe: one switch per server (topologies/servers.hpp).
+  if (sc.topology.gpu_interconnect == "pcie" && g > 1 && sc.has_workload &&
+      prepared.nccl.layout.gpus_per_server > 1) {
+    out.push_back({"the PCIe tree beyond one switch per server",
+                   "topology.gpu_interconnect pcie joins each server's GPUs through one PCIe "
+                   "switch at " +
+                       format_rate(pcie_write_data_rate_bps(sc.pcie)) +
+                       " a GPU; a root complex, a CPU socket link or ACS redirection that a real "
+                       "server's peer-to-peer traffic may cross is not modelled"});
   }
   if (sc.mode == "flow") {
     out.push_back({"queues, PFC, ECN/DCQCN, drops and retransmissions",

@@ -21,6 +21,8 @@ namespace fabricsim {
 ///    GPU sends through its m NICs at m × link.host_rate, with no PCIe link in its path;
 ///  - nic.pcie_rate below link.host_rate while NICs carry traffic: that rate only times each
 ///    message's first and last payload copy (a latency); the NIC still sends at the line rate;
+///  - GPUs peer to peer over PCIe (topology.gpu_interconnect: pcie) with several ranks on a
+///    server: one PCIe switch per server, no root complex, socket link or ACS;
 ///  - the flow mode (mode: flow): queues, PFC, ECN/DCQCN, drops and retransmissions.
 /// Empty for every other run.
 std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared);

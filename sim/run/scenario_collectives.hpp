@@ -17,7 +17,9 @@ inline CollectiveInputs collective_inputs(const Scenario& sc) {
                           sc.nccl,
                           sc.training,
                           sc.link.host_rate_bps,
-                          sc.link.nvlink_data_rate_bps(),
+                          sc.topology.gpu_interconnect == "pcie" ? pcie_write_data_rate_bps(sc.pcie)
+                                                                 : sc.link.nvlink_data_rate_bps(),
+                          sc.topology.gpu_interconnect == "pcie",
                           sc.link.pcie_rate_bps,
                           sc.link.pcie_latency_ps,
                           sc.topology.nics_per_server,
