@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Predicted against measured: runs scenarios that name a real log (`measured.nccl_tests:` or
+# `measured.perftest:`) and tabulates, per log, the simulated value beside the measured one at
+# every size the two share and the median and worst error, with the error from --min-size up
+# (the issue's target: sizes from 1 MiB) apart.
+#
+#   bash bench/validate.sh                      # every scenario in bench/validation/, and every
+#                                               # real log in tests/data/ without one, with why
+#   bash bench/validate.sh my_cluster.yaml ...  # your own scenarios and logs
+#   bash bench/validate.sh --markdown out.md    # also the whole report as Markdown (sizes too)
+#
+# Options:
+#   --fabricsim PATH   the binary (default: build/fabricsim, else fabricsim on PATH)
+#   --min-size BYTES   the smallest size of the "from" columns (default 1048576 = 1 MiB)
+#   --markdown FILE    write the report (summary, per-size tables, logs not covered) to FILE
+#   --set KEY=VALUE    passed to every run (repeatable), e.g. --set nccl.launch_latency=20us
+#
+# The scenarios in bench/validation/ are written from each cluster's published hardware and not
+# fitted to the log they are compared with (see each file's comments; a `# validation-note:`
+# line says what the model leaves out there). bench/validation/not_covered.tsv lists the logs
+# fabricsim does not claim to predict, with the reason (a transport or part it does not model,
+# a log without data rows). A run's error is the simulated value's relative difference from the
+# measured one, (simulated - measured) / measured, as `fabricsim run` prints it; the medians are
+# of its absolute value. Exit 0, or 1 when a run failed (the others still run and print).
+set -u -o pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+
+fabricsim=""
+min_size=1048576
+markdown=""
+sets=()
+scenarios=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --fabricsim) fabricsim="$2"; shift 2 ;;
+    --min-size) min_size="$2"; shift 2 ;;
+    --markdown) markdown="$2"; shift 2 ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "validate.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) scenarios+=("$1"); shift ;;
+  esac
+done
+case "$min_size" in
+  ''|*[!0-9]*) echo "validate.sh: --min-size takes bytes, e.g. 1048576; got '$min_size'" >&2; exit 2 ;;
+esac
+if [ -z "$fabricsim" ]; then
+  if [ -x "$root/build/fabricsim" ]; then fabricsim="$root/build/fabricsim"
+  else fabricsim="$(command -v fabricsim || true)"; fi
+fi
+if [ -z "$fabricsim" ] || [ ! -x "$fabricsim" ]; then
+  echo "validate.sh: no fabricsim binary: build it (cmake --build build -j2 --target fabricsim)" \
+       "or pass --fabricsim PATH" >&2
+  exit 2
+fi
+all=0
+if [ ${#scenarios[@]} -eq 0 ]; then
+  all=1
+  for f in "$here"/validation/nccl/*.yaml "$here"/validation/perftest/*.yaml; do
+    [ -f "$f" ] && scenarios+=("$f")
+  done
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+status=0
+
+# The log a scenario names (measured.nccl_tests or measured.perftest), as written.
+measured_log() {
+  awk '/^measured:/ { m = 1; next } m && /^[^ #]/ { m = 0 }
+       m && /^[ ]+(nccl_tests|perftest):/ { sub(/^[ ]+[a-z_]+:[ ]*/, ""); sub(/[ ]+#.*/, ""); print; exit }' "$1"
+}
+
+# One run: its comparison rows "size measured simulated error" into $work/N.rows, its summary
+# fields into $work/N.sum (separated by the ASCII unit separator, so empty fields stay: scenario, log, metric, rows, median, worst, worst at,
+# from-rows, from-median, from-worst, wall s, note).
+n=0
+for scen in "${scenarios[@]}"; do
+  n=$((n + 1))
+  out="$work/$n.out"
+  start=$(date +%s.%N)
+  "$fabricsim" run "$scen" "${sets[@]}" >"$out" 2>"$work/$n.err"
+  rc=$?
+  end=$(date +%s.%N)
+  wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+  log="$(measured_log "$scen")"
+  note="$(sed -n 's/^# validation-note: *//p' "$scen" | tr '\n' ' ' | sed 's/ *$//')"
+  # The rows between "# measured" and the "error over" summary: "# SIZE MEAS SIM +E.E %".
+  awk '/^# measured/ { m = 1; next }
+       m && /error over/ { m = 0 }
+       m && $1 == "#" && $2 ~ /^[0-9]+$/ && $NF == "%" { e = $(NF - 1); sub(/^\+/, "", e);
+                                                          print $2, $3, $4, e }' "$out" >"$work/$n.rows"
+  metric=$(sed -n 's/^#   \(.*\) error over .*/\1/p' "$out" | head -n 1)
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
+    status=1
+    echo "validate.sh: $scen: fabricsim run exited $rc: $(tail -n 3 "$work/$n.err" | tr '\n' ' ')" >&2
+  fi
+  awk -v scen="$scen" -v logf="$log" -v metric="${metric:-?}" -v min="$min_size" -v wall="$wall" \
+      -v note="$note" -v rc="$rc" '
+    function median(a, k,   i, j, t) {  # sorts a[1..k] (insertion: a few dozen rows)
+      for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
+    }
+    { e = $4 < 0 ? -$4 : $4; all[++na] = e; if (e > worst) { worst = e; at = $1 }
+      if ($1 >= min) { from[++nf] = e; if (e > fworst) fworst = e } }
+    END {
+      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\n", scen, logf, metric, na,
+             median(all, na), na ? worst : "", na ? at : "", nf, median(from, nf),
+             nf ? fworst : "", wall, note, rc
+    }' "$work/$n.rows" >"$work/$n.sum"
+done
+
+fmt_pct() { awk -v v="$1" 'BEGIN { if (v == "") print "-"; else printf "%.1f %%", v }'; }
+human() {  # bytes as nccl-tests users read them
+  awk -v b="$1" 'BEGIN { if (b >= 1073741824 && b % 1073741824 == 0) printf "%d GiB", b / 1073741824;
+    else if (b >= 1048576 && b % 1048576 == 0) printf "%d MiB", b / 1048576;
+    else if (b >= 1024 && b % 1024 == 0) printf "%d KiB", b / 1024; else printf "%d B", b }'
+}
+
+# The summary table, one line per scenario.
+summary="$work/summary.md"
+{
+  printf '| log | scenario | compared | median error | worst (at) | from %s: sizes, median, worst | wall |\n' "$(human "$min_size")"
+  printf '|---|---|---|---|---|---|---|\n'
+  for i in $(seq 1 "$n"); do
+    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc <"$work/$i.sum"
+    rel="${scen#"$root"/}"
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
+      printf '| %s | %s | run failed (exit %s) | - | - | - | %s s |\n' "$(basename "$log")" "$rel" "$rc" "$wall"
+      continue
+    fi
+    printf '| %s | %s | %s sizes, %s | %s | %s (%s) | %s, %s, %s | %s s |\n' "$(basename "$log")" "$rel" \
+      "$na" "$metric" "$(fmt_pct "$med")" "$(fmt_pct "$worst")" "$(human "${at:-0}")" "$nf" \
+      "$(fmt_pct "$fmed")" "$(fmt_pct "$fworst")" "$wall"
+  done
+} >"$summary"
+
+# Logs in tests/data without a scenario here: listed with the reason fabricsim gives for not
+# predicting them (bench/validation/not_covered.tsv), or "no scenario yet".
+others="$work/others.md"
+: >"$others"
+if [ "$all" -eq 1 ]; then
+  for f in "$root"/tests/data/nccl/*.txt "$root"/tests/data/perftest/*.txt; do
+    b="$(basename "$f")"
+    grep -q "$b" "$work"/*.sum 2>/dev/null && continue
+    why="$(awk -F'\t' -v b="$b" '$1 == b { print $2 }' "$here/validation/not_covered.tsv" 2>/dev/null)"
+    printf '| %s | %s |\n' "$b" "${why:-no scenario yet}" >>"$others"
+  done
+fi
+
+cat "$summary"
+if [ -s "$others" ]; then
+  echo
+  echo "| log not compared | why |"
+  echo "|---|---|"
+  cat "$others"
+fi
+
+if [ -n "$markdown" ]; then
+  {
+    echo "## Summary"
+    echo
+    cat "$summary"
+    echo
+    echo "## Per size"
+    for i in $(seq 1 "$n"); do
+      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc <"$work/$i.sum"
+      echo
+      echo "### $(basename "$log")"
+      echo
+      echo "Scenario \`${scen#"$root"/}\`; ${metric}."
+      [ -n "$note" ] && { echo; echo "$note"; }
+      echo
+      echo "| size | measured | simulated | error |"
+      echo "|---:|---:|---:|---:|"
+      awk '{ printf "| %s | %s | %s | %+.1f %% |\n", $1, $2, $3, $4 }' "$work/$i.rows"
+    done
+    if [ -s "$others" ]; then
+      echo
+      echo "## Logs not compared"
+      echo
+      echo "| log | why |"
+      echo "|---|---|"
+      cat "$others"
+    fi
+  } >"$markdown"
+fi
+exit "$status"
