@@ -64,8 +64,9 @@ PerftestLog measured_perftest_log(const Scenario& sc) {
   }
   const PerftestTest* t = find_perftest(sc.perftest.test);
   const bool latency = t != nullptr && t->latency;
-  // The program (its title or command), the kind of table, and -b when the log states it: a
-  // title without "Bidirectional" states a one-way run, as does a log that says -b.
+  // The program (its title or command), the kind of table, and the direction where the log
+  // states it: "Bidirectional" in the title or -b on the command is a bidirectional run, a
+  // title without it a one-way one (a log with neither says nothing).
   const bool other_tool = !log.tool.empty() && log.tool != sc.perftest.test;
   const bool other_kind = log.latency != latency;
   const bool other_direction =
