@@ -548,6 +548,7 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
       title_tool = tool_from_title(m[1].str(), m[2].str());
       title_line = n;
       title_bidir = contains(t, "Bidirectional");
+      log.title = std::string(trim(raw));
       continue;
     }
     if (command_tool.empty() && contains(t, "ib_") && std::regex_search(raw, m, kCommand)) {
@@ -590,9 +591,11 @@ PerftestLog parse_perftest(const std::string& text, const std::string& path) {
   if (!title_tool.empty()) {
     log.tool = title_tool;
     log.bidirectional = title_bidir;
+    log.tool_line = title_line;
   } else {
     log.tool = command_tool;
     log.bidirectional = command_bidir;
+    log.tool_line = command_tool.empty() ? 0 : command_line;
     if (log.tool.empty()) {
       const auto it = log.meta.find("tool");
       std::smatch m;

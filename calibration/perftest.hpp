@@ -69,6 +69,12 @@ struct PerftestLog {
   /// "ib_write_bw", "ib_read_lat", … from the test title ("RDMA_Write BW Test"), else the
   /// command line, else the "## tool:" header; "" if none names it.
   std::string tool;
+  /// perftest's title line as printed, trimmed ("RDMA_Write Bidirectional BW Test"); "" if the
+  /// log has none.
+  std::string title;
+  /// The line `tool` was read from: the title's, else the command line's; 0 when it came from
+  /// the "## tool:" header or nothing names it.
+  int tool_line = 0;
   bool latency = false;         ///< a latency table (t_* columns)
   bool bidirectional = false;   ///< "Bidirectional" title, or -b/--bidirectional on the command
   std::string link_type;        ///< "IB" or "Ethernet" (RoCE), from "Link type"; "" if absent

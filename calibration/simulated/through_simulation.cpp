@@ -119,6 +119,7 @@ SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const Placement
   // The scenario's own measured log and training step are for `run`, not this fit (its
   // traffic flows stay: background load the collective shares the fabric with).
   sc.measured_nccl_tests.clear();
+  sc.measured_perftest.clear();
   sc.training = TrainingConfig{};
   const Prepared prepared = prepare(sc);
   const RunReport rep = simulate(sc, prepared, ctx.interrupt, false);
@@ -327,6 +328,7 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
   };
   Scenario base = load(scenario);
   base.measured_nccl_tests.clear();
+  base.measured_perftest.clear();
   base.training = TrainingConfig{};
   const Prepared prepared = prepare(base);
   const int hosts = static_cast<int>(prepared.fabric.hosts.size());

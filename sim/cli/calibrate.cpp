@@ -88,6 +88,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   if (!opts.scenario.scenario_path.empty()) {
     Scenario check = load(opts.scenario);
     check.measured_nccl_tests.clear();
+    check.measured_perftest.clear();
     check.training = TrainingConfig{};
     (void)prepare(check);
     if (nccls.empty()) {

@@ -92,6 +92,8 @@ std::span<const Field> input_file_params() {
    "unit-price file (configs/cost_*.yaml) for the cost proxy; \"\" = none"},
   {"measured", "nccl_tests", false, String(), own<&Scenario::measured_nccl_tests>,
    "a real nccl-tests log of the same collective, printed beside the simulated busbw"},
+  {"measured", "perftest", false, String(), own<&Scenario::measured_perftest>,
+   "a real perftest log of the perftest section's test, printed beside the simulated BW or latency"},
   };
   return rows;
 }

@@ -396,6 +396,10 @@ struct Scenario {
   /// (resolved against the scenario's folder); run prints its busbw beside the simulated one.
   /// "" = none.
   std::string measured_nccl_tests;
+  /// `measured.perftest:` path of a real perftest log of the perftest section's test (resolved
+  /// against the scenario's folder); run prints its BW average (or t_typical) beside the
+  /// simulated one. "" = none.
+  std::string measured_perftest;
   /// Origin of every key given (dotted path -> where), so checks made after loading, such as
   /// "this oversubscription cannot be built", point where the value was written (key_error).
   std::map<std::string, KeyOrigin> origins;

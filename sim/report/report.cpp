@@ -375,6 +375,31 @@ std::string results_json_text(const RunReport& r) {
                        {"line", m.transport_line},
                        {"evidence", m.transport_evidence}}}};
   }
+  if (r.measured_perftest) {  // only when the scenario names a perftest log
+    const PerftestComparison& m = *r.measured_perftest;
+    ordered_json rows = ordered_json::array();
+    for (const auto& p : m.rows) {
+      rows.push_back({{"bytes", p.bytes},
+                      {"measured", p.measured},
+                      {"simulated", p.simulated},
+                      {"error_pct", p.error_pct}});
+    }
+    const auto opt = [](double v) { return v >= 0 ? ordered_json(v) : ordered_json(nullptr); };
+    if (!j.contains("measured")) j["measured"] = ordered_json::object();
+    j["measured"]["perftest"] = {
+        {"path", m.path},
+        {"test", m.test},
+        {"metric", m.metric},
+        {"unit", m.unit},
+        {"rows", rows},
+        {"sizes_only_measured", m.only_measured},
+        {"sizes_only_simulated", m.only_simulated},
+        {"median_abs_pct_error", opt(m.median_abs_pct_error)},
+        {"max_abs_pct_error", opt(m.max_abs_pct_error)},
+        {"max_error_bytes",
+         m.max_error_bytes >= 0 ? ordered_json(m.max_error_bytes) : ordered_json(nullptr)},
+        {"warnings", m.warnings}};
+  }
   const auto& c = r.counters;
   ordered_json counters = ordered_json::object();
   const auto& table = counter_table();

@@ -223,6 +223,31 @@ struct MeasuredComparison {
   std::string transport_evidence;
 };
 
+/// A real perftest log beside the simulated perftest run (scenario `measured.perftest`), at the
+/// message sizes both have: a bw test's BW average in the log's unit, a latency test's median
+/// latency t_typical (t_avg when the log lacks it), microseconds.
+struct PerftestComparison {
+  std::string path;    ///< measured.perftest as written (relative to the scenario's folder)
+  std::string test;    ///< the perftest section's test, e.g. "ib_write_bw"
+  std::string metric;  ///< "bw_average", "t_typical" or "t_avg"
+  std::string unit;    ///< "Gb/sec" or "MB/sec" (2^20 B/s), as the log prints it; "usec"
+  struct Row {
+    int64_t bytes;
+    double measured, simulated;  ///< in `unit`
+    double error_pct;            ///< (simulated − measured) / measured × 100
+  };
+  std::vector<Row> rows;
+  /// Sizes skipped: the log's without a simulated row (or without a positive value), and the
+  /// run's without a row in the log.
+  int only_measured = 0, only_simulated = 0;
+  /// Median and worst |error_pct| over the rows, and the size of the worst; -1 when no size is
+  /// in both.
+  double median_abs_pct_error = -1, max_abs_pct_error = -1;
+  int64_t max_error_bytes = -1;
+  /// What the log ran that the model does not (a UD connection, GPU memory), one line each.
+  std::vector<std::string> warnings;
+};
+
 /// One training step (scenario `training:`), replayed on the fabric (collectives/
 /// step_model.hpp). Times in picoseconds.
 struct TrainingSummary {
@@ -284,6 +309,8 @@ struct RunReport {
   std::vector<CollectiveRow> rows;
   std::optional<MeasuredComparison> measured;  ///< measured.nccl_tests, when the scenario names one
   std::optional<TrainingSummary> training;     ///< training:, when the scenario has one
+  /// measured.perftest beside the perftest run, when the scenario names a log.
+  std::optional<PerftestComparison> measured_perftest;
   /// perftest:, when the scenario has one: perftest's own report of the simulated run
   /// (perftest/perftest.hpp: format_perftest), printed as perftest prints it.
   std::string perftest;

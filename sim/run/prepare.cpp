@@ -382,7 +382,7 @@ Prepared prepare(Scenario& sc) {
                   "the workload's plan (NCCL setup, collectives, step)");
 }
 
-/// prepare()'s last part: the workload's NCCL setup, measured log and training step plan.
+/// prepare()'s last part: the workload's NCCL setup, measured logs and training step plan.
 static Prepared plan_workload(const Scenario& sc, Fabric fabric,
                               std::optional<RoutingTable> routes) {
   NcclRunSetup nccl;
@@ -403,8 +403,10 @@ static Prepared plan_workload(const Scenario& sc, Fabric fabric,
   if (!sc.measured_nccl_tests.empty()) measured = measured_log(sc, nccl);
   std::optional<StepPlan> step;
   if (sc.training.enabled) step = training_plan(sc, fabric, nccl);
-  return Prepared{std::move(fabric), std::move(routes), std::move(nccl), std::move(measured),
-                  std::move(step)};
+  std::optional<PerftestLog> measured_perftest;
+  if (!sc.measured_perftest.empty()) measured_perftest = measured_perftest_log(sc);
+  return Prepared{std::move(fabric),   std::move(routes), std::move(nccl),
+                  std::move(measured), std::move(step),   std::move(measured_perftest)};
 }
 
 }  // namespace fabricsim

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "calibration/nccl_log.hpp"
+#include "calibration/perftest.hpp"
 #include "collectives/nccl_plan.hpp"
 #include "collectives/step_model.hpp"
 #include "sim/config/scenario.hpp"
@@ -90,6 +91,9 @@ struct Prepared {
   std::optional<NcclLog> measured;
   /// The training step (scenario `training:`) as a DAG; nullopt when not given.
   std::optional<StepPlan> step;
+  /// measured.perftest, parsed and checked against the perftest section's test; nullopt when
+  /// not given.
+  std::optional<PerftestLog> measured_perftest;
 };
 /// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
 /// ConfigError (exit 2).

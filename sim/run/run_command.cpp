@@ -72,6 +72,44 @@ void print_measured(std::ostream& os, const MeasuredComparison& m) {
   os << buf;
 }
 
+/// The measured perftest log beside the simulated run, size by size, and the median and worst
+/// error.
+void print_measured_perftest(std::ostream& os, const PerftestComparison& m) {
+  os << "# measured   : " << m.path << "\n";
+  for (const std::string& w : m.warnings) os << "# warning    : " << w << "\n";
+  const bool bw = m.metric == "bw_average";
+  const std::string what = bw ? "BW average" : m.metric;
+  char buf[256];
+  if (m.only_measured > 0 || m.only_simulated > 0) {
+    std::snprintf(buf, sizeof buf, "#   skipped: %d size%s only the log has, %d only the run has\n",
+                  m.only_measured, m.only_measured == 1 ? "" : "s", m.only_simulated);
+    os << buf;
+  }
+  if (m.rows.empty()) {
+    os << "#   no size of the perftest run is in the log\n";
+    return;
+  }
+  const std::string measured = what + " measured [" + m.unit + "]";
+  const std::string simulated = "simulated [" + m.unit + "]";
+  const int wm = static_cast<int>(measured.size()), ws = static_cast<int>(simulated.size());
+  std::snprintf(buf, sizeof buf, "#      bytes  %s  %s    error\n", measured.c_str(),
+                simulated.c_str());
+  os << buf;
+  for (const auto& r : m.rows) {
+    // perftest's own precision: 2 decimals, 6 below 0.1 (REPORT_FMT_EXT).
+    const int digits = r.measured < 0.1 || r.simulated < 0.1 ? 6 : 2;
+    std::snprintf(buf, sizeof buf, "#  %9lld  %*.*f  %*.*f  %+6.1f %%\n",
+                  static_cast<long long>(r.bytes), wm, digits, r.measured, ws, digits, r.simulated,
+                  r.error_pct);
+    os << buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "#   %s error over %zu size%s: median %.1f %%, worst %.1f %% (at %lld B)\n",
+                what.c_str(), m.rows.size(), m.rows.size() == 1 ? "" : "s", m.median_abs_pct_error,
+                m.max_abs_pct_error, static_cast<long long>(m.max_error_bytes));
+  os << buf;
+}
+
 /// The scenario's warnings (settings that do nothing under its other choices), on stderr.
 void print_warnings(const Scenario& sc) {
   for (const std::string& w : sc.warnings) std::cerr << w << "\n";
@@ -225,6 +263,7 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
   if (rep.measured) print_measured(std::cout, *rep.measured);
   if (rep.training) print_training(std::cout, *rep.training);
   std::cout << rep.perftest;
+  if (rep.measured_perftest) print_measured_perftest(std::cout, *rep.measured_perftest);
   print_summary(std::cout, rep);
   if (opts.out_given && opts.reports) {
     const std::vector<OutputError> more = write_run_outputs(dir.string(), rep, opts.flows);

@@ -23,6 +23,9 @@ void print_training(std::ostream& os, const TrainingSummary& t);
 
 /// The measured log beside the simulation, size by size, and the median and worst error.
 void print_measured(std::ostream& os, const MeasuredComparison& m);
+/// The measured perftest log beside the simulated perftest run, size by size, and the median
+/// and worst error.
+void print_measured_perftest(std::ostream& os, const PerftestComparison& m);
 
 /// The scenario's warnings (settings that do nothing under its other choices), on stderr.
 void print_warnings(const Scenario& sc);

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "calibration/nccl_log.hpp"
+#include "calibration/perftest.hpp"
 #include "collectives/nccl_plan.hpp"
+#include "perftest/perftest.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
@@ -41,6 +43,18 @@ NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup);
 /// worst absolute busbw error, percent.
 MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
                                     const std::vector<CollectiveRow>& rows);
+
+/// The scenario's `measured.perftest` log, resolved against the scenario's folder and parsed;
+/// its test must be the perftest section's (the title's or command's program, a BW or latency
+/// table, bidirectional or not). Throws ConfigError (exit 2) at the key for a scenario without
+/// a perftest section, a log that cannot be read or one of another test.
+PerftestLog measured_perftest_log(const Scenario& sc);
+
+/// The measured perftest log beside the simulated rows `results` (perftest/perftest.hpp) of the
+/// scenario's perftest run, size by size (sizes in both), with the median and worst absolute
+/// error, percent.
+PerftestComparison compare_measured_perftest(const Scenario& sc, const PerftestLog& log,
+                                             const std::vector<PerftestResult>& results);
 
 /// `run` in the flow mode: each size's collective as max-min fair flows (sim/flow,
 /// collectives/flow_plan.hpp). Counters of queues, PFC, ECN and drops stay 0: not modelled.

@@ -67,10 +67,11 @@ static int64_t settle_gap_ps(const Network& net) {
 }
 
 /// The perftest: section's run, after the sweep and the step: one phase per message size, its
-/// report in rep.perftest (what ran, if a phase stopped the run).
+/// report in rep.perftest (what ran, if a phase stopped the run) and, with a measured.perftest
+/// log, the comparison in rep.measured_perftest.
 template <class RunPhase>
-static void run_perftest(const Scenario& sc, Simulator& sim, Network& net, PacketEngine& engine,
-                         RunPhase& run_phase, RunReport& rep) {
+static void run_perftest(const Scenario& sc, const Prepared& prepared, Simulator& sim, Network& net,
+                         PacketEngine& engine, RunPhase& run_phase, RunReport& rep) {
   for (const int host : {sc.perftest.client, sc.perftest.server}) {
     // Its completions drive its posts on both hosts: one rank must hold both.
     if (!sim.is_local(Network::node_lp(static_cast<uint32_t>(net.fabric().hosts[host])))) {
@@ -96,6 +97,9 @@ static void run_perftest(const Scenario& sc, Simulator& sim, Network& net, Packe
   }
   rep.perftest = format_perftest(sc.perftest, static_cast<int>(sc.nic.mtu_bytes),
                                  sc.transport == "infiniband" ? "IB" : "Ethernet", results);
+  if (prepared.measured_perftest) {
+    rep.measured_perftest = compare_measured_perftest(sc, *prepared.measured_perftest, results);
+  }
 }
 
 /// The packet model's simulate().
@@ -290,7 +294,7 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     if (ok) step_done = true;
   }
   if (rep.complete && sc.perftest.enabled) {
-    run_perftest(sc, sim, net, *engine, run_phase, rep);
+    run_perftest(sc, prepared, sim, net, *engine, run_phase, rep);
     net.set_sink(&transport);  // the traffic's completions
   }
   if (rep.complete && engine->sum(static_cast<int64_t>(traffic.completed())) <
