@@ -2,17 +2,22 @@
 # Predicted against measured: runs scenarios that name a real log (`measured.nccl_tests:` or
 # `measured.perftest:`) and tabulates, per log, the simulated value beside the measured one at
 # every size the two share and the median and worst error, with the error from --min-size up
-# (the issue's target: sizes from 1 MiB) apart.
+# (1 MiB by default for nccl-tests logs, where bandwidth rather than latency decides) apart.
 #
 #   bash bench/validate.sh                      # every scenario in bench/validation/, and every
 #                                               # real log in tests/data/ without one, with why
 #   bash bench/validate.sh my_cluster.yaml ...  # your own scenarios and logs
 #   bash bench/validate.sh --markdown out.md    # also the whole report as Markdown (sizes too)
+#   bash bench/validate.sh --markdown -         # the report alone, on stdout
 #
 # Options:
 #   --fabricsim PATH   the binary (default: build/fabricsim, else fabricsim on PATH)
-#   --min-size BYTES   the smallest size of the "from" columns (default 1048576 = 1 MiB)
-#   --markdown FILE    write the report (summary, per-size tables, logs not covered) to FILE
+#   --min-size BYTES   the smallest nccl-tests size of the "from" columns (default 1048576 =
+#                      1 MiB, the size from which NCCL's bandwidth, not its latency, dominates)
+#   --perftest-min-size BYTES   the same for perftest bandwidth logs (default 64; latency logs
+#                      are taken whole)
+#   --markdown FILE    write the report (summary, per-size tables, logs not covered) to FILE;
+#                      - prints it instead of the summary
 #   --set KEY=VALUE    passed to every run (repeatable), e.g. --set nccl.launch_latency=20us
 #
 # The scenarios in bench/validation/ are written from each cluster's published hardware and not
@@ -28,6 +33,7 @@ root="$(cd "$here/.." && pwd)"
 
 fabricsim=""
 min_size=1048576
+perftest_min_size=64
 markdown=""
 sets=()
 scenarios=()
@@ -35,6 +41,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --fabricsim) fabricsim="$2"; shift 2 ;;
     --min-size) min_size="$2"; shift 2 ;;
+    --perftest-min-size) perftest_min_size="$2"; shift 2 ;;
     --markdown) markdown="$2"; shift 2 ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -42,9 +49,11 @@ while [ $# -gt 0 ]; do
     *) scenarios+=("$1"); shift ;;
   esac
 done
-case "$min_size" in
-  ''|*[!0-9]*) echo "validate.sh: --min-size takes bytes, e.g. 1048576; got '$min_size'" >&2; exit 2 ;;
-esac
+for v in "$min_size" "$perftest_min_size"; do
+  case "$v" in
+    ''|*[!0-9]*) echo "validate.sh: --min-size and --perftest-min-size take bytes, e.g. 1048576; got '$v'" >&2; exit 2 ;;
+  esac
+done
 if [ -z "$fabricsim" ]; then
   if [ -x "$root/build/fabricsim" ]; then fabricsim="$root/build/fabricsim"
   else fabricsim="$(command -v fabricsim || true)"; fi
@@ -73,8 +82,9 @@ measured_log() {
 }
 
 # One run: its comparison rows "size measured simulated error" into $work/N.rows, its summary
-# fields into $work/N.sum (separated by the ASCII unit separator, so empty fields stay: scenario, log, metric, rows, median, worst, worst at,
-# from-rows, from-median, from-worst, wall s, note).
+# fields into $work/N.sum, separated by the ASCII unit separator (so empty fields stay):
+# scenario, log, metric, rows, median, worst, worst at, from-rows, from-median, from-worst,
+# wall s, note, exit code, the "from" size.
 n=0
 for scen in "${scenarios[@]}"; do
   n=$((n + 1))
@@ -85,6 +95,8 @@ for scen in "${scenarios[@]}"; do
   end=$(date +%s.%N)
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
   log="$(measured_log "$scen")"
+  min=$min_size
+  sed -n '/^measured:/,/^[^ #]/p' "$scen" | grep -q '^ *perftest:' && min=$perftest_min_size
   note="$(sed -n 's/^# validation-note: *//p' "$scen" | tr '\n' ' ' | sed 's/ *$//')"
   # The rows between "# measured" and the "error over" summary: "# SIZE MEAS SIM +E.E %".
   awk '/^# measured/ { m = 1; next }
@@ -92,11 +104,12 @@ for scen in "${scenarios[@]}"; do
        m && $1 == "#" && $2 ~ /^[0-9]+$/ && $NF == "%" { e = $(NF - 1); sub(/^\+/, "", e);
                                                           print $2, $3, $4, e }' "$out" >"$work/$n.rows"
   metric=$(sed -n 's/^#   \(.*\) error over .*/\1/p' "$out" | head -n 1)
+  case "$metric" in t_*) min=0 ;; esac  # a latency is held to its target at every size
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
     status=1
     echo "validate.sh: $scen: fabricsim run exited $rc: $(tail -n 3 "$work/$n.err" | tr '\n' ' ')" >&2
   fi
-  awk -v scen="$scen" -v logf="$log" -v metric="${metric:-?}" -v min="$min_size" -v wall="$wall" \
+  awk -v scen="$scen" -v logf="$log" -v metric="${metric:-?}" -v min="$min" -v wall="$wall" \
       -v note="$note" -v rc="$rc" '
     function median(a, k,   i, j, t) {  # sorts a[1..k] (insertion: a few dozen rows)
       for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
@@ -105,9 +118,9 @@ for scen in "${scenarios[@]}"; do
     { e = $4 < 0 ? -$4 : $4; all[++na] = e; if (e > worst) { worst = e; at = $1 }
       if ($1 >= min) { from[++nf] = e; if (e > fworst) fworst = e } }
     END {
-      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\n", scen, logf, metric, na,
+      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\037%s\n", scen, logf, metric, na,
              median(all, na), na ? worst : "", na ? at : "", nf, median(from, nf),
-             nf ? fworst : "", wall, note, rc
+             nf ? fworst : "", wall, note, rc, min
     }' "$work/$n.rows" >"$work/$n.sum"
 done
 
@@ -118,21 +131,34 @@ human() {  # bytes as nccl-tests users read them
     else if (b >= 1024 && b % 1024 == 0) printf "%d KiB", b / 1024; else printf "%d B", b }'
 }
 
+# The targets fabricsim is held to, from the "from" size up: an nccl-tests log's median busbw
+# error at most 10 %; perftest's bandwidth within 5 % and its latency within 10 % at every size.
+target() {  # metric, sizes, median, worst
+  [ "$2" -gt 0 ] || { echo "-"; return; }
+  awk -v m="$1" -v med="$3" -v worst="$4" 'BEGIN {
+    if (m == "busbw") { limit = 10; v = med; what = "median" }
+    else if (m ~ /^t_/) { limit = 10; v = worst; what = "worst" }
+    else { limit = 5; v = worst; what = "worst" }
+    printf "%s %s <= %d %%", v <= limit ? "met:" : "missed:", what, limit }'
+}
+
 # The summary table, one line per scenario.
 summary="$work/summary.md"
 {
-  printf '| log | scenario | compared | median error | worst (at) | from %s: sizes, median, worst | wall |\n' "$(human "$min_size")"
-  printf '|---|---|---|---|---|---|---|\n'
+  printf '| log | scenario | compared | median error | worst (at) | from a size up: sizes, median, worst | target | wall |\n'
+  printf '|---|---|---|---|---|---|---|---|\n'
   for i in $(seq 1 "$n"); do
-    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc <"$work/$i.sum"
+    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from <"$work/$i.sum"
     rel="${scen#"$root"/}"
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
-      printf '| %s | %s | run failed (exit %s) | - | - | - | %s s |\n' "$(basename "$log")" "$rel" "$rc" "$wall"
+      printf '| %s | %s | run failed (exit %s) | - | - | - | - | %s s |\n' "$(basename "$log")" "$rel" "$rc" "$wall"
       continue
     fi
-    printf '| %s | %s | %s sizes, %s | %s | %s (%s) | %s, %s, %s | %s s |\n' "$(basename "$log")" "$rel" \
-      "$na" "$metric" "$(fmt_pct "$med")" "$(fmt_pct "$worst")" "$(human "${at:-0}")" "$nf" \
-      "$(fmt_pct "$fmed")" "$(fmt_pct "$fworst")" "$wall"
+    if [ "$from" -eq 0 ]; then from_text="every size"; else from_text="from $(human "$from")"; fi
+    printf '| %s | %s | %s sizes, %s | %s | %s (%s) | %s: %s, %s, %s | %s | %s s |\n' \
+      "$(basename "$log")" "$rel" "$na" "$metric" "$(fmt_pct "$med")" "$(fmt_pct "$worst")" \
+      "$(human "${at:-0}")" "$from_text" "$nf" "$(fmt_pct "$fmed")" "$(fmt_pct "$fworst")" \
+      "$(target "$metric" "$nf" "$fmed" "$fworst")" "$wall"
   done
 } >"$summary"
 
@@ -149,23 +175,28 @@ if [ "$all" -eq 1 ]; then
   done
 fi
 
-cat "$summary"
-if [ -s "$others" ]; then
-  echo
-  echo "| log not compared | why |"
-  echo "|---|---|"
-  cat "$others"
+if [ "$markdown" != "-" ]; then
+  cat "$summary"
+  if [ -s "$others" ]; then
+    echo
+    echo "| log not compared | why |"
+    echo "|---|---|"
+    cat "$others"
+  fi
 fi
 
 if [ -n "$markdown" ]; then
+  markdown_to="$markdown"
+  [ "$markdown" = "-" ] && markdown_to=/dev/stdout
   {
     echo "## Summary"
     echo
-    cat "$summary"
+    # Without the wall-clock column: the report is the same file on every machine.
+    sed -E 's/\|[^|]*\|$/|/' "$summary"
     echo
     echo "## Per size"
     for i in $(seq 1 "$n"); do
-      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc <"$work/$i.sum"
+      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from <"$work/$i.sum"
       echo
       echo "### $(basename "$log")"
       echo
@@ -184,6 +215,6 @@ if [ -n "$markdown" ]; then
       echo "|---|---|"
       cat "$others"
     fi
-  } >"$markdown"
+  } >"$markdown_to"
 fi
 exit "$status"
