@@ -78,6 +78,23 @@ void check_perftest(const std::map<std::string, Value>& found, Scenario& s) {
     if (it == found.end()) found.at("perftest").fail(what);
     it->second.fail(what);
   }
+  // perftest refuses these on its latency programs (src/perftest_parameters.c: "Bidirectional
+  // is only available in BW test", "Multiple QPs only available on bw tests"); they were
+  // accepted and ignored.
+  const bool latency = s.perftest.test.size() > 4 &&
+                       s.perftest.test.compare(s.perftest.test.size() - 4, 4, "_lat") == 0;
+  if (latency) {
+    if (const auto b = found.find("perftest.bidirectional");
+        b != found.end() && s.perftest.bidirectional) {
+      b->second.fail("-b is for the bw tests: perftest's " + s.perftest.test +
+                     " refuses it (\"Bidirectional is only available in BW test\")");
+    }
+    if (const auto q = found.find("perftest.qps"); q != found.end() && s.perftest.qps != 1) {
+      q->second.fail("-q is for the bw tests: perftest's " + s.perftest.test +
+                     " runs one queue pair and refuses more (\"Multiple QPs only available on "
+                     "bw tests\")");
+    }
+  }
 }
 
 }  // namespace fabricsim::config_detail
