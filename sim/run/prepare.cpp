@@ -121,9 +121,13 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
 /// Throws ConfigError (exit 2): `validate` and `run` refuse the same things.
 void check_runnable(const Scenario& sc, const Fabric& fabric) {
   if (fabric.hosts.size() < 2) {
+    // Name what needs them: the collective, else the perftest run, else the traffic flows.
+    const std::string who = sc.has_workload       ? sc.workload.collective
+                            : sc.perftest.enabled ? std::string("perftest (a client and a server)")
+                                                  : std::string("traffic");
     throw key_error(sc, "topology",
-                    sc.workload.collective + " needs at least 2 GPUs; this fabric has " +
-                        std::to_string(fabric.hosts.size()));
+                    who + " needs at least 2 " + (sc.has_workload ? "GPUs" : "hosts") +
+                        "; this fabric has " + std::to_string(fabric.hosts.size()));
   }
   const WireFormat wire = wire_format_for(sc.transport);
   const int64_t frame = wire.wire_bytes(sc.nic.mtu_bytes);
@@ -352,8 +356,9 @@ Prepared prepare(Scenario& sc) {
           sc, key,
           "hosts " + std::to_string(sc.perftest.client) + " and " +
               std::to_string(sc.perftest.server) + " are GPUs of one server (" +
-              std::to_string(shared) +
-              "), which talk over its NVSwitch, not NIC to NIC as perftest measures" +
+              std::to_string(shared) + "), which talk over its " +
+              (sc.topology.gpu_interconnect == "pcie" ? "PCIe switch" : "NVSwitch") +
+              ", not NIC to NIC as perftest measures" +
               (other < hosts ? "; e.g. host " + std::to_string(other) + " is on another server"
                              : std::string()));
     }
