@@ -29,7 +29,13 @@ std::deque<OutputWriter>& table() {
       // perftest's own report of a perftest: run (perftest/perftest.hpp), as `run` printed it.
       {"perftest.txt",
        [](const OutputSettings&, const RunReport& r) { return !r.perftest.empty(); },
-       [](const std::string& path, const RunReport& r) { write_output_file(path, r.perftest); },
+       [](const std::string& path, const RunReport& r) {
+         // A stopped run's table ends early: said after it, so a diff against a real run does
+         // not read the missing sizes as a shorter sweep.
+         write_output_file(path, r.complete ? r.perftest
+                                            : r.perftest + "# incomplete: " + r.stop_reason +
+                                                  "; the sizes after the last row did not run\n");
+       },
        nullptr},
   };
   return t;

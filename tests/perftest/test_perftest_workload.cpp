@@ -2,10 +2,13 @@
 // rate and latencies (nic.message_rate, nic.tx_latency, nic.rx_latency): closed forms, and the
 // simulated perftest tables, parsed by calibration/perftest's parser, against real perftest logs
 // (tests/data/perftest/). Each NIC value a log check uses was fitted elsewhere (said per test).
+#include <sys/wait.h>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -184,6 +187,30 @@ TEST_CASE("run --out writes perftest.txt which the perftest log parser reads as 
   CHECK(log.bw_rows[0].bytes == 65536);
   CHECK(log.bw_rows[0].iterations == 1000);
   CHECK(log.meta.count("simulated") == 1);
+  std::filesystem::remove_all(out);
+}
+
+TEST_CASE("a perftest.txt of a run stopped early says so after its last row") {
+  // The 4.59 Mpps message rate gives 2 B .. 4 KiB within the first 200 000 events; the table
+  // used to end there like a shorter sweep, with nothing to say that 8 KiB .. 8 MiB never ran.
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / "fabricsim_test_perftest_stopped";
+  std::filesystem::remove_all(out);
+  const std::string cmd = "cd " + kSource + " && " + FABRICSIM_BINARY +
+                          " run scenarios/perftest_ib_write_bw_roce100g.yaml --max-events 200000"
+                          " --out " +
+                          out.string() + " >/dev/null";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 124);  // --max-events reached, as timeout(1)
+  std::ifstream in(out / "perftest.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("# incomplete: stopped at --max-events 200000 during ib_write_bw") !=
+        std::string::npos);
+  // Still a perftest log: the rows that ran parse, and stop before 8 MiB.
+  const PerftestLog log = parse_perftest_file((out / "perftest.txt").string());
+  REQUIRE(!log.bw_rows.empty());
+  CHECK(log.bw_rows.back().bytes < (int64_t{8} << 20));
   std::filesystem::remove_all(out);
 }
 
