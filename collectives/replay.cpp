@@ -148,7 +148,11 @@ void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t f
 void PacketTransport::open_qps(const TransferDag& dag) {
   for (uint32_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag.transfer(i);
-    if (!t.is_compute()) net_.open_qp(host(t.src_rank), host(t.dst_rank), t.flow);
+    // A channel's connection takes its GPU's NICs in turn, as NCCL assigns them (the flow is
+    // the channel), not the ECMP hash: with several NICs a GPU, channels do not pile up on one.
+    if (!t.is_compute()) {
+      net_.open_qp(host(t.src_rank), host(t.dst_rank), t.flow, -1, static_cast<int>(t.flow));
+    }
   }
 }
 

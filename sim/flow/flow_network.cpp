@@ -145,8 +145,11 @@ void FlowRouter::path(int src, int dst, uint32_t flow, std::vector<uint32_t>& po
                                  "the packet mode does)");
       }
     }
+    // At the source, a GPU with several NICs toward dst gives flow (channel) c its NIC c mod k,
+    // as the packet model's collectives do (Network::open_qp); further on, the ECMP hash.
     const uint16_t chosen =
         choices.size() == 1 ? choices[0]
+        : hop == 0          ? choices[flow % choices.size()]
                             : choices[mix(key ^ (static_cast<uint64_t>(v) << 1)) % choices.size()];
     ports.push_back(first_port_[v] + chosen);
     v = boost::target(*std::next(boost::out_edges(v, g).first, chosen), g);

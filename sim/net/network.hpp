@@ -125,7 +125,11 @@ class Network {
   /// the same order on every rank agrees on them. Opening does not start the QP's congestion
   /// control (that happens at its first message), so opening early changes no result. Throws
   /// std::invalid_argument as send() does for bad hosts, a bad tc or no route.
-  uint32_t open_qp(int src_host, int dst_host, uint32_t flow_id, int tc = -1);
+  /// `nic` >= 0 picks the QP's NIC itself: the (nic mod k)-th of the k ports routing offers
+  /// from src_host toward dst_host, in port order, as NCCL gives a GPU's channels its NICs in
+  /// turn (a channel's connection uses one NIC: src/graph/search.cc); -1 = the ECMP hash of the
+  /// flow, as for traffic flows. Only a host with several NICs toward dst_host has a choice.
+  uint32_t open_qp(int src_host, int dst_host, uint32_t flow_id, int tc = -1, int nic = -1);
   /// When on, send() on a QP not opened by open_qp (or an earlier send) throws std::logic_error.
   void set_require_open_qps(bool on) { require_open_qps_ = on; }
 
@@ -444,7 +448,8 @@ class Network {
   /// Validates a QP key as send() does (messages prefixed by `who`); returns the class.
   int check_qp_key(const char* who, int src_host, int dst_host, int tc) const;
   /// The QP of a checked key, created if new.
-  uint32_t open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id, int tc);
+  uint32_t open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id, int tc,
+                        int nic = -1);
   /// Hands a new message's receiver copy to the destination (remote_post_, or locally).
   void post_rx(uint32_t qp_id, const RxMessage& m);
   void receive_ack(const Packet* p, Qp& qp, uint32_t qp_id);

@@ -25,7 +25,7 @@ int Network::check_qp_key(const char* who, int src_host, int dst_host, int tc) c
 }
 
 uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id,
-                               int tc) {
+                               int tc, int nic) {
   const auto key = std::make_tuple(src_host, dst_host, flow_id, tc);
   if (auto it = qp_index_.find(key); it != qp_index_.end()) return it->second;
   // A new QP (a different class on the same flow is a different QP too).
@@ -37,14 +37,16 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
                                               (static_cast<uint64_t>(dst_host) << 16) ^ flow_id ^
                                               (static_cast<uint64_t>(ecmp_salt_) << 32)));
   qp.rate_bps = cfg_.qp_rate_limit_bps;
-  // The QP leaves by the port its flow hashes to among the routes' choices.
+  // The QP leaves by the port its flow hashes to among the routes' choices, or by the one
+  // its caller assigned (`nic`, NCCL's channel-to-NIC assignment).
   const VertexId src = fabric_.hosts[src_host];
   const auto choices = routes_.next_ports(src, dst_host);
   if (choices.empty()) {
     throw std::invalid_argument(std::string(who) + ": no route to the destination");
   }
-  qp.nic = static_cast<uint32_t>(
-      nic_of_port_[first_port_[src] + pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0)]);
+  const uint16_t port = nic >= 0 ? choices[static_cast<size_t>(nic) % choices.size()]
+                                 : pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0);
+  qp.nic = static_cast<uint32_t>(nic_of_port_[first_port_[src] + port]);
   // The congestion control's state of both halves is made here, once per QP; its reaction
   // point starts with the QP's first message (send()).
   const uint32_t id = static_cast<uint32_t>(qps_.size());
@@ -61,9 +63,9 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
   return id;
 }
 
-uint32_t Network::open_qp(int src_host, int dst_host, uint32_t flow_id, int tc) {
+uint32_t Network::open_qp(int src_host, int dst_host, uint32_t flow_id, int tc, int nic) {
   tc = check_qp_key("Network::open_qp", src_host, dst_host, tc);
-  return open_checked("Network::open_qp", src_host, dst_host, flow_id, tc);
+  return open_checked("Network::open_qp", src_host, dst_host, flow_id, tc, nic);
 }
 
 void Network::post_rx(uint32_t qp_id, const RxMessage& m) {
