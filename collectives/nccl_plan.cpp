@@ -154,9 +154,11 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   }
   spec.chunk_bytes = !chosen.chunked || p2p ? 0 : chunk;
   // NVLS's hwLat entry is the whole collective's latency on one node (tuning.cc: latency =
-  // intraLat, baseLat 0): paid once, as the launch latency, not per step.
+  // intraLat, baseLat 0): paid once, as the launch latency. NCCL 2.20's table has no per-step
+  // latency for NVLS; its steps wait the per-step NVLink latency of Simple (hwLat[NVLINK][Ring]
+  // [Simple], 3.4 µs), the synchronization every NCCL step of Simple pays.
   const bool nvls = algo == NcclAlgo::kNvls;
-  const double step_us = nvls ? 0 : nccl_hw_latency_us(NcclHw::kNvlink, algo, proto);
+  const double step_us = nccl_hw_latency_us(NcclHw::kNvlink, nvls ? NcclAlgo::kRing : algo, proto);
   const double launch_us =
       nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto) : nccl_base_latency_us(algo, proto);
   spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps

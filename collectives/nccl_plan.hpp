@@ -79,8 +79,8 @@ struct SizePlan {
 /// chunk as NCCL cuts it for that pair (step_data_bytes × chunk steps, see the file comment);
 /// the protocol's wire factor; step latency hwLat[NVLINK][algo][proto] and launch latency
 /// baseLat[algo][proto] unless the setup overrides them (Ring's for halving_doubling and p2p;
-/// NVLS: no step latency, its hwLat[NVLINK] of 23 µs once as launch latency, one channel, the
-/// framing of nvls.hpp),
+/// NVLS: Ring Simple's step latency (NCCL has none for NVLS), its hwLat[NVLINK] of 23 µs once
+/// as launch latency, one channel, the framing of nvls.hpp),
 /// fabricsim simulating the network part of NCCL's latencies itself; and the staging delay.
 /// Throws std::invalid_argument when the setup's algorithm cannot run the collective, or the
 /// NCCL_ALGO/NCCL_PROTO filters leave nothing for it.
