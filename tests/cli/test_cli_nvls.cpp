@@ -31,7 +31,9 @@ nlohmann::json run_rows(const std::string& name, const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("nvls: 8 x H100 AllReduce busbw at 1 GiB is within 5 % of the measured 480 GB/s") {
+TEST_CASE(
+    "nvls: 8 x H100 AllReduce at 1 GiB is within 5 % of the measured 480 GB/s busbw and puts (n + "
+    "1)/n of the buffer on each NVLink") {
   const auto rows = run_rows("nvls_h100", "--set workload.algorithm=nvls");
   REQUIRE(rows.size() == 1);
   const auto& row = rows[0];
@@ -42,6 +44,22 @@ TEST_CASE("nvls: 8 x H100 AllReduce busbw at 1 GiB is within 5 % of the measured
   CHECK(std::abs(busbw - 480.0) <= 0.05 * 480.0);
   // nccl-tests prints busbw with Ring's factor whatever the algorithm (src/all_reduce.cu).
   CHECK(busbw == Approx(row["algbw_GBps"].get<double>() * 2 * 7 / 8.0));
+  // Each GPU's NVLink carried (n + 1)/n of the buffer each way (multimem.ld_reduce and
+  // multimem.st: no byte from GPU to GPU), × 6/5 for NVLS's efficiency, plus packet headers
+  // and ACKs (under 3 %); Ring would carry 2(n − 1)/n = 1.75 of it.
+  const double expected = 9.0 / 8 * 1.2 * double(int64_t{1} << 30);
+  int gpus = 0;
+  // scratch() gives run_rows' folder again, not emptied.
+  for (const auto& r : csv_rows(scratch("nvls_h100") / "ports.csv")) {
+    if (r.size() < 8 || r[0].rfind("host", 0) != 0 || r[2] != "nvswitch0") continue;
+    INFO(r[0] << ": tx " << r[5] << " B, rx " << r[7] << " B, expected " << expected);
+    CHECK(std::stod(r[5]) >= expected);
+    CHECK(std::stod(r[5]) <= 1.03 * expected);
+    CHECK(std::stod(r[7]) >= expected);
+    CHECK(std::stod(r[7]) <= 1.03 * expected);
+    ++gpus;
+  }
+  CHECK(gpus == 8);
 }
 
 TEST_CASE("nvls: algorithm auto runs NVLS on 8 x H100 as NCCL's tuning picks it") {
