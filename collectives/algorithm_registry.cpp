@@ -28,6 +28,7 @@ std::deque<CollectiveAlgorithm>& registry() {
         {"tree", {"all_reduce"}, tree_dag, tree_transfers, NcclAlgo::kTree, true, nccl_flows, tree_flows},
         {"halving_doubling", {"all_reduce"}, halving_doubling_dag, halving_doubling_transfers, std::nullopt, false, {}, {}},
         {"p2p", {"alltoall", "sendrecv"}, p2p_dag, p2p_transfers, std::nullopt, false, p2p_flows, p2p_flow_count},
+        {"nvls", {"all_reduce"}, nvls_dag, nvls_transfers, NcclAlgo::kNvls, true, {}, {}},
     };
     // clang-format on
     for (const CollectiveAlgorithm& a : builtin) register_choice("workload.algorithm", a.name);

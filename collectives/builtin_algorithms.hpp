@@ -1,5 +1,6 @@
 // The built-in algorithms' hooks (algorithm_registry.hpp), defined next to the code they share:
-// the DAG builders and transfer counts in plan.cpp, the flow builders in flow_plan.cpp.
+// the DAG builders and transfer counts in plan.cpp (NVLS's in nvls.cpp), the flow builders in
+// flow_plan.cpp.
 // Internal to the collectives library.
 #pragma once
 
@@ -19,6 +20,9 @@ TransferDag halving_doubling_dag(const RankLayout& layout, const CollectiveSpec&
                                  int64_t buffer_count, int elem_bytes);
 TransferDag p2p_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
                     int elem_bytes);
+/// NVLS (nvls.cpp): one server, the whole buffer in one DAG (spec.channels is not used).
+TransferDag nvls_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                     int elem_bytes);
 
 int64_t ring_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
                        int elem_bytes);
@@ -28,6 +32,8 @@ int64_t halving_doubling_transfers(const RankLayout& layout, const CollectiveSpe
                                    int64_t bytes, int elem_bytes);
 int64_t p2p_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
                       int elem_bytes);
+int64_t nvls_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
+                       int elem_bytes);
 
 /// Ring and tree flows (one builder: they share the per-channel join).
 TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,

@@ -29,6 +29,7 @@ const std::pair<const char*, const char*> kNcclVariables[] = {
     {"NCCL_NET_GDR_LEVEL", "net_gdr_level"},
     {"NCCL_IB_DISABLE", "ib_disable"},
     {"NCCL_NET", "net"},
+    {"NCCL_NVLS_ENABLE", "nvls_enable"},
 };
 
 }  // namespace
@@ -49,6 +50,7 @@ std::map<std::string, std::string> nccl_variables(const NcclConfig& n) {
   // A std::string, not the literal: GCC 12 warns falsely (-Wrestrict) on assigning "1" here.
   if (n.ib_disable) env["NCCL_IB_DISABLE"] = std::string("1");
   if (!n.net.empty()) env["NCCL_NET"] = n.net;
+  if (n.nvls_enable != 2) env["NCCL_NVLS_ENABLE"] = std::to_string(n.nvls_enable);
   return env;
 }
 
@@ -68,7 +70,7 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
                  v);
   }
   if (const auto it = env.find("NCCL_ALGO"); it != env.end()) {
-    // NCCL skips algorithms it cannot use here; environment files for H100/GB200 name NVLS
+    // NCCL skips algorithms it cannot use here; environment files for H100/GB200 name NVLSTree
     // and CollNet, which fabricsim does not model: drop them with a note, keep the rest.
     std::string value = it->second, kept, dropped;
     const bool exclude = !value.empty() && value[0] == '^';
@@ -78,14 +80,14 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
       std::string lower = name;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       lower.erase(std::remove(lower.begin(), lower.end(), ' '), lower.end());
-      const bool other = lower == "nvls" || lower == "nvlstree" || lower == "collnetdirect" ||
+      const bool other = lower == "nvlstree" || lower == "collnetdirect" ||
                          lower == "collnetchain" || lower == "collnet" || lower == "pat";
       (other ? dropped : kept) += (((other ? dropped : kept).empty()) ? "" : ",") + name;
     }
     if (!dropped.empty()) {
       std::fprintf(stderr,
-                   "fabricsim: note: NCCL_ALGO=%s: %s not modelled (fabricsim has Ring and "
-                   "Tree); ignored\n",
+                   "fabricsim: note: NCCL_ALGO=%s: %s not modelled (fabricsim has Ring, Tree "
+                   "and NVLS); ignored\n",
                    it->second.c_str(), dropped.c_str());
       if (kept.empty()) {
         env.erase(it);
@@ -155,6 +157,7 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
     if (var == "NCCL_NET_GDR_LEVEL") n.net_gdr_level = value;
     if (var == "NCCL_IB_DISABLE") n.ib_disable = parsed.ib_disable;
     if (var == "NCCL_NET") n.net = value;
+    if (var == "NCCL_NVLS_ENABLE") n.nvls_enable = parsed.nvls_enable;
   }
 }
 

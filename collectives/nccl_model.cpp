@@ -47,9 +47,8 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
 }
 
 // NCCL's spellings (init.cc ncclAlgoStr / ncclProtoStr), in index order.
-const std::vector<std::string> kAlgoNames = {"Tree", "Ring"};
-const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain", "NVLS",
-                                                  "NVLSTree"};
+const std::vector<std::string> kAlgoNames = {"Tree", "Ring", "NVLS"};
+const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain", "NVLSTree"};
 const std::vector<std::string> kProtoNames = {"LL", "LL128", "Simple"};
 const std::vector<std::string> kPathNames = {"LOC", "NVL", "NVB", "PIX",
                                              "PXB", "PXN", "PHB", "SYS"};
@@ -98,15 +97,24 @@ int64_t parse_integer(const std::string& variable, const std::string& value, int
 
 // ----- cost model tables (NCCL 2.20.3 src/graph/tuning.cc) -----
 
-// baseLat[algo][proto], µs. Tree, Ring × LL, LL128, Simple.
-constexpr double kBaseLat[kNcclNumAlgos][kNcclNumProtos] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}};
+// baseLat[algo][proto], µs. Tree, Ring, NVLS × LL, LL128, Simple.
+constexpr double kBaseLat[kNcclNumAlgos][kNcclNumProtos] = {
+    {6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}};
 
-// hwLat[hw][algo][proto], µs. NVLINK, PCI, NET × Tree, Ring × LL, LL128, Simple.
+// hwLat[hw][algo][proto], µs. NVLINK, PCI, NET × Tree, Ring, NVLS × LL, LL128, Simple.
 constexpr double kHwLat[3][kNcclNumAlgos][kNcclNumProtos] = {
-    {{.6, 1.25, 28}, {.6, 1.9, 3.4}},
-    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}},
-    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}},
+    {{.6, 1.25, 28}, {.6, 1.9, 3.4}, {0, 0, 23}},
+    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 0}},
+    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}},
 };
+
+// search.cc sm90SpeedArrayIntra: the speeds (GB/s per channel) the graph search tries on SM90
+// without a network, fastest first.
+constexpr double kSm90SpeedArrayIntra[] = {60.0, 50.0, 40.0, 30.0, 24.0,
+                                           20.0, 15.0, 12.0, 6.0,  3.0};
+
+// tuning.cc: NVLS's bus bandwidth × 5/6 is the algorithm bandwidth NCCL stores.
+constexpr double kNvlsRatio = 5.0 / 6.0;
 
 // Rows: Volta, Ampere, Hopper (compCapIndex); columns: 1 node, 2 nodes, more (index2).
 // llMaxBws rows on several nodes are the CPU instead: 0 Intel, 1 AMD.
@@ -221,6 +229,8 @@ const char* to_string(NcclAlgo a) {
       return "tree";
     case NcclAlgo::kRing:
       return "ring";
+    case NcclAlgo::kNvls:
+      return "nvls";
   }
   return "?";
 }
@@ -251,11 +261,11 @@ NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable) {
   }
   for (const auto& other : kOtherAlgoNames) {
     if (l == lower(other)) {
-      fail(variable,
-           "NCCL algorithm '" + other + "' is not modelled by fabricsim; expected Tree or Ring");
+      fail(variable, "NCCL algorithm '" + other +
+                         "' is not modelled by fabricsim; expected Tree, Ring or NVLS");
     }
   }
-  fail(variable, "unknown algorithm '" + name + "'; expected Tree or Ring" +
+  fail(variable, "unknown algorithm '" + name + "'; expected Tree, Ring or NVLS" +
                      suggestion(trim(name), kAlgoNames));
 }
 
@@ -301,7 +311,7 @@ int64_t nccl_buffsize_bytes(NcclProto p, const NcclSettings& s) {
 NcclAlgoFilter parse_algo_list(const std::string& value, const std::string& variable) {
   NcclAlgoFilter f;
   f.allowed = parse_list<kNcclNumAlgos>(
-      value, variable, "Tree, Ring", "algorithm",
+      value, variable, "Tree, Ring, NVLS", "algorithm",
       [](const std::string& t, const std::string& v) { return idx(parse_nccl_algo(t, v)); });
   return f;
 }
@@ -379,6 +389,9 @@ NcclSettings parse_nccl_env(const std::map<std::string, std::string>& env) {
                                 " " + std::to_string(s.max_nchannels));
   }
   if (const auto* v = get("NCCL_NET_GDR_LEVEL")) s.net_gdr_level = parse_gdr_level(*v);
+  if (const auto* v = get("NCCL_NVLS_ENABLE")) {
+    s.nvls_enable = static_cast<int>(parse_integer("NCCL_NVLS_ENABLE", *v, 0, 2, "0, 1 or 2"));
+  }
   if (const auto* v = get("NCCL_IB_DISABLE")) {
     s.ib_disable = parse_integer("NCCL_IB_DISABLE", *v, 0, 1, "0 or 1") == 1;
   }
@@ -420,6 +433,40 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a) {
   return a == NcclAlgo::kRing || f == Func::kAllReduce;
 }
 
+NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps) {
+  if (gpus < 2 || !(nvlink_GBps > 0)) return {};
+  // ncclTopoCompute: totalBw × ngpus / (ngpus − 1) for patterns other than the ring, and the
+  // first speed tried is the largest with speed × minChannels within it.
+  const double total = nvlink_GBps * gpus / (gpus - 1);
+  for (double speed : kSm90SpeedArrayIntra) {
+    if (speed > nvlink_GBps || speed * gpus > total) continue;
+    // ncclTopoSearchTryNvls: each of the `gpus` channels takes `speed` on every GPU's NVLink,
+    // in each direction, and twice on its head's.
+    if ((gpus + 1) * speed <= nvlink_GBps + 1e-9) return {gpus, speed};
+  }
+  return {};
+}
+
+std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
+                                  int gpus_per_node, int nnodes) {
+  if (nvls_enable == 0) return "NCCL_NVLS_ENABLE (nccl.nvls_enable) is 0";
+  if (!nvswitch) return "NVLS needs an NVSwitch, and these GPUs have none";
+  if (compute_capability < 90) {
+    return "NVLS needs compute capability 9.0 or above (Hopper), and these GPUs have " +
+           std::to_string(compute_capability / 10) + "." + std::to_string(compute_capability % 10);
+  }
+  if (gpus_per_node <= 2) {
+    return "NCCL turns NVLS off with 2 GPUs or fewer per server, and this has " +
+           std::to_string(gpus_per_node);
+  }
+  if (nnodes > 1) {
+    return "NCCL 2.20 runs NVLS within one server only (across servers it is NVLSTree, not "
+           "modelled), and this spans " +
+           std::to_string(nnodes) + " servers";
+  }
+  return "";
+}
+
 NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProto p) {
   validate(in);
   const Func f = func_of(in.collective);
@@ -428,6 +475,18 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
                                 " algorithm for " + in.collective);
   }
   const int nranks = in.nranks, nnodes = in.nnodes;
+  if (a == NcclAlgo::kNvls) {
+    if (p != NcclProto::kSimple) {
+      throw std::invalid_argument("NCCL cost model: NCCL's NVLS runs the Simple protocol only");
+    }
+    if (in.nvls_channels < 1 || !(in.nvls_bw_GBps > 0) || nnodes > 1) {
+      throw std::invalid_argument(
+          "NCCL cost model: NVLS needs its graph (nvls_channels, nvls_bw_GBps) on one node");
+    }
+    // tuning.cc: busBw = nChannels × min(bwIntra, bwInter), × 5/6; latency = intraLat.
+    return {kHwLat[idx(NcclHw::kNvlink)][idx(a)][idx(p)],
+            in.nvls_channels * in.nvls_bw_GBps * kNvlsRatio};
+  }
   const bool all_reduce = f == Func::kAllReduce;
   const bool ag_rs = f == Func::kAllGather || f == Func::kReduceScatter;
   const int nsteps = all_reduce ? 2 * (nranks - 1) : ag_rs ? nranks - 1 : nranks;
@@ -530,8 +589,10 @@ NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_
   for (int ai = 0; ai < kNcclNumAlgos; ++ai) {
     const auto a = static_cast<NcclAlgo>(ai);
     if (!nccl_algo_supported(in.collective, a) || !settings.algo.allows(a)) continue;
+    if (a == NcclAlgo::kNvls && !in.nvls_available) continue;
     for (int pi = 0; pi < kNcclNumProtos; ++pi) {
       const auto p = static_cast<NcclProto>(pi);
+      if (a == NcclAlgo::kNvls && p != NcclProto::kSimple) continue;  // NVLS: Simple only
       if (proto_enabled(p)) consider(a, p);
     }
   }

@@ -17,13 +17,18 @@
 //   src/graph/paths.cc     NCCL_NET_GDR_LEVEL: names, legacy integers (levelsOldToNew), default PXB
 //   src/graph/topo.cc      topoPathTypeStr (LOC NVL NVB PIX PXB PXN PHB SYS)
 //   src/enqueue.cc         the selection loop (algorithm-major, strict "<": ties keep the lower
-//                          algorithm index, then the lower protocol index)
+//                          algorithm index, then the lower protocol index); NVLS's chunk size
+//   src/graph/search.cc    the NVLS graph (ncclTopoCompute with NCCL_TOPO_PATTERN_NVLS: one
+//                          channel per GPU, sm90SpeedArrayIntra, ncclTopoSearchTryNvls)
+//   src/transport/nvls.cc  ncclNvlsInit: NCCL_NVLS_ENABLE (default 2), NCCL_NVLS_NCHANNELS (16),
+//                          NVLS off on 2 GPUs or fewer
 //
 // Units: latency and time in µs; bandwidth in GB/s (10⁹ B/s, NCCL's unit: bytes / (1000 × GB/s)
 // is µs); sizes in bytes. NCCL computes in float; this model computes in double.
 //
-// Only NCCL's Tree and Ring algorithms are modelled (no CollNet, NVLS, NVLSTree). fabricsim's
-// halving_doubling AllReduce is not an NCCL algorithm and is never chosen here.
+// NCCL's Tree, Ring and NVLS (NVLink SHARP, AllReduce inside one NVSwitch server) algorithms
+// are modelled; CollNet and NVLSTree are not. fabricsim's halving_doubling AllReduce is not an
+// NCCL algorithm and is never chosen here.
 #pragma once
 
 #include <array>
@@ -38,14 +43,15 @@ namespace fabricsim {
 /// NCCL_PROTO_SIMPLE 2).
 enum class NcclProto { kLL, kLL128, kSimple };
 /// NCCL's algorithms that fabricsim models, in NCCL's index order (NCCL_ALGO_TREE 0,
-/// NCCL_ALGO_RING 1).
-enum class NcclAlgo { kTree, kRing };
+/// NCCL_ALGO_RING 1, NCCL_ALGO_NVLS 4; CollNetDirect 2 and CollNetChain 3 are not modelled, so
+/// the selection scans Tree, Ring, NVLS as NCCL does).
+enum class NcclAlgo { kTree, kRing, kNvls };
 inline constexpr int kNcclNumProtos = 3;
-inline constexpr int kNcclNumAlgos = 2;
+inline constexpr int kNcclNumAlgos = 3;
 
 /// "ll", "ll128", "simple".
 const char* to_string(NcclProto p);
-/// "tree", "ring".
+/// "tree", "ring", "nvls".
 const char* to_string(NcclAlgo a);
 
 /// A bad NCCL setting. `variable` is the environment variable (or the YAML key the caller passed,
@@ -61,8 +67,8 @@ class NcclSettingError : public std::invalid_argument {
 /// One protocol name as NCCL spells it ("LL", "LL128", "Simple"), case-insensitive as NCCL's
 /// parseList (strcasecmp). Throws NcclSettingError{variable, ...} for anything else.
 NcclProto parse_nccl_proto(const std::string& name, const std::string& variable = "NCCL_PROTO");
-/// One algorithm name as NCCL spells it ("Tree", "Ring"), case-insensitive. NCCL's other
-/// algorithms (CollNetDirect, CollNetChain, NVLS, NVLSTree) throw "not modelled"; anything else
+/// One algorithm name as NCCL spells it ("Tree", "Ring", "NVLS"), case-insensitive. NCCL's
+/// other algorithms (CollNetDirect, CollNetChain, NVLSTree) throw "not modelled"; anything else
 /// throws with a "did you mean".
 NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable = "NCCL_ALGO");
 
@@ -112,7 +118,7 @@ double wire_factor(NcclProto p);
 
 /// Which algorithms NCCL_ALGO allows, indexed by NcclAlgo. Unset: all.
 struct NcclAlgoFilter {
-  std::array<bool, kNcclNumAlgos> allowed{true, true};
+  std::array<bool, kNcclNumAlgos> allowed{true, true, true};
   bool allows(NcclAlgo a) const { return allowed[static_cast<int>(a)]; }
 };
 
@@ -151,7 +157,17 @@ struct NcclSettings {
   NcclPathType net_gdr_level = NcclPathType::kPxb;
   bool ib_disable = false;       ///< NCCL_IB_DISABLE=1
   NcclNet net = NcclNet::kAuto;  ///< NCCL_NET
+  /// NCCL_NVLS_ENABLE (src/transport/nvls.cc, default 2): 0 = NVLS off, 1 = on without asking
+  /// the driver for multicast support, 2 = on where the driver reports it.
+  int nvls_enable = 2;
 };
+
+/// NCCL_NVLS_NCHANNELS' default (src/transport/nvls.cc NCCL_PARAM NvlsChannels): the CTAs an
+/// NVLS collective runs on; NVLS's chunk size shrinks for sizes below a few loops of
+/// kNcclNvlsChannels × heads × chunk (enqueue.cc).
+inline constexpr int kNcclNvlsChannels = 16;
+/// NVLS's largest chunk (enqueue.cc computeColl: maxChunkSize 131072 on one node).
+inline constexpr int64_t kNcclNvlsMaxChunkBytes = 131072;
 
 /// The largest channel count the parsers accept. NCCL clamps NCCL_MIN/MAX_NCHANNELS to its
 /// MAXCHANNELS (device.h) with a warning instead of failing. The device.h of 2.20.3 itself was
@@ -171,7 +187,7 @@ int64_t nccl_buffsize_bytes(NcclProto p, const NcclSettings& s);
 /// leading '^' allows every algorithm except those listed. Blanks around names are ignored.
 /// Unlike NCCL, which silently skips a name it does not know, this throws NcclSettingError
 /// {variable, ...} with a "did you mean"; also for an empty list and for a list that leaves
-/// neither Tree nor Ring allowed.
+/// none of Tree, Ring and NVLS allowed.
 NcclAlgoFilter parse_algo_list(const std::string& value, const std::string& variable = "NCCL_ALGO");
 /// NCCL_PROTO, same syntax, names LL, LL128, Simple. The result has set_by_user = true. Throws
 /// for an unknown name, an empty list, or a list that allows no protocol.
@@ -188,7 +204,8 @@ NcclPathType parse_gdr_level(const std::string& value,
 /// Reads from `env` only the variables listed in NcclSettings (plus the legacy
 /// NCCL_MIN_NRINGS / NCCL_MAX_NRINGS); other keys are ignored. Throws NcclSettingError naming
 /// the variable for a bad value: sizes and counts must be plain decimal integers in range,
-/// NCCL_IB_DISABLE 0 or 1, NCCL_NET IB or Socket, NCCL_MIN_NCHANNELS <= NCCL_MAX_NCHANNELS,
+/// NCCL_IB_DISABLE 0 or 1, NCCL_NET IB or Socket, NCCL_NVLS_ENABLE 0, 1 or 2,
+/// NCCL_MIN_NCHANNELS <= NCCL_MAX_NCHANNELS,
 /// NCCL_NET=IB together with NCCL_IB_DISABLE=1 is a contradiction. NCCL_NCHANNELS, which NCCL
 /// does not read, throws and names the two variables it does read.
 NcclSettings parse_nccl_env(const std::map<std::string, std::string>& env);
@@ -202,14 +219,16 @@ enum class NcclHw { kNvlink, kPci, kNet };
 
 /// NCCL's per-step latency hwLat[hw][algo][proto], µs (tuning.cc; these are the per-hop
 /// software/hardware overheads the packet replay can use):
-///              Tree LL  LL128  Simple    Ring LL  LL128  Simple
-///   NVLINK        0.6   1.25   28           0.6   1.9    3.4
-///   PCI           1.0   1.9    28           1.0   2.5    5.7
-///   NET           5.0   8.5    28           2.7   4.0   14.0
+///              Tree LL  LL128  Simple    Ring LL  LL128  Simple    NVLS Simple
+///   NVLINK        0.6   1.25   28           0.6   1.9    3.4         23
+///   PCI           1.0   1.9    28           1.0   2.5    5.7          0
+///   NET           5.0   8.5    28           2.7   4.0   14.0         18
+/// NVLS has only Simple (its LL and LL128 entries are 0), and its NVLINK entry is the whole
+/// collective's latency on one node, not a per-step one (tuning.cc sets latency = intraLat).
 /// (NCCL sets PCI/Tree/Simple to PCI/Ring/Simple on POWER CPUs; not modelled.)
 double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, NcclProto p);
 /// NCCL's base latency baseLat[algo][proto], µs (tuning.cc): Tree {6.8, 14.0, 0},
-/// Ring {6.6, 14.0, 8.4} for {LL, LL128, Simple}.
+/// Ring {6.6, 14.0, 8.4}, NVLS {0, 0, 0} for {LL, LL128, Simple}.
 double nccl_base_latency_us(NcclAlgo a, NcclProto p);
 /// NCCL's treeCorrectionFactor[proto][log2(bytes / 64)] (tuning.cc, 23 entries, powers of two
 /// from 64 B to 256 MiB); 1 from 2^23 × 64 B = 512 MiB up. Multiplies the tree bandwidth.
@@ -244,23 +263,56 @@ struct NcclTuneInputs {
   /// graph sameChannels of the ring graph: Broadcast/Reduce pay one step latency if true, nsteps
   /// step latencies if false.
   bool ring_same_channels = true;
+  /// NVLS is on for this communicator (NCCL's nvlsSupport and an NVLS graph found: see
+  /// nccl_nvls_unavailable); false: select() never considers it.
+  bool nvls_available = false;
+  /// The NVLS graph (nccl_nvls_graph): channels (one per GPU, its heads) and per-channel
+  /// bandwidth (bwIntra = bwInter on one node), GB/s. Needed when nvls_available.
+  int nvls_channels = 0;
+  double nvls_bw_GBps = 0;
 };
+
+/// NCCL's NVLS graph on one NVSwitch server (search.cc ncclTopoCompute, pattern NVLS, no
+/// network): one channel per GPU (minChannels = maxChannels = the GPU count), and the largest
+/// speed of sm90SpeedArrayIntra {60, 50, 40, 30, 24, 20, 15, 12, 6, 3} GB/s that the GPUs'
+/// NVLinks carry: in each channel every GPU sends and receives the speed once and the head twice
+/// (ncclTopoSearchTryNvls), so (gpus + 1) × speed must fit in a GPU's NVLink bandwidth
+/// (`nvlink_GBps`, NCCL's per-link speed × links: 18 × 20.6 = 370.8 on H100), and the first
+/// speed tried is the largest with speed × gpus <= nvlink_GBps × gpus / (gpus − 1). 8 × H100:
+/// 8 channels of 40 GB/s. {0, 0} when no speed fits.
+struct NcclNvlsGraph {
+  int channels = 0;
+  double bw_GBps = 0;
+};
+NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps);
+
+/// Why NCCL 2.20.3 has no NVLS for a communicator, or "" when it has: `nvls_enable` 0
+/// (NCCL_NVLS_ENABLE), no NVSwitch, compute capability below 90 (search.cc: the NVLS graph needs
+/// an NVSwitch and ccMin >= 90), 2 GPUs or fewer per node (nvls.cc ncclNvlsInit: gpuCount <= 2),
+/// or more than one node (tuning.cc disables NVLS on several nodes without CollNet, which is not
+/// modelled, and so does ncclNvlsInit; across nodes NCCL runs NVLSTree, not modelled).
+std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
+                                  int gpus_per_node, int nnodes);
 
 /// NCCL's two numbers for one (collective, algorithm, protocol), before any NCCL_ALGO /
 /// NCCL_PROTO filtering.
 struct NcclAlgoProtoCost {
   double latency_us = 0;
   /// comm->bandwidths: the algorithm bandwidth NCCL stores (bus bandwidth × nranks/nsteps for
-  /// Ring, × 0.5 for Tree), GB/s.
+  /// Ring, × 0.5 for Tree, × 5/6 for NVLS), GB/s.
   double bw_GBps = 0;
 };
 
-/// True when NCCL 2.20.3 has algorithm `a` for `collective` among Tree and Ring: Ring for all
-/// five, Tree for all_reduce only. Throws std::invalid_argument for an unknown collective.
+/// True when NCCL 2.20.3 has algorithm `a` for `collective` among Tree, Ring and NVLS as
+/// fabricsim models them: Ring for all five, Tree and NVLS for all_reduce only (NCCL 2.20 also
+/// runs AllGather and ReduceScatter on NVLS; not modelled). Throws std::invalid_argument for an
+/// unknown collective.
 bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 
 /// ncclTopoTuneModel's latency and bandwidth for (inputs.collective, a, p). Throws
-/// std::invalid_argument for invalid inputs or an algorithm the collective does not have.
+/// std::invalid_argument for invalid inputs, an algorithm the collective does not have, NVLS
+/// with LL or LL128 (NCCL has Simple only) and NVLS without its graph (nvls_channels < 1,
+/// nvls_bw_GBps <= 0) or on more than one node.
 /// Bandwidth, with busBw = nchannels × (nnodes <= 2 ? bw_intra : bw_inter):
 ///   Ring LL     min(llMaxBw, busBw × (nnodes > 1 or all_reduce or reduce ? 1/4 : 1/3))
 ///   Ring LL128  min(busBw × (ppn < 2 ? 0.7 : 0.92), nchannels × perChMaxRingLL128Bw)
@@ -268,6 +320,8 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 ///   Tree        t = min(busBw × 0.92, nchannels × perChMaxTreeBw); LL min(t / 3.8, llMaxBw);
 ///               LL128 min(t × (nnodes == 1 ? 7/9 : 120/128), nchannels × perChMaxTreeLL128Bw);
 ///               Simple t; the three then × 0.5
+///   NVLS        Simple only: nvls_channels × nvls_bw × 5/6 (tuning.cc: bw = min(bwIntra,
+///               bwInter), the NVLS bus-to-algorithm ratio 5/6); 8 × H100: 8 × 40 × 5/6 = 266.7
 /// Latency, intraLat = hwLat[intra_hw], interLat = hwLat[NET] + latency_inter (+ again for
 /// Simple):
 ///   Ring AllReduce/AllGather/ReduceScatter: baseLat + (nsteps − nInterSteps) ×
@@ -276,6 +330,7 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 ///   Ring Broadcast/Reduce: baseLat + hwLat[hw] (same channels) or nsteps × hwLat[hw] with
 ///       Simple using Tree's Simple entry; hw = intra_hw on one node, NET otherwise
 ///   Tree: baseLat + 2 × ((nranks/nnodes − 1) × intraLat + floor(log2 nnodes) × interLat)
+///   NVLS: intraLat (hwLat[NVLINK][NVLS][Simple] = 23 µs), one node only
 /// nsteps = 2(n−1) AllReduce, n−1 AllGather/ReduceScatter, n Broadcast/Reduce; nInterSteps =
 /// 2·nnodes (0 on one node) AllReduce, nnodes−1 AllGather/ReduceScatter, nnodes otherwise.
 /// Left out: Tree × 0.85 when NCCL's tree search fell back to NCCL_TOPO_PATTERN_TREE (it starts
@@ -313,12 +368,13 @@ enum class NcclEmptyChoice {
   kRingFallback,  ///< as NCCL 2.20.3: the fastest Ring protocol, ignoring both filters
 };
 
-/// The pair NCCL picks: the smallest predicted_time_us among the algorithms the collective has,
-/// NCCL_ALGO allows and protocols enabled (NCCL_PROTO, or LL and Simple plus LL128 by its
-/// default rule when unset), scanning Tree before Ring and LL, LL128, Simple with a strict "<",
-/// so ties keep the lower algorithm, then the lower protocol. When nothing is left (e.g.
-/// NCCL_ALGO=Tree for all_gather) NCCL falls back to Ring with every protocol; by default this
-/// throws instead (see NcclEmptyChoice). Throws std::invalid_argument like predicted_time_us.
+/// The pair NCCL picks: the smallest predicted_time_us among the algorithms the collective has
+/// (NVLS only where inputs.nvls_available, with Simple), NCCL_ALGO allows and protocols enabled
+/// (NCCL_PROTO, or LL and Simple plus LL128 by its default rule when unset), scanning Tree, Ring,
+/// NVLS and LL, LL128, Simple with a strict "<", so ties keep the lower algorithm, then the lower
+/// protocol. When nothing is left (e.g. NCCL_ALGO=Tree for all_gather) NCCL falls back to Ring with
+/// every protocol; by default this throws instead (see NcclEmptyChoice). Throws
+/// std::invalid_argument like predicted_time_us.
 NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_t bytes,
                   NcclEmptyChoice on_empty = NcclEmptyChoice::kThrow);
 

@@ -27,6 +27,13 @@ struct NcclConfig {
   int64_t ll128_buffsize_bytes = 0;  ///< NCCL_LL128_BUFFSIZE (environment only); 0 = NCCL's
   int64_t step_latency_ps = -1;      ///< per-step software latency; -1 = NCCL's constants
   int64_t launch_latency_ps = -1;    ///< per-collective latency; -1 = NCCL's constants
+  /// NCCL_NVLS_ENABLE (src/transport/nvls.cc, default 2): 0 off, 1 on without the driver's
+  /// multicast query, 2 on where supported.
+  int nvls_enable = 2;
+  /// The GPUs' compute capability, major × 10 + minor (70 V100, 80 A100, 90 H100/H200, 100
+  /// B200): what NCCL's tuning tables and NVLS (>= 90) depend on (NCCL reads it from the device,
+  /// cudaDevAttrComputeCapabilityMajor/Minor).
+  int compute_capability = 90;
   /// Keys whose value came from the environment: key -> "NCCL_ALGO=Tree".
   std::map<std::string, std::string> from_env;
 };

@@ -1,8 +1,10 @@
 #include "collectives/nccl_plan.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "collectives/algorithm_registry.hpp"
+#include "collectives/nvls.hpp"
 #include "collectives/tree.hpp"
 
 namespace fabricsim {
@@ -99,10 +101,17 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   if (proto == NcclProto::kLL && algo == NcclAlgo::kRing) threshold *= ranks;
   int channels = setup.channels;
   while (channels > 1 && plan.size.size_bytes < channels * threads * threshold) --channels;
-  spec.channels = channels;
+  // NVLS cuts the buffer into one slice per GPU itself (nvls.hpp).
+  spec.channels = algo == NcclAlgo::kNvls ? 1 : channels;
   spec.root = setup.root;
   spec.line_bytes = protocol_spec(proto).line_bytes;
   spec.line_data_bytes = protocol_spec(proto).data_bytes_per_line;
+  if (algo == NcclAlgo::kNvls) {
+    // NVLS moves its bytes at 5/6 of the NVLink bandwidth its graph has (tuning.cc's NVLS
+    // ratio): each byte holds the NVLink 6/5 of a byte's time (nvls.hpp).
+    spec.line_bytes = kNvlsLineBytes;
+    spec.line_data_bytes = kNvlsLineDataBytes;
+  }
   const int64_t step = step_data_bytes(proto, nccl_buffsize_bytes(proto, setup.settings));
   int64_t chunk = step;
   if (proto == NcclProto::kSimple && algo == NcclAlgo::kRing &&
@@ -134,15 +143,29 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
       chunk /= 2;
     }
   }
+  if (algo == NcclAlgo::kNvls) {
+    // enqueue.cc computeColl: one step (buffsize / NCCL_STEPS), at most 128 KiB, smaller while
+    // the size is under 64, 8 or 2 rounds of every NVLS channel and head moving a chunk.
+    const int64_t ops = int64_t{kNcclNvlsChannels} * ranks, bytes = plan.size.size_bytes;
+    chunk = std::min(step, kNcclNvlsMaxChunkBytes);
+    if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
+    if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  }
   spec.chunk_bytes = !chosen.chunked || p2p ? 0 : chunk;
-  spec.step_latency_ps =
-      setup.step_latency_ps >= 0
-          ? setup.step_latency_ps
-          : static_cast<int64_t>(nccl_hw_latency_us(setup.tune.intra_hw, algo, proto) * 1e6 + 0.5);
-  spec.launch_latency_ps =
-      setup.launch_latency_ps >= 0
-          ? setup.launch_latency_ps
-          : static_cast<int64_t>(nccl_base_latency_us(algo, proto) * 1e6 + 0.5);
+  // NVLS's hwLat entry is the whole collective's latency on one node (tuning.cc: latency =
+  // intraLat, baseLat 0): paid once, as the launch latency. NCCL 2.20's table has no per-step
+  // latency for NVLS; its steps wait the per-step NVLink latency of Simple (hwLat[NVLINK][Ring]
+  // [Simple], 3.4 µs), the synchronization every NCCL step of Simple pays.
+  const bool nvls = algo == NcclAlgo::kNvls;
+  const double step_us = nccl_hw_latency_us(setup.tune.intra_hw, nvls ? NcclAlgo::kRing : algo, proto);
+  const double launch_us =
+      nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto) : nccl_base_latency_us(algo, proto);
+  spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps
+                                                    : static_cast<int64_t>(step_us * 1e6 + 0.5);
+  spec.launch_latency_ps = setup.launch_latency_ps >= 0
+                               ? setup.launch_latency_ps
+                               : static_cast<int64_t>(launch_us * 1e6 + 0.5);
   if (setup.staged) {
     spec.staging_latency_ps = 2 * setup.pcie_latency_ps;
     spec.staging_rate_bps = setup.pcie_rate_bps;

@@ -9,8 +9,10 @@
 // a channel has fewer than 8 × depth chunks (and it is above 128 KiB), 4 × depth (64 KiB),
 // depth (32 KiB); Tree LL128 halves it while a channel has fewer than
 // (1 + log2 nNodes + ppn/10) × 64/ppn chunks (above 128 KiB), then × 16/ppn (above 32 KiB);
-// getChannnelThreadInfo drops channels for small sizes), src/include/collectives.h (the
-// CHUNKSTEPS constants), src/graph/tuning.cc (the thread thresholds).
+// getChannnelThreadInfo drops channels for small sizes; NVLS: one step, at most 128 KiB, 64 KiB
+// below 64 rounds of NCCL_NVLS_NCHANNELS × heads chunks, 32 KiB below 8, 16 KiB below 2),
+// src/include/collectives.h (the CHUNKSTEPS constants), src/graph/tuning.cc (the thread
+// thresholds).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +51,15 @@ struct NcclRunSetup {
       -1;  ///< -1 = NCCL's hwLat[intra_hw] (NVLINK or PCI) for the algorithm and protocol
   int64_t launch_latency_ps = -1;  ///< -1 = NCCL's baseLat for the algorithm and protocol
   std::string note;  ///< a setting that does not do what it says here (printed, not fatal)
+  /// The servers have an NVSwitch (topology.gpus_per_server > 1): NVLS's hardware.
+  bool nvswitch = false;
+  /// A GPU's NVLink bandwidth as NCCL's graph search sees it (link.nvlink_rate ×
+  /// link.nvlink_efficiency), GB/s; 0 = none.
+  double nvlink_GBps = 0;
+  /// The run is in the flow mode, which has no NVLS (its loopbacks need the packet network).
+  bool flow_mode = false;
+  /// Why NVLS is off for this setup's communicator ("" = on; nccl_nvls_unavailable).
+  std::string nvls_off;
 };
 
 /// One size of the sweep, planned.
@@ -68,7 +79,9 @@ struct SizePlan {
 /// kNcclP2pLlThresholdBytes per peer and channel, else Simple; halving_doubling Simple); the
 /// chunk as NCCL cuts it for that pair (step_data_bytes × chunk steps, see the file comment);
 /// the protocol's wire factor; step latency hwLat[NVLINK][algo][proto] and launch latency
-/// baseLat[algo][proto] unless the setup overrides them (Ring's for halving_doubling and p2p),
+/// baseLat[algo][proto] unless the setup overrides them (Ring's for halving_doubling and p2p;
+/// NVLS: Ring Simple's step latency (NCCL has none for NVLS), its hwLat[NVLINK] of 23 µs once
+/// as launch latency, one channel, the framing of nvls.hpp),
 /// fabricsim simulating the network part of NCCL's latencies itself; and the staging delay.
 /// Throws std::invalid_argument when the setup's algorithm cannot run the collective, or the
 /// NCCL_ALGO/NCCL_PROTO filters leave nothing for it.

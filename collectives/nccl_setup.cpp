@@ -15,6 +15,27 @@
 
 namespace fabricsim {
 
+namespace {
+
+/// Whether NCCL runs NVLS for `s`'s communicator, and its graph (nccl_model.hpp): the setup's
+/// layout, nodes, settings and hardware as they are now.
+void set_nvls(NcclRunSetup& s) {
+  NcclTuneInputs& t = s.tune;
+  const int local = t.nnodes == 1 ? s.layout.ranks : s.layout.gpus_per_server;
+  s.nvls_off = nccl_nvls_unavailable(s.settings.nvls_enable, s.nvswitch, t.compute_capability,
+                                     local, t.nnodes);
+  const NcclNvlsGraph graph = nccl_nvls_graph(local, s.nvlink_GBps);
+  if (s.nvls_off.empty() && graph.channels == 0) {
+    s.nvls_off = "NCCL's NVLS graph finds no speed its NVLinks carry";
+  }
+  if (s.nvls_off.empty() && s.flow_mode) s.nvls_off = flow_mode_refusal("nvls");
+  t.nvls_available = s.nvls_off.empty();
+  t.nvls_channels = graph.channels;
+  t.nvls_bw_GBps = graph.bw_GBps;
+}
+
+}  // namespace
+
 /// An AllReduce among `ranks` GPUs, `per_server` of them in each server, with the run's NCCL
 /// settings, latencies and channels (NCCL's cost model sees that group).
 NcclRunSetup group_setup(const CollectiveInputs& in, const NcclRunSetup& base, int ranks,
@@ -36,6 +57,7 @@ NcclRunSetup group_setup(const CollectiveInputs& in, const NcclRunSetup& base, i
   t.bw_intra_GBps = t.nnodes == 1 && per_server > 1 && in.nvlink_rate_bps > 0
                         ? static_cast<double>(in.nvlink_rate_bps) / 8e9 / s.channels
                         : t.bw_inter_GBps;
+  set_nvls(s);
   return s;
 }
 
@@ -196,10 +218,38 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
     }
     setup.settings.algo.allowed[static_cast<int>(NcclAlgo::kTree)] = false;
   }
+  NcclTuneInputs& t = setup.tune;
+  t.nranks = ranks;
+  t.nnodes = setup.layout.servers();
+  // NCCL's model takes equal nodes: a partial last server is modelled as one-GPU nodes (Tree
+  // is off then, above); ranks within one server are one node.
+  if (ranks % g != 0) t.nnodes = ranks <= g ? 1 : ranks;
+  t.compute_capability = in.nccl.compute_capability;
+  setup.nvswitch = fabric.gpus_per_server > 1 && in.nvlink_rate_bps > 0;
+  setup.nvlink_GBps = static_cast<double>(in.nvlink_rate_bps) / 8e9;
+  setup.flow_mode = in.flow_mode;
+  set_nvls(setup);
+  const bool only_nvls =
+      !setup.settings.algo.allows(NcclAlgo::kTree) && !setup.settings.algo.allows(NcclAlgo::kRing);
+  if (!setup.nvls_off.empty() && (w.algorithm == "nvls" || (only_nvls && w.algorithm == "auto" &&
+                                                            w.collective == "all_reduce"))) {
+    const bool by_algo = w.algorithm == "nvls";
+    throw key_error(in.places, by_algo ? "workload.algorithm" : "nccl.algo",
+                    std::string(by_algo ? "workload.algorithm nvls" : "nccl.algo " + in.nccl.algo) +
+                        " asks for NVLS, which cannot run here: " + setup.nvls_off +
+                        (by_algo ? "; expected auto, ring or tree"
+                                 : " (NCCL would fall back to Ring); expected Ring or Tree"));
+  }
+  if (w.algorithm == "nvls" && w.protocol != "auto" && w.protocol != "simple") {
+    throw key_error(in.places, "workload.protocol",
+                    "NCCL's NVLS runs the Simple protocol only, not " + w.protocol +
+                        "; expected auto or simple");
+  }
   if (w.algorithm == "auto" && w.collective != "alltoall" && w.collective != "sendrecv") {
     bool any = false;
-    for (NcclAlgo a : {NcclAlgo::kTree, NcclAlgo::kRing}) {
-      any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a);
+    for (NcclAlgo a : {NcclAlgo::kTree, NcclAlgo::kRing, NcclAlgo::kNvls}) {
+      any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a) &&
+             (a != NcclAlgo::kNvls || t.nvls_available);
     }
     if (!any) {
       setup.note = "NCCL_ALGO " + in.nccl.algo + " leaves no algorithm for " + w.collective +
@@ -224,12 +274,6 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   if (setup.settings.max_nchannels > 0) channels = std::min(channels, setup.settings.max_nchannels);
   setup.channels = channels;
 
-  NcclTuneInputs& t = setup.tune;
-  t.nranks = ranks;
-  t.nnodes = setup.layout.servers();
-  // NCCL's model takes equal nodes: a partial last server is modelled as one-GPU nodes (Tree
-  // is off then, above); ranks within one server are one node.
-  if (ranks % g != 0) t.nnodes = ranks <= g ? 1 : ranks;
   t.nchannels = channels;
   const double nic_GBps = static_cast<double>(in.host_rate_bps) / 8e9;
   t.bw_inter_GBps = nic_GBps * nics / channels;

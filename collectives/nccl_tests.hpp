@@ -20,8 +20,10 @@ namespace fabricsim {
 /// nccl-tests' bus bandwidth factor for `collective` on `ranks` ranks: busbw = algbw × factor.
 ///   all_reduce 2(n−1)/n; all_gather, reduce_scatter, alltoall (n−1)/n; broadcast, reduce,
 ///   sendrecv 1. Throws std::invalid_argument for an unknown collective name.
-/// Note: src/all_reduce.cu uses (n−1)/(n+1) instead when the environment sets NCCL_ALGO=NVLS or
-/// NVLSTREE; this function gives the default (every log in tests/data/nccl/ uses it).
+/// Note: src/all_reduce.cu (nccl-tests 03a204a) uses (n−1)/(n+1) instead when the environment
+/// sets NCCL_ALGO to exactly "NVLS" or "NVLSTREE"; this function gives the default, which
+/// fabricsim prints for every algorithm, NVLS included (every log in tests/data/nccl/ uses it,
+/// and so do the NVLS measurements the NVLS tests compare with).
 double busbw_factor(const std::string& collective, int ranks);
 
 /// algbw in GB/s (10⁹ B/s): size_bytes / time. Throws std::invalid_argument if time_ps <= 0.

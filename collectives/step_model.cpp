@@ -265,9 +265,7 @@ class Builder {
                                     std::to_string(t.flow) + " (must be < 64)");
       }
       const int src = members[t.src_rank], dst = members[t.dst_rank];
-      const uint32_t id = t.is_compute() ? dag.add_compute(src, t.delay_ps)
-                                         : dag.add(src, dst, t.bytes, flow_base + t.flow);
-      dag.set_delay(id, t.delay_ps);
+      const uint32_t id = dag.add_like(t, src, dst, t.bytes, flow_base + t.flow);
       dag.depends(id, launch[t.src_rank]);
       if (t.dst_rank != t.src_rank) dag.depends(id, launch[t.dst_rank]);
     }

@@ -22,6 +22,24 @@ uint32_t TransferDag::add_compute(int32_t rank, int64_t duration_ps) {
   return static_cast<uint32_t>(transfers_.size() - 1);
 }
 
+uint32_t TransferDag::add_loopback(int32_t rank, int64_t bytes, uint32_t flow) {
+  if (rank < 0) throw std::invalid_argument("TransferDag::add_loopback: negative rank");
+  if (bytes < 0) throw std::invalid_argument("TransferDag::add_loopback: negative size");
+  transfers_.push_back(Transfer{rank, rank, bytes, flow, 0, true});
+  dep_count_.push_back(0);
+  index_stale_ = true;
+  return static_cast<uint32_t>(transfers_.size() - 1);
+}
+
+uint32_t TransferDag::add_like(const Transfer& t, int32_t src_rank, int32_t dst_rank, int64_t bytes,
+                               uint32_t flow) {
+  const uint32_t id = t.loopback       ? add_loopback(src_rank, bytes, flow)
+                      : t.is_compute() ? add_compute(src_rank, t.delay_ps)
+                                       : add(src_rank, dst_rank, bytes, flow);
+  set_delay(id, t.delay_ps);
+  return id;
+}
+
 void TransferDag::depends(uint32_t after, uint32_t before) {
   if (!(before < after) || after >= transfers_.size()) {
     throw std::invalid_argument(

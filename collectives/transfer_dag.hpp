@@ -2,7 +2,9 @@
 //
 // A transfer may start when every transfer it depends on has completed (been fully received).
 // A DAG may also hold compute tasks (src_rank == dst_rank, 0 bytes): work on one rank that
-// takes its delay_ps and never touches the network (the training step model, step_model.hpp).
+// takes its delay_ps and never touches the network (the training step model, step_model.hpp),
+// and loopback transfers (src_rank == dst_rank, flagged): bytes a GPU sends to its server's
+// NVSwitch and gets back from it (NVLS's multimem accesses, nvls.hpp).
 // Algorithms only build DAGs; DagReplayer (replay.hpp) runs them on any CollectiveTransport.
 #pragma once
 
@@ -28,9 +30,12 @@ struct Transfer {
   /// network, picoseconds (NCCL's per-step protocol latency, the launch latency); 0 = none.
   /// For a compute task: its duration.
   int64_t delay_ps = 0;
+  /// A loopback (TransferDag::add_loopback): src_rank == dst_rank, and the bytes go from the
+  /// GPU to its NVSwitch and back to it over its own NVLink.
+  bool loopback = false;
   /// A compute task (TransferDag::add_compute): runs on src_rank == dst_rank for delay_ps and
   /// moves no bytes.
-  bool is_compute() const { return src_rank == dst_rank; }
+  bool is_compute() const { return src_rank == dst_rank && !loopback; }
 };
 
 class TransferDag {
@@ -43,6 +48,14 @@ class TransferDag {
   /// 0 bytes, flow 0 and delay_ps = duration_ps. Throws std::invalid_argument for a negative
   /// rank or duration.
   uint32_t add_compute(int32_t rank, int64_t duration_ps);
+  /// Adds a loopback transfer of `bytes` on `rank`: up its NVLink to the server's NVSwitch and
+  /// back down to it (src_rank == dst_rank == rank, loopback set), and returns its id. Throws
+  /// std::invalid_argument for a negative rank or size.
+  uint32_t add_loopback(int32_t rank, int64_t bytes, uint32_t flow = 0);
+  /// Adds a copy of `t` (a transfer, loopback or compute task, its delay included) with its
+  /// ranks and flow replaced, and returns its id. Throws as the add function of its kind.
+  uint32_t add_like(const Transfer& t, int32_t src_rank, int32_t dst_rank, int64_t bytes,
+                    uint32_t flow);
   /// `after` starts only once `before` has completed. Throws std::invalid_argument unless
   /// before < after (ids are added in a topological order, so no cycle can form).
   void depends(uint32_t after, uint32_t before);

@@ -6,9 +6,12 @@
 namespace fabricsim::config_detail {
 
 const Choices& workload_algorithms() {
-  // Ring and Tree: NCCL_ALGO's spelling of the two.
-  static const Choices algorithms{
-      "algorithm", {"auto"}, {}, {{"Ring", "ring"}, {"Tree", "tree"}}, "workload.algorithm"};
+  // Ring, Tree and NVLS: NCCL_ALGO's spellings of them.
+  static const Choices algorithms{"algorithm",
+                                  {"auto"},
+                                  {},
+                                  {{"Ring", "ring"}, {"Tree", "tree"}, {"NVLS", "nvls"}},
+                                  "workload.algorithm"};
   return algorithms;
 }
 
@@ -148,6 +151,12 @@ std::span<const Field> nccl_params() {
   {"nccl", "launch_latency", false,  // absent = NCCL's base latency
    Quantity(kNcclLatency), at<kNccl, &N::launch_latency_ps>,
    "per-collective latency; -1 = NCCL's constants"},
+  {"nccl", "nvls_enable", false, Int(0, 2), at<kNccl, &N::nvls_enable>,
+   "NCCL_NVLS_ENABLE (NCCL src/transport/nvls.cc, default 2): 0 = no NVLS, 1 or 2 = NVLS "
+   "where the hardware has it"},
+  {"nccl", "compute_capability", false, Int(50, 120), at<kNccl, &N::compute_capability>,
+   "the GPUs' compute capability x 10 (70 V100, 80 A100, 90 H100/H200, 100 B200): NCCL's "
+   "tuning tables; NVLS needs 90 or above"},
   };
   return rows;
 }

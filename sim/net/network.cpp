@@ -217,6 +217,16 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
       for (int tc = 0; tc < kTrafficClasses; ++tc) credit_fc_.grant(pid, tc, buffer / kCreditBytes);
     }
   }
+  loopback_port_.assign(fabric.hosts.size(), -1);
+  for (size_t h = 0; h < fabric.hosts.size(); ++h) {
+    const VertexId v = fabric.hosts[h];
+    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
+      if (!nic_port_[pid] && g[ports_[pid].peer_node].role == Role::kNvSwitch) {
+        loopback_port_[h] = static_cast<int32_t>(pid);
+        break;
+      }
+    }
+  }
   nic_of_port_.assign(ports_.size(), -1);
   for (VertexId v : fabric.hosts) {
     for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {

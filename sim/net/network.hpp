@@ -113,11 +113,15 @@ class Network {
   /// Posts a message of `bytes` (>= 0; a 0-byte message is one header-only packet) from host
   /// `src_host` to `dst_host` on the QP of flow `flow_id` (a QP per (src, dst, flow); flows
   /// pick ECMP paths), in traffic class `tc` (-1 = the configured one).
+  /// `src_host` == `dst_host` is a loopback: the message goes up the host's NVLink to its
+  /// server's NVSwitch and comes back down the same link (its ACKs too), for a GPU on a
+  /// server with an NVSwitch only.
   /// `sink->on_message_complete(tag)` fires when its last packet is received in order.
   /// `inline_payload`: the payload travels inside the work request (IBV_SEND_INLINE), so the
   /// NIC reads none from host memory (no NetConfig::dma_read_latency_ps, no PCIe copy).
   /// Returns the message's run-wide sequence number. Throws std::invalid_argument for a bad
-  /// host id, src == dst, a negative size or a tc outside -1..7.
+  /// host id, src == dst on a host without an NVLink port, a negative size or a tc outside
+  /// -1..7.
   uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
                 int tc = -1, bool inline_payload = false);
   /// The QP of (src_host, dst_host, flow_id, tc) (tc -1 = the configured class), created if
@@ -514,6 +518,9 @@ class Network {
   std::vector<BufferMmu> mmus_;        ///< per node (used for switches)
   std::vector<Nic> nics_;              ///< one per host port
   std::vector<int32_t> nic_of_port_;   ///< global port id -> index in nics_, or -1
+  /// Per host: the global id of its NVLink port to its server's NVSwitch, which a loopback QP
+  /// (src == dst host: NVLS's multimem traffic) leaves and comes back by; -1 = none.
+  std::vector<int32_t> loopback_port_;
   std::vector<Qp> qps_;
   std::vector<QpRx> qp_rx_;                                           ///< by QP id
   std::map<std::tuple<int, int, uint32_t, int>, uint32_t> qp_index_;  ///< (src, dst, flow, tc)

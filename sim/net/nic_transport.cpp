@@ -16,7 +16,7 @@ using net_hash::kReverseSalt;
 int Network::check_qp_key(const char* who, int src_host, int dst_host, int tc) const {
   const int hosts = static_cast<int>(fabric_.hosts.size());
   if (src_host < 0 || src_host >= hosts || dst_host < 0 || dst_host >= hosts ||
-      src_host == dst_host) {
+      (src_host == dst_host && loopback_port_[src_host] < 0)) {
     throw std::invalid_argument(std::string(who) + ": bad host pair " + std::to_string(src_host) +
                                 " -> " + std::to_string(dst_host));
   }
@@ -40,13 +40,17 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
   // The QP leaves by the port its flow hashes to among the routes' choices, or by the one
   // its caller assigned (`nic`, NCCL's channel-to-NIC assignment).
   const VertexId src = fabric_.hosts[src_host];
-  const auto choices = routes_.next_ports(src, dst_host);
-  if (choices.empty()) {
-    throw std::invalid_argument(std::string(who) + ": no route to the destination");
+  if (src_host == dst_host) {  // a loopback: up the NVLink to the NVSwitch and back
+    qp.nic = static_cast<uint32_t>(nic_of_port_[loopback_port_[src_host]]);
+  } else {
+    const auto choices = routes_.next_ports(src, dst_host);
+    if (choices.empty()) {
+      throw std::invalid_argument(std::string(who) + ": no route to the destination");
+    }
+    const uint16_t port = nic >= 0 ? choices[static_cast<size_t>(nic) % choices.size()]
+                                   : pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0);
+    qp.nic = static_cast<uint32_t>(nic_of_port_[first_port_[src] + port]);
   }
-  const uint16_t port = nic >= 0 ? choices[static_cast<size_t>(nic) % choices.size()]
-                                 : pick(choices, static_cast<uint32_t>(src), qp.flow_hash, 0);
-  qp.nic = static_cast<uint32_t>(nic_of_port_[first_port_[src] + port]);
   // The congestion control's state of both halves is made here, once per QP; its reaction
   // point starts with the QP's first message (send()).
   const uint32_t id = static_cast<uint32_t>(qps_.size());
@@ -392,7 +396,10 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc
   p->kind = kind;
   sent_bytes_ += p->wire_bytes;
   const uint32_t node = static_cast<uint32_t>(fabric_.hosts[qp.dst_host]);
-  enqueue(egress_for(node, qp.src_host, p->flow_hash, psn, false), p);
+  // A loopback's ACK goes back up the same NVLink (the routes have no path to the host itself).
+  enqueue(qp.src_host == qp.dst_host ? static_cast<uint32_t>(loopback_port_[qp.dst_host])
+                                     : egress_for(node, qp.src_host, p->flow_hash, psn, false),
+          p);
 }
 
 void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {

@@ -46,9 +46,9 @@ void register_direct_once() {
 
 TEST_CASE("The built-in collective algorithms are registered in their order, with their roles") {
   const std::vector<std::string> names = collective_algorithm_names();
-  REQUIRE(names.size() >= 4);
-  CHECK(std::vector<std::string>(names.begin(), names.begin() + 4) ==
-        std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p"});
+  REQUIRE(names.size() >= 5);
+  CHECK(std::vector<std::string>(names.begin(), names.begin() + 5) ==
+        std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p", "nvls"});
   CHECK(algorithm_supports("ring", "broadcast"));
   CHECK(algorithm_supports("tree", "all_reduce"));
   CHECK_FALSE(algorithm_supports("tree", "all_gather"));
@@ -56,6 +56,9 @@ TEST_CASE("The built-in collective algorithms are registered in their order, wit
   CHECK_FALSE(algorithm_supports("nonexistent", "all_reduce"));
   CHECK(*find_collective_algorithm("ring")->nccl_algo == NcclAlgo::kRing);
   CHECK(*find_collective_algorithm("tree")->nccl_algo == NcclAlgo::kTree);
+  CHECK(*find_collective_algorithm("nvls")->nccl_algo == NcclAlgo::kNvls);
+  CHECK(algorithm_supports("nvls", "all_reduce"));
+  CHECK_FALSE(algorithm_supports("nvls", "all_gather"));
   CHECK_FALSE(find_collective_algorithm("halving_doubling")->nccl_algo.has_value());
   CHECK(flow_mode_refusal("halving_doubling") ==
         "the flow mode runs NCCL's algorithms (ring, tree, p2p); halving_doubling needs the "
@@ -65,7 +68,7 @@ TEST_CASE("The built-in collective algorithms are registered in their order, wit
 TEST_CASE("Every built-in collective algorithm is a workload.algorithm the loader accepts") {
   // The loader keeps its own list of names (sim/config does not depend on collectives): it
   // must accept every algorithm the registry is built with.
-  for (const char* name : {"ring", "tree", "halving_doubling", "p2p"}) {
+  for (const char* name : {"ring", "tree", "halving_doubling", "p2p", "nvls"}) {
     REQUIRE(find_collective_algorithm(name) != nullptr);
     RunOptions opts;
     opts.scenario_path = std::string(FABRICSIM_SOURCE_DIR) + "/scenarios/quickstart.yaml";

@@ -117,10 +117,10 @@ TEST_CASE("accepted spellings of values", "[config]") {
 }
 
 TEST_CASE("workload.algorithm takes every name the algorithm registry holds", "[config]") {
-  // ring, tree, halving_doubling and p2p (docs/scenario-reference.md): the loader reads them
+  // ring, tree, halving_doubling, p2p and nvls (docs/scenario-reference.md): the loader reads them
   // from the registry (collectives/algorithm_registry.cpp), which writes each once.
   const std::vector<std::string> names = fabricsim::collective_algorithm_names();
-  CHECK(names == std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p"});
+  CHECK(names == std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p", "nvls"});
   for (const std::string& name : names) {
     TempScenario file(kBase);
     CHECK(load_scenario(file.path(), {"workload.algorithm=" + name}).workload.algorithm == name);
