@@ -283,7 +283,9 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
                         ? static_cast<double>(in.nvlink_rate_bps) / 8e9 / channels
                         : t.bw_inter_GBps;
   // NCCL's typeIntra: PATH_NVL through an NVSwitch, PATH_PIX/PXB for P2P over PCIe switches.
-  t.intra_hw = in.intra_pcie ? NcclHw::kPci : NcclHw::kNvlink;
+  // One GPU a server has no intra-node path at all (NCCL's PATH_LOC): its steps keep the
+  // NVLink row, as with an NVSwitch, so gpu_interconnect changes nothing there.
+  t.intra_hw = in.intra_pcie && g > 1 ? NcclHw::kPci : NcclHw::kNvlink;
   t.gpu_nic_path = NcclPathType::kPix;  // a GPU and its NIC under one PCIe switch (DGX)
   setup.staged = t.gpu_nic_path > setup.settings.net_gdr_level ||
                  effective_net(setup.settings) == NcclNet::kSocket;
