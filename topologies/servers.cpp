@@ -17,16 +17,7 @@ void add_servers(const Scenario& sc, Fabric& f, int64_t whole_servers_per, const
                         ": a server's GPUs must sit under one " + unit);
   }
   const bool pcie = sc.topology.gpu_interconnect == "pcie";
-  if (pcie) {
-    for (const char* key : {"link.nvlink_rate", "link.nvlink_efficiency"}) {
-      if (sc.origins.count(key) > 0) {
-        throw key_error(sc, key,
-                        "the servers' GPUs reach each other over PCIe "
-                        "(topology.gpu_interconnect: pcie), which has no NVLink to set; set "
-                        "the PCIe links in the pcie section, or use gpu_interconnect: nvswitch");
-      }
-    }
-  } else if (sc.link.nvlink_rate_bps <= 0) {
+  if (!pcie && sc.link.nvlink_rate_bps <= 0) {
     throw key_error(sc, "link.nvlink_rate",
                     "required with gpus_per_server > 1: the GPU <-> NVSwitch rate per direction, "
                     "e.g. 3600Gbps (H100: 450 GB/s); or topology.gpu_interconnect: pcie for "

@@ -19,11 +19,11 @@ const QuantitySpec kMaxPayload{"size", "256B", parse_size_bytes,
 std::span<const Field> pcie_params() {
   static const Field rows[] = {
   {"pcie", "generation", false, Int(1, 5), at<kPcie, &P::generation>,
-   "PCIe generation of the GPUs' links: 1 … 5 (2.5 … 32 GT/s a lane); default 4"},
+   "with topology.gpu_interconnect pcie: the generation of the GPUs' links, 1 … 5 (2.5 … 32 GT/s a lane)"},
   {"pcie", "lanes", false, Int(1, 16), at<kPcie, &P::lanes>,
-   "lanes per GPU link: 1, 2, 4, 8 or 16; default 16"},
+   "with topology.gpu_interconnect pcie: lanes per GPU link, 1, 2, 4, 8 or 16"},
   {"pcie", "max_payload", false, Quantity(kMaxPayload), at<kPcie, &P::max_payload_bytes>,
-   "Max_Payload_Size (MPS) negotiated: 128B … 4096B, a power of two; default 256B"},
+   "with topology.gpu_interconnect pcie: the Max_Payload_Size (MPS) negotiated, 128B … 4096B, a power of two"},
   };
   return rows;
 }
@@ -39,12 +39,25 @@ void check_pcie(const std::map<std::string, Value>& found, Scenario& s) {
     mps->second.fail("expected 128B, 256B, 512B, 1024B, 2048B or 4096B (a power of two), got " +
                      std::to_string(s.pcie.max_payload_bytes) + "B");
   }
+  // Keys of the other interconnect are said, not refused, so one scenario can be swept over
+  // both (--vary topology.gpu_interconnect=nvswitch,pcie).
   const auto section = found.find("pcie");
   if (section != found.end() && s.topology.gpu_interconnect != "pcie") {
-    section->second.fail(
-        "the pcie section sets the PCIe links between a server's GPUs, used only with "
-        "topology.gpu_interconnect: pcie (now " +
-        s.topology.gpu_interconnect + ")");
+    s.warnings.push_back(config_warning(
+        section->second.origin(), section->second.path(),
+        "not used: the pcie section sets the PCIe links between a server's GPUs, which "
+        "topology.gpu_interconnect " +
+            s.topology.gpu_interconnect + " does not have"));
+  }
+  if (s.topology.gpu_interconnect == "pcie") {
+    for (const char* key : {"link.nvlink_rate", "link.nvlink_efficiency"}) {
+      if (const auto it = found.find(key); it != found.end()) {
+        s.warnings.push_back(
+            config_warning(it->second.origin(), it->second.path(),
+                           "not used: the servers' GPUs reach each other over PCIe "
+                           "(topology.gpu_interconnect: pcie), which has no NVLink"));
+      }
+    }
   }
 }
 

@@ -44,7 +44,7 @@ std::span<const Field> topology_params() {
   {"topology", "agg_oversubscription", false, Ratio(), at<kTopo, &T::agg_oversubscription>,
    "o:1 at the aggregation tier (down / up ports)", "fat-tree"},
   {"topology", "gpus_per_server", true, Int(1, 1024), at<kTopo, &T::gpus_per_server>,
-   "GPUs per server (NVLink/NVSwitch domain); 0 = 1 outside rail-optimized",
+   "GPUs per server (an NVSwitch, or with gpu_interconnect pcie a PCIe switch, joins them); 0 = 1 outside rail-optimized",
    "spine-leaf fat-tree rail-optimized", "rail-optimized"},
   {"topology", "gpu_interconnect", false, Choice(kGpuInterconnects), at<kTopo, &T::gpu_interconnect>,
    "how a server's GPUs reach each other: nvswitch (NVLink, link.nvlink_rate) | pcie (P2P through a PCIe switch, pcie.*)",

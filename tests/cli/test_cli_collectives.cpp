@@ -485,3 +485,49 @@ TEST_CASE("PCIe peer-to-peer: 4 x RTX 4090 Ring AllReduce within 5 % of a real l
                           "--set workload.minbytes=16MiB --set workload.maxbytes=256MiB", 0.05,
                           "ring") == 5);
 }
+
+TEST_CASE("PCIe peer-to-peer on one-GPU servers changes nothing: there is no intra-server path") {
+  // NCCL's intra-node path of a one-GPU node is PATH_LOC: no PCI latency, LL128 kept. Giving
+  // topology.gpu_interconnect: pcie to 1-GPU hosts used to slow every step to NCCL's PCI row
+  // and turn LL128 off (24.72 -> 14.44 GB/s at 1 MiB on the quickstart).
+  const auto collectives = [&](const std::string& interconnect) {
+    const fs::path out = scratch("one_gpu_" + interconnect);
+    const Result r = fabricsim(
+        "run scenarios/quickstart.yaml --set workload.maxbytes=1MiB "
+        "--set topology.gpu_interconnect=" +
+        interconnect + " --out " + out.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(slurp(out / "results.json"))["collectives"];
+  };
+  const auto nvswitch = collectives("nvswitch");
+  REQUIRE(nvswitch.size() == 8);  // 8 KiB .. 1 MiB
+  CHECK(collectives("pcie") == nvswitch);
+}
+
+TEST_CASE("One scenario sweeps over NVSwitch and PCIe servers: the other's keys are said unused") {
+  // link.nvlink_rate is required with NVSwitch servers and the pcie section describes PCIe
+  // ones; refusing either under the other made --vary topology.gpu_interconnect unusable.
+  const std::string scenario =
+      "bench/validation/nccl/nccl-allreduce-rtx4090-1node-4gpu-pcie-p2p-patched-01.yaml";
+  const fs::path out = scratch("sweep_interconnect");
+  const Result r = fabricsim("sweep " + scenario +
+                             " --vary topology.gpu_interconnect=pcie,nvswitch"
+                             " --set link.nvlink_rate=400Gbps --set workload.minbytes=64MiB"
+                             " --set workload.maxbytes=64MiB --jobs 1 --out " +
+                             out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("link.nvlink_rate: not used: the servers' GPUs reach each other over PCIe") !=
+        std::string::npos);
+  CHECK(r.err.find("pcie: not used: the pcie section sets the PCIe links") != std::string::npos);
+  // PCIe 4.0 x16 (26.0 GB/s a direction) against 400 Gb/s NVLinks (x 0.8 = 40 GB/s): the ring
+  // follows its links.
+  const auto busbw = [&](const std::string& point) {
+    const auto j = nlohmann::json::parse(slurp(out / point / "results.json"));
+    return j["collectives"][0]["busbw_GBps"].get<double>();
+  };
+  CHECK(busbw("point-001") < 26.0);
+  CHECK(busbw("point-002") > 30.0);
+  CHECK(busbw("point-002") < 40.0);
+}
