@@ -376,10 +376,14 @@ Prepared prepare(Scenario& sc) {
   if (!sc.has_workload && !sc.training.enabled) {
     for (const auto& [key, origin] : sc.origins) {
       if (key.rfind("nccl.", 0) == 0 && origin.where.rfind("environment", 0) != 0) {
+        const std::string only = sc.perftest.enabled && !sc.traffic.empty()
+                                     ? "a perftest run and traffic flows"
+                                 : sc.perftest.enabled ? "a perftest run"
+                                                       : "traffic flows";
         throw key_error(sc, key,
                         "the nccl settings apply to a workload's collectives, and this scenario "
-                        "has none (only traffic flows); expected a workload section, or no nccl "
-                        "settings");
+                        "has none (only " +
+                            only + "); expected a workload section, or no nccl settings");
       }
     }
   }
