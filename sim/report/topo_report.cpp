@@ -98,12 +98,16 @@ void print_topo(std::ostream& os, const FabricSummary& s, const FabricMetrics& m
   for (const auto& [role, ratio] : m.oversubscription_by_tier) {
     tiers << (tiers.tellp() ? ", " : "") << role << " " << ratio << ":1";
   }
-  int nvlinks = 0;
-  for (const auto& l : m.links_by_class) nvlinks += l.ends == "nvlink" ? l.count : 0;
+  int nvlinks = 0, pcie_links = 0;
+  for (const auto& l : m.links_by_class) {
+    nvlinks += l.ends == "nvlink" ? l.count : 0;
+    pcie_links += l.ends == "pcie" ? l.count : 0;
+  }
   os << "fabric              : " << s.kind << ", " << s.gpus << " GPUs, " << s.switches
      << " switches, " << s.links << " network links"
-     << (nvlinks ? " (+" + std::to_string(nvlinks) + " NVLinks)" : std::string()) << "; routing "
-     << routing << "\n"
+     << (nvlinks ? " (+" + std::to_string(nvlinks) + " NVLinks)" : std::string())
+     << (pcie_links ? " (+" + std::to_string(pcie_links) + " PCIe links)" : std::string())
+     << "; routing " << routing << "\n"
      << "nodes               : " << nodes.str() << "\n"
      << "links               : " << links.str() << "\n"
      << "oversubscription    : " << s.oversubscription << ":1 as built"

@@ -198,7 +198,8 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     std::cout << "# nccl       : " << n.layout.ranks << " ranks on " << n.layout.servers()
               << " server" << (n.layout.servers() == 1 ? "" : "s") << " x "
               << n.layout.gpus_per_server << " GPU" << (n.layout.gpus_per_server == 1 ? "" : "s")
-              << ", " << n.channels << (n.channels == 1 ? " channel" : " channels") << ", NET/"
+              << (n.tune.intra_hw == NcclHw::kPci ? " (peer to peer over PCIe)" : "") << ", "
+              << n.channels << (n.channels == 1 ? " channel" : " channels") << ", NET/"
               << (effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB")
               << (n.staged ? " staged through host memory" : " with GPUDirect RDMA")
               << ", NCCL_ALGO " << (sc.nccl.algo.empty() ? "(all)" : sc.nccl.algo)

@@ -63,7 +63,8 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                    "switch at " +
                        format_rate(pcie_write_data_rate_bps(sc.pcie)) +
                        " a GPU; a root complex, a CPU socket link or ACS redirection that a real "
-                       "server's peer-to-peer traffic may cross is not modelled"});
+                       "server's peer-to-peer traffic may cross is not modelled, nor the GPU's "
+                       "PCIe link toward its NIC (the pcie section sets the GPU-to-GPU links)"});
   }
   if (sc.mode == "flow") {
     out.push_back({"queues, PFC, ECN/DCQCN, drops and retransmissions",
