@@ -298,3 +298,40 @@ TEST_CASE("set_remote_post: the receiver completes messages from the copies it w
   lost.net->send(0, 1, 1000, 0, 0);
   CHECK_THROWS_AS(lost.sim.run(), std::logic_error);
 }
+
+TEST_CASE("open_qp with a NIC: a GPU's QPs take the NIC they are given, in port order") {
+  // Rail-optimized, 2 servers of 2 GPUs, 2 NICs per GPU (one on each of 2 planes): NCCL gives a
+  // GPU's channels its NICs in turn, so channel c of host 0 must leave by its NIC c mod 2
+  // whatever the flow hashes to; without a NIC the hash decides, as for traffic flows.
+  auto sc = fabricsim::testing::spine_leaf(1, 1, 1, 100'000'000'000, 0, 0, 1 << 20, 1000);
+  sc.topology.kind = "rail-optimized";
+  sc.topology.gpus_per_server = 2;
+  sc.topology.nics_per_server = 4;
+  sc.topology.planes = 2;
+  sc.topology.rails = 2;
+  sc.topology.servers_per_su = 2;
+  sc.topology.spines = 1;
+  sc.link.nvlink_rate_bps = 400'000'000'000;
+  Bed bed(sc);
+  Network& net = *bed.net;
+  const auto& g = bed.fabric.graph;
+  // host0's NIC ports in port order (NIC 0 on plane 0, NIC 2 on plane 1).
+  std::vector<uint32_t> nic_ports;
+  for (uint32_t pid = 0; pid < net.ports().size(); ++pid) {
+    const Port& p = net.ports()[pid];
+    if (g[p.node].name == "host0" && g[p.peer_node].role == Role::kLeaf) nic_ports.push_back(pid);
+  }
+  REQUIRE(nic_ports.size() == 2);
+  // host2 is GPU 0 of the other server: every plane reaches it. Flows 0..7 are given even NIC
+  // numbers (NIC 0 of 2), flows 8 and 9 odd ones (NIC 1): a hash would split 10 flows 8 / 2 this
+  // way with probability 1/1024.
+  for (uint32_t flow = 0; flow < 10; ++flow) {
+    const int nic = flow < 8 ? 2 * static_cast<int>(flow) : 2 * static_cast<int>(flow) + 1;
+    net.open_qp(0, 2, flow, -1, nic);
+    net.send(0, 2, 1000, flow, flow);
+  }
+  bed.sim.run();
+  // One 1000-byte packet a flow (the ACKs go the other way).
+  CHECK(net.ports()[nic_ports[0]].counters.tx_bytes == 8 * (1000 + kRoceOverhead));
+  CHECK(net.ports()[nic_ports[1]].counters.tx_bytes == 2 * (1000 + kRoceOverhead));
+}
