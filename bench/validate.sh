@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Predicted against measured: runs scenarios that name a real log (`measured.nccl_tests:` or
 # `measured.perftest:`) and tabulates, per log, the simulated value beside the measured one at
-# every size the two share and the median and worst error, with the error from --min-size up
-# (1 MiB by default for nccl-tests logs, where bandwidth rather than latency decides) apart.
+# every size the two share and the median and worst error, with the error from a size up apart
+# (nccl-tests: 1 MiB, where bandwidth rather than latency decides; perftest bandwidth: 64 B;
+# perftest latency: every size).
 #
 #   bash bench/validate.sh                      # every scenario in bench/validation/, and every
 #                                               # real log in tests/data/ without one, with why
@@ -11,25 +12,28 @@
 #   bash bench/validate.sh --markdown -         # the report alone, on stdout
 #
 # Options:
-#   --fabricsim PATH   the binary (default: build/fabricsim, else fabricsim on PATH)
-#   --min-size BYTES   the smallest nccl-tests size of the "from" columns (default 1048576 =
-#                      1 MiB, the size from which NCCL's bandwidth, not its latency, dominates)
-#   --perftest-min-size BYTES   the same for perftest bandwidth logs (default 64; latency logs
-#                      are taken whole)
-#   --markdown FILE    write the report (summary, per-size tables, logs not covered) to FILE;
-#                      - prints it instead of the summary
-#   --set KEY=VALUE    passed to every run (repeatable), e.g. --set nccl.launch_latency=20us
+#   --fabricsim PATH            the binary (default: build/fabricsim, else fabricsim on PATH)
+#   --min-size BYTES            where the nccl-tests "from" columns start (default 1048576)
+#   --perftest-min-size BYTES   where the perftest bandwidth ones start (default 64)
+#   --markdown FILE             write the report (summary, per-size tables, logs not compared)
+#                               to FILE; - prints it instead of the summary
+#   --set KEY=VALUE             passed to every run (repeatable), e.g. --set nic.mtu=4096B
 #
 # The scenarios in bench/validation/ are written from each cluster's published hardware and not
-# fitted to the log they are compared with (see each file's comments; a `# validation-note:`
-# line says what the model leaves out there). bench/validation/not_covered.tsv lists the logs
+# fitted to the log they are compared with (see each file's comments; its `# validation-note:`
+# lines say what the model leaves out there). bench/validation/not_covered.tsv lists the logs
 # fabricsim does not claim to predict, with the reason (a transport or part it does not model,
 # a log without data rows). A run's error is the simulated value's relative difference from the
 # measured one, (simulated - measured) / measured, as `fabricsim run` prints it; the medians are
-# of its absolute value. Exit 0, or 1 when a run failed (the others still run and print).
+# of its absolute value. A log whose network transport fabricsim does not model (`fabricsim run`
+# says so) is compared but its target reads "not a prediction". Exit 0; 1 when a run failed or
+# a scenario names no measured log (the others still run and print); 2 for bad options.
 set -u -o pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
+bad() { echo "validate.sh: $*" >&2; exit 2; }
 
 fabricsim=""
 min_size=1048576
@@ -39,19 +43,24 @@ sets=()
 scenarios=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --fabricsim) fabricsim="$2"; shift 2 ;;
-    --min-size) min_size="$2"; shift 2 ;;
-    --perftest-min-size) perftest_min_size="$2"; shift 2 ;;
-    --markdown) markdown="$2"; shift 2 ;;
-    --set) sets+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "validate.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    --fabricsim|--min-size|--perftest-min-size|--markdown|--set)
+      [ $# -ge 2 ] || bad "$1 takes a value (see --help)"
+      case "$1" in
+        --fabricsim) fabricsim="$2" ;;
+        --min-size) min_size="$2" ;;
+        --perftest-min-size) perftest_min_size="$2" ;;
+        --markdown) markdown="$2" ;;
+        --set) sets+=(--set "$2") ;;
+      esac
+      shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) bad "unknown option $1 (see --help)" ;;
     *) scenarios+=("$1"); shift ;;
   esac
 done
 for v in "$min_size" "$perftest_min_size"; do
   case "$v" in
-    ''|*[!0-9]*) echo "validate.sh: --min-size and --perftest-min-size take bytes, e.g. 1048576; got '$v'" >&2; exit 2 ;;
+    ''|*[!0-9]*) bad "--min-size and --perftest-min-size take bytes, e.g. 1048576; got '$v'" ;;
   esac
 done
 if [ -z "$fabricsim" ]; then
@@ -59,9 +68,12 @@ if [ -z "$fabricsim" ]; then
   else fabricsim="$(command -v fabricsim || true)"; fi
 fi
 if [ -z "$fabricsim" ] || [ ! -x "$fabricsim" ]; then
-  echo "validate.sh: no fabricsim binary: build it (cmake --build build -j2 --target fabricsim)" \
-       "or pass --fabricsim PATH" >&2
-  exit 2
+  bad "no fabricsim binary: build it (cmake --build build -j2 --target fabricsim) or pass --fabricsim PATH"
+fi
+if [ -n "$markdown" ] && [ "$markdown" != "-" ]; then
+  dir="$(dirname -- "$markdown")"
+  [ -d "$dir" ] && [ -w "$dir" ] || bad "--markdown $markdown: the folder $dir does not exist or is not writable"
+  [ ! -d "$markdown" ] || bad "--markdown $markdown is a folder; expected a file name"
 fi
 all=0
 if [ ${#scenarios[@]} -eq 0 ]; then
@@ -70,21 +82,19 @@ if [ ${#scenarios[@]} -eq 0 ]; then
     [ -f "$f" ] && scenarios+=("$f")
   done
 fi
+for scen in "${scenarios[@]}"; do
+  [ -f "$scen" ] || bad "$scen: no such scenario file"
+done
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 status=0
 
-# The log a scenario names (measured.nccl_tests or measured.perftest), as written.
-measured_log() {
-  awk '/^measured:/ { m = 1; next } m && /^[^ #]/ { m = 0 }
-       m && /^[ ]+(nccl_tests|perftest):/ { sub(/^[ ]+[a-z_]+:[ ]*/, ""); sub(/[ ]+#.*/, ""); print; exit }' "$1"
-}
-
-# One run: its comparison rows "size measured simulated error" into $work/N.rows, its summary
-# fields into $work/N.sum, separated by the ASCII unit separator (so empty fields stay):
-# scenario, log, metric, rows, median, worst, worst at, from-rows, from-median, from-worst,
-# wall s, note, exit code, the "from" size.
+# One run: its comparison rows "size measured simulated error" into $work/N.rows, the lines
+# fabricsim warned with into $work/N.warn, and its summary fields into $work/N.sum, separated by
+# the ASCII unit separator (so empty fields stay): scenario, log, metric, rows, median, worst,
+# worst at, from-rows, from-median, from-worst, wall s, note, exit code, the "from" size, and
+# "transport" when the log's network transport is not modelled.
 n=0
 for scen in "${scenarios[@]}"; do
   n=$((n + 1))
@@ -94,23 +104,33 @@ for scen in "${scenarios[@]}"; do
   rc=$?
   end=$(date +%s.%N)
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-  log="$(measured_log "$scen")"
-  min=$min_size
-  sed -n '/^measured:/,/^[^ #]/p' "$scen" | grep -q '^ *perftest:' && min=$perftest_min_size
+  # What the run compared with: its own "# measured" line (whatever the YAML's form).
+  log="$(sed -n 's/^# measured   : //p' "$out" | head -n 1)"
   note="$(sed -n 's/^# validation-note: *//p' "$scen" | tr '\n' ' ' | sed 's/ *$//')"
   # The rows between "# measured" and the "error over" summary: "# SIZE MEAS SIM +E.E %".
   awk '/^# measured/ { m = 1; next }
        m && /error over/ { m = 0 }
        m && $1 == "#" && $2 ~ /^[0-9]+$/ && $NF == "%" { e = $(NF - 1); sub(/^\+/, "", e);
                                                           print $2, $3, $4, e }' "$out" >"$work/$n.rows"
+  grep -h '^# warning\|^# not modelled' "$out" "$work/$n.err" |
+    sed -E 's/^# (warning|not modelled) *: */\1: /' >"$work/$n.warn"
+  unmodelled=""
+  grep -q "^# not modelled: the measured log's network transport" "$out" && unmodelled=transport
   metric=$(sed -n 's/^#   \(.*\) error over .*/\1/p' "$out" | head -n 1)
-  case "$metric" in t_*) min=0 ;; esac  # a latency is held to its target at every size
+  case "$metric" in
+    busbw) min=$min_size ;;
+    t_*) min=0 ;;  # a latency is held to its target at every size
+    *) min=$perftest_min_size ;;
+  esac
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
     status=1
     echo "validate.sh: $scen: fabricsim run exited $rc: $(tail -n 3 "$work/$n.err" | tr '\n' ' ')" >&2
+  elif [ -z "$log" ]; then
+    status=1
+    echo "validate.sh: $scen names no measured log (measured.nccl_tests or measured.perftest)" >&2
   fi
   awk -v scen="$scen" -v logf="$log" -v metric="${metric:-?}" -v min="$min" -v wall="$wall" \
-      -v note="$note" -v rc="$rc" '
+      -v note="$note" -v rc="$rc" -v unmodelled="$unmodelled" '
     function median(a, k,   i, j, t) {  # sorts a[1..k] (insertion: a few dozen rows)
       for (i = 2; i <= k; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
       return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
@@ -118,9 +138,9 @@ for scen in "${scenarios[@]}"; do
     { e = $4 < 0 ? -$4 : $4; all[++na] = e; if (e > worst) { worst = e; at = $1 }
       if ($1 >= min) { from[++nf] = e; if (e > fworst) fworst = e } }
     END {
-      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\037%s\n", scen, logf, metric, na,
-             median(all, na), na ? worst : "", na ? at : "", nf, median(from, nf),
-             nf ? fworst : "", wall, note, rc, min
+      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n",
+             scen, logf, metric, na, median(all, na), na ? worst : "", na ? at : "", nf,
+             median(from, nf), nf ? fworst : "", wall, note, rc, min, unmodelled
     }' "$work/$n.rows" >"$work/$n.sum"
 done
 
@@ -130,10 +150,12 @@ human() {  # bytes as nccl-tests users read them
     else if (b >= 1048576 && b % 1048576 == 0) printf "%d MiB", b / 1048576;
     else if (b >= 1024 && b % 1024 == 0) printf "%d KiB", b / 1024; else printf "%d B", b }'
 }
+sizes() { [ "$1" -eq 1 ] && echo "1 size" || echo "$1 sizes"; }
 
 # The targets fabricsim is held to, from the "from" size up: an nccl-tests log's median busbw
 # error at most 10 %; perftest's bandwidth within 5 % and its latency within 10 % at every size.
-target() {  # metric, sizes, median, worst
+target() {  # metric, sizes, median, worst, unmodelled
+  [ -z "$5" ] || { echo "not a prediction: the log's network transport is not modelled"; return; }
   [ "$2" -gt 0 ] || { echo "-"; return; }
   awk -v m="$1" -v med="$3" -v worst="$4" 'BEGIN {
     if (m == "busbw") { limit = 10; v = med; what = "median" }
@@ -148,17 +170,21 @@ summary="$work/summary.md"
   printf '| log | scenario | compared | median error | worst (at) | from a size up: sizes, median, worst | target | wall |\n'
   printf '|---|---|---|---|---|---|---|---|\n'
   for i in $(seq 1 "$n"); do
-    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from <"$work/$i.sum"
+    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from unmodelled <"$work/$i.sum"
     rel="${scen#"$root"/}"
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
-      printf '| %s | %s | run failed (exit %s) | - | - | - | - | %s s |\n' "$(basename "$log")" "$rel" "$rc" "$wall"
+      printf '| %s | %s | run failed (exit %s) | - | - | - | - | %s s |\n' "$(basename "${log:--}")" "$rel" "$rc" "$wall"
+      continue
+    fi
+    if [ -z "$log" ]; then
+      printf '| - | %s | no measured log in the scenario | - | - | - | - | %s s |\n' "$rel" "$wall"
       continue
     fi
     if [ "$from" -eq 0 ]; then from_text="every size"; else from_text="from $(human "$from")"; fi
-    printf '| %s | %s | %s sizes, %s | %s | %s (%s) | %s: %s, %s, %s | %s | %s s |\n' \
-      "$(basename "$log")" "$rel" "$na" "$metric" "$(fmt_pct "$med")" "$(fmt_pct "$worst")" \
+    printf '| %s | %s | %s, %s | %s | %s (%s) | %s: %s, %s, %s | %s | %s s |\n' \
+      "$(basename "$log")" "$rel" "$(sizes "$na")" "$metric" "$(fmt_pct "$med")" "$(fmt_pct "$worst")" \
       "$(human "${at:-0}")" "$from_text" "$nf" "$(fmt_pct "$fmed")" "$(fmt_pct "$fworst")" \
-      "$(target "$metric" "$nf" "$fmed" "$fworst")" "$wall"
+      "$(target "$metric" "$nf" "$fmed" "$fworst" "$unmodelled")" "$wall"
   done
 } >"$summary"
 
@@ -196,12 +222,25 @@ if [ -n "$markdown" ]; then
     echo
     echo "## Per size"
     for i in $(seq 1 "$n"); do
-      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from <"$work/$i.sum"
+      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from unmodelled <"$work/$i.sum"
       echo
-      echo "### $(basename "$log")"
+      echo "### $(basename "${log:-${scen}}")"
       echo
+      if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
+        echo "Scenario \`${scen#"$root"/}\`: the run failed (exit $rc)."
+        continue
+      fi
+      if [ -z "$log" ]; then
+        echo "Scenario \`${scen#"$root"/}\` names no measured log."
+        continue
+      fi
       echo "Scenario \`${scen#"$root"/}\`; ${metric}."
       [ -n "$note" ] && { echo; echo "$note"; }
+      if [ -s "$work/$i.warn" ]; then
+        echo
+        sed 's/^/- fabricsim: /' "$work/$i.warn"
+      fi
+      [ -s "$work/$i.rows" ] || continue
       echo
       echo "| size | measured | simulated | error |"
       echo "|---:|---:|---:|---:|"
@@ -215,6 +254,6 @@ if [ -n "$markdown" ]; then
       echo "|---|---|"
       cat "$others"
     fi
-  } >"$markdown_to"
+  } >"$markdown_to" || { echo "validate.sh: cannot write $markdown" >&2; exit 74; }
 fi
 exit "$status"
