@@ -20,6 +20,13 @@ namespace fabricsim {
 /// The scenario's `measured.nccl_tests` log, resolved against the scenario's folder and parsed;
 /// its collective and rank count must be the workload's. Throws ConfigError (exit 2) at the key
 /// for a log that cannot be read or does not match.
+std::string scenario_relative_path(const Scenario& sc, const std::string& path) {
+  const std::filesystem::path p(path);
+  return p.is_absolute()
+             ? p.string()
+             : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
+}
+
 NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {
   const std::string key = "measured.nccl_tests";
   if (!sc.has_workload) {
@@ -27,11 +34,7 @@ NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {
                     "a measured log is compared with the workload's sweep, and this "
                     "scenario has none; expected a workload section, or no measured log");
   }
-  const std::filesystem::path p(sc.measured_nccl_tests);
-  const std::string path =
-      p.is_absolute()
-          ? p.string()
-          : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
+  const std::string path = scenario_relative_path(sc, sc.measured_nccl_tests);
   NcclLog log;
   try {
     log = parse_nccl_tests_file(path);

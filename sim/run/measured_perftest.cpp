@@ -51,11 +51,7 @@ PerftestLog measured_perftest_log(const Scenario& sc) {
                     "this scenario has none; expected a perftest section, or no "
                     "measured.perftest");
   }
-  const std::filesystem::path p(sc.measured_perftest);
-  const std::string path =
-      p.is_absolute()
-          ? p.string()
-          : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
+  const std::string path = scenario_relative_path(sc, sc.measured_perftest);
   PerftestLog log;
   try {
     log = parse_perftest_file(path);

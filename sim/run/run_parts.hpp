@@ -38,6 +38,9 @@ void check_accounted(const Scenario& sc, const Prepared& prepared, const RunRepo
 /// its collective and rank count must be the workload's. Throws ConfigError (exit 2) at the key
 /// for a log that cannot be read or does not match.
 NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup);
+/// `path` as a scenario key gives it (a measured log): resolved against the scenario's folder
+/// unless absolute, and normalised.
+std::string scenario_relative_path(const Scenario& sc, const std::string& path);
 
 /// The measured log beside the simulated rows, size by size (sizes in both), with the median and
 /// worst absolute busbw error, percent.
