@@ -158,7 +158,8 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   // latency for NVLS; its steps wait the per-step NVLink latency of Simple (hwLat[NVLINK][Ring]
   // [Simple], 3.4 µs), the synchronization every NCCL step of Simple pays.
   const bool nvls = algo == NcclAlgo::kNvls;
-  const double step_us = nccl_hw_latency_us(setup.tune.intra_hw, nvls ? NcclAlgo::kRing : algo, proto);
+  const double step_us =
+      nccl_hw_latency_us(setup.tune.intra_hw, nvls ? NcclAlgo::kRing : algo, proto);
   const double launch_us =
       nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto) : nccl_base_latency_us(algo, proto);
   spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps

@@ -24,9 +24,9 @@ namespace fabricsim {
 /// set) runs at the pcie section's write data rate (servers/pcie.hpp): GPU peer-to-peer as
 /// NCCL's P2P transport does it between GPUs under one PCIe switch. One switch per server: root
 /// complexes, a server's CPU sockets and ACS redirection are not modelled.
-/// Throws ConfigError: link.nvlink_rate when G > 1 and it is not given (nvswitch); topology.gpus_per_server
-/// when G does not divide `whole_servers_per` (the hosts under one leaf, or one pod), named by
-/// `unit` ("leaf", "pod") in the message.
+/// Throws ConfigError: link.nvlink_rate when G > 1 and it is not given (nvswitch);
+/// topology.gpus_per_server when G does not divide `whole_servers_per` (the hosts under one leaf,
+/// or one pod), named by `unit` ("leaf", "pod") in the message.
 void add_servers(const Scenario& scenario, Fabric& fabric, int64_t whole_servers_per,
                  const char* unit);
 
