@@ -300,9 +300,9 @@ TEST_CASE("set_remote_post: the receiver completes messages from the copies it w
 }
 
 TEST_CASE("open_qp with a NIC: a GPU's QPs take the NIC they are given, in port order") {
-  // Rail-optimized, 2 servers of 2 GPUs, 2 NICs per GPU (one on each of 2 planes): NCCL gives a
-  // GPU's channels its NICs in turn, so channel c of host 0 must leave by its NIC c mod 2
-  // whatever the flow hashes to; without a NIC the hash decides, as for traffic flows.
+  // Rail-optimized, 2 servers of 2 GPUs, 2 NICs per GPU (one on each of 2 planes): a QP opened
+  // with NIC n leaves host 0 by its NIC n mod 2 whatever its flow hashes to (the collectives
+  // pass the channel, as NCCL gives a GPU's channels its NICs in turn).
   auto sc = fabricsim::testing::spine_leaf(1, 1, 1, 100'000'000'000, 0, 0, 1 << 20, 1000);
   sc.topology.kind = "rail-optimized";
   sc.topology.gpus_per_server = 2;
