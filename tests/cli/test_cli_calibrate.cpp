@@ -535,17 +535,20 @@ TEST_CASE("calibrate: busbw 0.00 rows, repeated tables, deadlocking scenarios, u
     CHECK(r.out.find("skipped (the simulation did not finish") != std::string::npos);
     CHECK(slurp(out).find("fitted through the simulator") == std::string::npos);
   }
-  SECTION("a scenario beside perftest logs alone is said to be unused, not asked for") {
-    // Only nccl-tests logs are simulated; the scenario was checked and then ignored without a
-    // word, and the fragment's note asked for the --scenario just given.
+  SECTION("a scenario beside perftest logs alone says what it is used for, not asked for") {
+    // The scenario was checked and then ignored without a word, and the fragment's note asked
+    // for the --scenario just given. Its fabric is slower than the QDR log's at 2 B (1.00 us
+    // without NIC latencies against the log's 0.98): no NIC latency is fitted.
     const Result r = fabricsim(
         "calibrate --scenario scenarios/quickstart.yaml --perftest "
         "tests/data/perftest/perftest-ib_write_lat-ib-qdr40g-cx3-docker-01.txt --out " +
         out.string());
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.out.find("# scenario   : scenarios/quickstart.yaml is checked but not simulated: only "
-                     "--nccl-tests logs are fitted through the simulation") != std::string::npos);
+    CHECK(r.out.find("# scenario   : scenarios/quickstart.yaml: its link.host_rate is the port a "
+                     "perftest plateau is held against (nic.pcie_rate)") != std::string::npos);
+    CHECK(r.out.find("nic.tx_latency not fitted: the log's t_typical at 2 B (0.98 us) is not "
+                     "above the model's") != std::string::npos);
     CHECK(r.out.find("add --scenario") == std::string::npos);
     CHECK(r.out.find("add an nccl-tests log (--nccl-tests)") != std::string::npos);
   }
