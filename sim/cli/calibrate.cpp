@@ -91,7 +91,7 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     Scenario check = load(opts.scenario);
     // Its link.host_rate is the port a perftest plateau is held against (nic.pcie_rate).
     cf.port_Gbps = static_cast<double>(check.link.host_rate_bps) * 1e-9;
-    cf.port_source = opts.scenario.scenario_path;
+    cf.port_source = "the scenario";
     check.measured_nccl_tests.clear();
     check.measured_perftest.clear();
     check.training = TrainingConfig{};

@@ -64,8 +64,8 @@ TEST_CASE(
 TEST_CASE("the message rate fitted on one ConnectX-6 Dx log predicts the other's small sizes") {
   // Fitted on the 52 Gb/s run, simulated on the EGX run's scenario (its hand-set rate replaced
   // by the fitted one) and compared with the EGX log, which the fit never saw: within 5 % from
-  // 2 B to 1 KiB but at 128 and 256 B, where the EGX log runs 4.83 and 4.79 Mpps against its
-  // other rows' 4.54-4.76 (7 % and 6 % slow there).
+  // 2 B to 1 KiB but at 128 and 256 B (5.7 % and 5.0 % low), where the EGX log runs 4.83 and
+  // 4.79 Mpps against its other rows' 4.54-4.76.
   const NicKeyFit k = fit_message_rate(measured(kCx6dx));
   REQUIRE(k.fitted);
   const PerftestLog sim =
@@ -79,7 +79,7 @@ TEST_CASE("the message rate fitted on one ConnectX-6 Dx log predicts the other's
     if (r.bytes > 1024) continue;
     const double ratio = r.bw_avg_Bps / measured_Bps.at(r.bytes);
     INFO(r.bytes << " B: simulated / measured " << ratio);
-    CHECK(ratio == Approx(1).margin(r.bytes == 128 || r.bytes == 256 ? 0.08 : 0.05));
+    CHECK(ratio == Approx(1).margin(r.bytes == 128 || r.bytes == 256 ? 0.06 : 0.05));
     ++compared;
   }
   CHECK(compared == 10);
