@@ -26,8 +26,10 @@ double simulated_t_typical_us(const RunOptions& scenario, const std::string& tes
   RunOptions opts = scenario;
   for (const std::string& set :
        {"perftest.test=" + test, std::string("perftest.all=false"),
-        "perftest.size=" + std::to_string(bytes) + "B", std::string("perftest.iterations=4"),
-        "nic.tx_latency=" + std::to_string(nic_ns) + "ns",
+        // A BW scenario's options that a latency test refuses or runs otherwise.
+        std::string("perftest.qps=1"), std::string("perftest.bidirectional=false"),
+        std::string("perftest.tx_depth=1"), "perftest.size=" + std::to_string(bytes) + "B",
+        std::string("perftest.iterations=4"), "nic.tx_latency=" + std::to_string(nic_ns) + "ns",
         "nic.rx_latency=" + std::to_string(nic_ns) + "ns"}) {
     opts.sets.push_back(set);
   }
