@@ -63,6 +63,7 @@ PerftestBwFit fit_perftest_bw(const PerftestLog& log) {
     line.intercept = segs.front().fit.intercept;
     line.intercept_ci95 = segs.front().fit.intercept_ci95;
     f.segments = static_cast<int>(segs.size());
+    f.plateau_first_bytes = used[segs.back().first]->bytes;
     for (size_t k = 0; k < segs.size(); ++k) {
       for (size_t i = segs[k].first; i < segs[k].last; ++i) {
         f.points.push_back({used[i]->bytes, used[i]->bw_avg_Bps * per_direction * 8e-9,
@@ -87,6 +88,8 @@ PerftestBwFit fit_perftest_bw(const PerftestLog& log) {
     line.intercept_ci95 = line.slope_ci95 = kNaN;
     line.r2 = kNaN;
   }
+  if (f.plateau_first_bytes == 0) f.plateau_first_bytes = used.front()->bytes;
+  f.plateau_last_bytes = used.back()->bytes;
   f.overhead_ns = Estimate{line.intercept * 1e9, line.intercept_ci95 * 1e9};
   f.bandwidth_Gbps = inverse(line.slope, line.slope_ci95, 8e-9);
   f.r2 = line.r2;

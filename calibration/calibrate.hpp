@@ -38,6 +38,8 @@ struct PerftestBwFit {
   /// β as a line rate: payload plus the headers of each MTU packet (RoCEv2 82 B on the wire,
   /// InfiniBand 26 B; the log's MTU, 4096 if absent), Gb/s.
   double line_rate_Gbps = 0;
+  /// The smallest and largest sizes of the last regime, whose slope gives β (the plateau).
+  int64_t plateau_first_bytes = 0, plateau_last_bytes = 0;
   struct Point {
     int64_t bytes;
     double measured_Gbps, fitted_Gbps;  ///< BW average and the model's s / t(s)

@@ -18,6 +18,26 @@ using calibration_text::f2;
 using calibration_text::optional_json;
 using calibration_text::ordered_json;
 
+void print_nic_key(std::ostream& out, const NicKeyFit& k) {
+  if (k.fitted) {
+    char value[64];
+    if (k.unit == "messages/s") {
+      std::snprintf(value, sizeof value, "%.3fe6 messages/s", k.value * 1e-6);
+    } else {
+      std::snprintf(value, sizeof value, "%.2f %s", k.value, k.unit.c_str());
+    }
+    out << "#   " << k.key << " = " << value << ": " << k.rows << "\n";
+  } else {
+    out << "#   " << k.key << " not fitted: " << k.reason << "\n";
+  }
+}
+
+ordered_json nic_key_json(const NicKeyFit& k) {
+  if (!k.fitted) return {{"key", k.key}, {"path", k.path}, {"not_fitted", k.reason}};
+  return {{"key", k.key},   {"path", k.path},           {"value", k.value},
+          {"unit", k.unit}, {"scenario_value", k.yaml}, {"rows", k.rows}};
+}
+
 void fit_perftest_logs(const std::vector<PerftestLog>& perftests, ordered_json& report,
                        ClosedFormFits& cf, std::ostream& out) {
   std::vector<std::string>& not_fitted = cf.not_fitted;
@@ -92,8 +112,22 @@ void fit_perftest_logs(const std::vector<PerftestLog>& perftests, ordered_json& 
                    {"points", pts}};
       const auto h = health_hints(log, f, nominal_rate_Gbps(log.meta));
       hints.insert(hints.end(), h.begin(), h.end());
-      // An undetermined bandwidth (a sweep that stops before its plateau) is not a link rate.
-      if (!(f.bandwidth_Gbps.ci95 > 0.25 * f.bandwidth_Gbps.value)) {
+      ordered_json nic = ordered_json::array();
+      const NicKeyFit pcie = fit_pcie_rate(log, f, cf.port_Gbps, cf.port_source);
+      for (const NicKeyFit& k : {fit_message_rate(log), pcie}) {
+        print_nic_key(out, k);
+        nic.push_back(nic_key_json(k));
+        cf.nic_keys.push_back(k);
+      }
+      in["nic"] = nic;
+      if (pcie.fitted) {
+        out << "#   link.host_rate not taken from this log: its plateau is the host's "
+               "(nic.pcie_rate), the port is "
+            << cf.port_source << "'s\n";
+      }
+      // An undetermined bandwidth (a sweep that stops before its plateau) is not a link rate,
+      // nor is a plateau below the port (the host's PCIe path: nic.pcie_rate).
+      if (!(f.bandwidth_Gbps.ci95 > 0.25 * f.bandwidth_Gbps.value) && !pcie.fitted) {
         if (link_rate_Gbps &&
             std::abs(*link_rate_Gbps - f.line_rate_Gbps) > 0.1 * f.line_rate_Gbps) {
           hints.push_back({log.path, "its link rate (" + f2(f.line_rate_Gbps) +

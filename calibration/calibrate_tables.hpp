@@ -13,6 +13,7 @@
 #include "calibration/calibrate.hpp"
 #include "calibration/calibrate_outputs.hpp"
 #include "calibration/holdout.hpp"
+#include "calibration/nic_fit.hpp"
 
 namespace fabricsim {
 
@@ -26,11 +27,24 @@ struct ClosedFormFits {
   std::vector<PlotSeries> plots;
   std::map<std::string, size_t> plot_of;  ///< nccl-tests log path -> its series
   std::vector<NcclFit> fits;              ///< the nccl-tests logs fitted, in order
+  /// The port's rate that tells a host/PCIe plateau from the wire (--scenario's
+  /// link.host_rate), and where it came from; none without a scenario.
+  std::optional<double> port_Gbps;
+  std::string port_source;
+  /// The NIC keys of each perftest log, fitted or not (with why), in order.
+  std::vector<NicKeyFit> nic_keys;
 };
 
-/// Fits each perftest log (bandwidth: t(s) = a + s/B; latency: the base latency), prints its
-/// table to `out`, appends its entry to report["inputs"], and its series, hints and link rate
-/// to `cf`. A log that cannot be fitted is printed and reported with why.
+/// "#   nic.KEY = VALUE UNIT (LOG): ROWS" or "#   nic.KEY not fitted (LOG): REASON".
+void print_nic_key(std::ostream& out, const NicKeyFit& k);
+/// {"key", "path", "value", "unit", "scenario_value", "rows"} or {"key", "path", "not_fitted"}.
+nlohmann::ordered_json nic_key_json(const NicKeyFit& k);
+
+/// Fits each perftest log (bandwidth: t(s) = a + s/B, nic.message_rate and nic.pcie_rate
+/// against cf.port_Gbps; latency: the base latency), prints its table to `out`, appends its
+/// entry to report["inputs"] (the NIC keys under "nic"), and its series, hints, NIC keys and
+/// link rate to `cf` (a log whose plateau is fitted as nic.pcie_rate gives no link rate). A log
+/// that cannot be fitted is printed and reported with why.
 void fit_perftest_logs(const std::vector<PerftestLog>& perftests, nlohmann::ordered_json& report,
                        ClosedFormFits& cf, std::ostream& out);
 

@@ -19,6 +19,7 @@
 #include "calibration/calibrate_tables.hpp"
 #include "calibration/holdout.hpp"
 #include "calibration/report_json.hpp"
+#include "calibration/simulated/nic_latency.hpp"
 #include "calibration/simulated/through_simulation.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/config/loader.hpp"
@@ -85,8 +86,12 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     }
   }
   // A bad scenario is refused before anything is fitted or printed.
+  ClosedFormFits cf;
   if (!opts.scenario.scenario_path.empty()) {
     Scenario check = load(opts.scenario);
+    // Its link.host_rate is the port a perftest plateau is held against (nic.pcie_rate).
+    cf.port_Gbps = static_cast<double>(check.link.host_rate_bps) * 1e-9;
+    cf.port_source = "the scenario";
     check.measured_nccl_tests.clear();
     check.measured_perftest.clear();
     check.training = TrainingConfig{};
@@ -94,18 +99,48 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     if (nccls.empty()) {
       // Only nccl-tests logs are simulated; a scenario beside perftest logs alone fits nothing.
       std::cout << "# scenario   : " << opts.scenario.scenario_path
-                << " is checked but not simulated: only --nccl-tests logs are fitted through the "
-                   "simulation; perftest logs are fitted in closed form (line rate, latency)\n";
+                << ": its link.host_rate is the port a perftest plateau is held against "
+                   "(nic.pcie_rate), its perftest run of a latency log's test gives what the "
+                   "NIC latencies add to; link.host_rate and the NCCL latencies are fitted "
+                   "through it from --nccl-tests logs only\n";
     }
   }
 
   ordered_json report = {{"inputs", ordered_json::array()}};
-  ClosedFormFits cf;
   const std::vector<std::string>& not_fitted = cf.not_fitted;
   std::vector<HealthHint>& hints = cf.hints;
   const std::optional<double>& link_rate_Gbps = cf.link_rate_Gbps;
   const std::vector<NcclFit>& fits = cf.fits;
   fit_perftest_logs(perftests, report, cf, std::cout);
+  // The NIC latencies of each latency log: through the scenario's perftest run (the model's
+  // wire, propagation and switches taken out), so only with --scenario.
+  for (size_t i = 0; i < perftests.size(); ++i) {
+    const PerftestLog& log = perftests[i];
+    if (!log.latency) continue;
+    std::vector<NicKeyFit> keys;
+    if (opts.scenario.scenario_path.empty()) {
+      for (const char* key : {"nic.tx_latency", "nic.rx_latency"}) {
+        NicKeyFit k;
+        k.key = key;
+        k.path = log.path;
+        k.reason =
+            "needs --scenario: the fabric whose wire, propagation and switches the model "
+            "takes out of the log's latency";
+        keys.push_back(k);
+      }
+    } else {
+      keys = fit_nic_latency(opts.scenario, log);
+    }
+    std::cout << "# perftest " << log.path << ": NIC latencies\n";
+    ordered_json nic = ordered_json::array();
+    for (const NicKeyFit& k : keys) {
+      print_nic_key(std::cout, k);
+      nic.push_back(nic_key_json(k));
+      cf.nic_keys.push_back(k);
+    }
+    report["inputs"][i]["nic"] = nic;
+    if (interrupted()) return kExitInterrupted;
+  }
   fit_nccl_logs(nccls, holdout, report, cf, std::cout);
 
   if (interrupted()) return kExitInterrupted;
@@ -188,6 +223,35 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       fragment["nccl.step_latency"] = std::to_string(chosen->params.step_ps) + "ps";
     }
   }
+  // The NIC keys: each from the first log that fitted it; all of them, fitted or not, in the
+  // report.
+  ordered_json nic_fitted = ordered_json::array(), nic_not_fitted = ordered_json::array();
+  std::vector<const NicKeyFit*> nic_chosen;
+  for (const NicKeyFit& k : cf.nic_keys) {
+    (k.fitted ? nic_fitted : nic_not_fitted).push_back(nic_key_json(k));
+    if (k.fitted && !fragment.contains(k.key)) {
+      fragment[k.key] = k.yaml;
+      nic_chosen.push_back(&k);
+    }
+  }
+  if (!nic_chosen.empty()) {
+    yaml << "nic:\n";
+    for (const NicKeyFit* k : nic_chosen) {
+      yaml << "  " << k->key.substr(4) << ": " << k->yaml << "   # " << k->path << ": " << k->rows
+           << "\n";
+    }
+  }
+  report["nic_keys"] = {{"fitted", nic_fitted}, {"not_fitted", nic_not_fitted}};
+  if (!cf.nic_keys.empty()) {
+    std::string fitted, skipped;
+    for (const NicKeyFit& k : cf.nic_keys) {
+      std::string& list = k.fitted ? fitted : skipped;
+      if (list.find(k.key) == std::string::npos) list += (list.empty() ? "" : ", ") + k.key;
+    }
+    std::cout << "# nic keys   : fitted " << (fitted.empty() ? "none" : fitted);
+    if (!skipped.empty()) std::cout << "; not fitted from some log: " << skipped << " (why above)";
+    std::cout << "\n";
+  }
   report["fragment"] = fragment;
   report["interrupted"] = !interrupted_in.empty();
   if (!interrupted_in.empty()) {
@@ -201,8 +265,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       opts.scenario.scenario_path.empty()
           ? fitted_nothing +
                 ": add --scenario SCENARIO.yaml to fit link.host_rate and the NCCL latencies "
-                "through the simulation, or a perftest bandwidth sweep (--perftest) for the line "
-                "rate"
+                "through the simulation (and a perftest latency log's nic.tx_latency and "
+                "nic.rx_latency), or a perftest bandwidth sweep (--perftest) for the line rate"
       : nccls.empty() ? fitted_nothing +
                             ": add an nccl-tests log (--nccl-tests) to fit link.host_rate and the "
                             "NCCL latencies through the simulation of --scenario, or a perftest "

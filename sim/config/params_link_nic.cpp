@@ -164,7 +164,7 @@ std::span<const Field> nic_params() {
   {"nic", "dma_read_latency", false, Quantity(kNonNegativeTime), at<kNic, &N::dma_read_latency_ps>,
    "a payload not sent inline waits this long for its DMA read (a PCIe round trip); 0 = none"},
   {"nic", "pcie_rate", false, Quantity(kPositiveRate), at<kNic, &N::pcie_rate_bps>,
-   "the NIC's PCIe rate: a packet's payload copied before it leaves and after it arrives; absent = none"},
+   "the NIC's PCIe rate: a packet's payload copied before it leaves and after it arrives (below the port's data rate it caps what the NIC receives); absent = none"},
   {"nic", "congestion_control", false, Choice(congestion_controls()),
    at<kNic, &N::congestion_control>,
    "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none"},

@@ -228,8 +228,9 @@ struct NicConfig {
   int64_t rx_latency_ps = 0;
   /// A payload not sent inline (IBV_SEND_INLINE) is DMA-read from host memory before it
   /// leaves: one PCIe round trip (dma_read_latency), then its first packet's payload at the
-  /// NIC's PCIe rate (pcie_rate); the receiving NIC writes its last packet's payload at that
-  /// rate before the completion. A latency, not a throughput limit. 0 = none (the default).
+  /// NIC's PCIe rate (pcie_rate); the receiving NIC writes each packet's payload at that rate,
+  /// one after another, the last before the completion: below the port's data rate that caps
+  /// what it receives (a GPU-memory or slow host plateau). 0 = none (the default).
   int64_t dma_read_latency_ps = 0;
   int64_t pcie_rate_bps = 0;
   /// The queue pairs' congestion control (congestion/cc_registry.hpp): auto (dcqcn if

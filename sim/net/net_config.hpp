@@ -46,7 +46,8 @@ struct NetConfig {
   int64_t rx_latency_ps = 0;
   /// A payload not sent inline is DMA-read from host memory first: dma_read_latency_ps (one
   /// PCIe round trip), then its first packet's payload at pcie_rate_bps; the receiver writes
-  /// its last packet's payload over PCIe at pcie_rate_bps before the completion. 0 = none.
+  /// each packet's payload over PCIe at pcie_rate_bps, one after another (below the port's
+  /// data rate that caps what it receives), the last one before the completion. 0 = none.
   int64_t dma_read_latency_ps = 0;
   int64_t pcie_rate_bps = 0;
   int retry_count = 7;  ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)

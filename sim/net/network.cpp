@@ -228,6 +228,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
     }
   }
   nic_of_port_.assign(ports_.size(), -1);
+  rx_pcie_free_ps_.assign(ports_.size(), 0);
   for (VertexId v : fabric.hosts) {
     for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
       nic_of_port_[pid] = static_cast<int32_t>(nics_.size());

@@ -518,6 +518,9 @@ class Network {
   std::vector<BufferMmu> mmus_;        ///< per node (used for switches)
   std::vector<Nic> nics_;              ///< one per host port
   std::vector<int32_t> nic_of_port_;   ///< global port id -> index in nics_, or -1
+  /// Global port id -> when its NIC's PCIe link has written the last payload received
+  /// (NetConfig::pcie_rate_bps); 0 = idle.
+  std::vector<int64_t> rx_pcie_free_ps_;
   /// Per host: the global id of its NVLink port to its server's NVSwitch, which a loopback QP
   /// (src == dst host: NVLS's multimem traffic) leaves and comes back by; -1 = none.
   std::vector<int32_t> loopback_port_;

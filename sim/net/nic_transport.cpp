@@ -334,13 +334,20 @@ void Network::receive_data(Packet* p, const Qp& qp) {
     rx.unacked = 0;
     send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
   }
+  // The NIC writes each accepted packet's payload to memory over its PCIe link, one packet
+  // after another: at the port's data rate or above, each copy ends before the next packet is in;
+  // below it (a GPU's or a slow host's PCIe path), the copies queue and cap what the NIC receives.
+  int64_t copied_ps = sim_.now().ps();
+  if (cfg_.pcie_rate_bps > 0 && p->payload_bytes > 0) {
+    int64_t& pcie_free = rx_pcie_free_ps_[port_id(p->node, p->in_port)];
+    pcie_free =
+        std::max(copied_ps, pcie_free) + serialization_ps(p->payload_bytes, cfg_.pcie_rate_bps);
+    copied_ps = pcie_free;
+  }
   if (last) {
     ++rx.rcv_msg;
-    // The DMA write of the last packet's payload and the completion entry take this long.
-    int64_t delay = cfg_.rx_latency_ps;
-    if (cfg_.pcie_rate_bps > 0 && p->payload_bytes > 0) {
-      delay += serialization_ps(p->payload_bytes, cfg_.pcie_rate_bps);
-    }
+    // The DMA write of the last packet's payload, then the completion entry (rx_latency).
+    const int64_t delay = copied_ps - sim_.now().ps() + cfg_.rx_latency_ps;
     if (delay > 0 || !rx.completing.empty()) {
       // In order: a message never completes before the one received ahead of it.
       const int64_t done = std::max(sim_.now().ps() + delay, rx.last_done_ps);

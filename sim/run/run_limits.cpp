@@ -42,19 +42,6 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                          "); no PCIe link is in the GPU's path, so it sends at the NICs' rate"});
     }
   }
-  // nic.pcie_rate times a message's first and last payload copy (NetConfig::pcie_rate_bps): a
-  // latency. Below the line rate a real NIC could not send faster than its PCIe link, and the
-  // simulated one does.
-  const int64_t nic_pcie = sc.nic.pcie_rate_bps;
-  const bool nics_used = sc.perftest.enabled || !sc.traffic.empty() ||
-                         (sc.has_workload && prepared.nccl.layout.servers() > 1);
-  if (nic_pcie > 0 && nic_pcie < sc.link.host_rate_bps && nics_used) {
-    out.push_back({"the NIC's PCIe link as a bandwidth limit",
-                   "nic.pcie_rate (" + format_rate(nic_pcie) + ") is below link.host_rate (" +
-                       format_rate(sc.link.host_rate_bps) +
-                       "): it times each message's first and last payload copy, and does not "
-                       "cap the NIC's rate, so the NIC sends at the line rate"});
-  }
   // GPUs peer to peer over PCIe: one switch per server (topologies/servers.hpp).
   if (sc.topology.gpu_interconnect == "pcie" && g > 1 && sc.has_workload &&
       prepared.nccl.layout.gpus_per_server > 1) {

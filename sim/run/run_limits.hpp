@@ -19,8 +19,6 @@ namespace fabricsim {
 ///    whose NICs carry the run's traffic (its ranks span servers, or it has traffic flows) and
 ///    add up to more than link.pcie_rate per GPU (m × link.host_rate > link.pcie_rate): each
 ///    GPU sends through its m NICs at m × link.host_rate, with no PCIe link in its path;
-///  - nic.pcie_rate below link.host_rate while NICs carry traffic: that rate only times each
-///    message's first and last payload copy (a latency); the NIC still sends at the line rate;
 ///  - GPUs peer to peer over PCIe (topology.gpu_interconnect: pcie) with several ranks on a
 ///    server: one PCIe switch per server, no root complex, socket link or ACS;
 ///  - the flow mode (mode: flow): queues, PFC, ECN/DCQCN, drops and retransmissions.

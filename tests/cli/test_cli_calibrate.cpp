@@ -332,7 +332,7 @@ TEST_CASE("calibrate: an N x 1 log runs one rank per server of an 8-GPU scenario
 }
 
 TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit 130") {
-  // A perftest sweep's line rate comes from its closed-form fit; the 128-rank log's fit through
+  // A perftest sweep's NIC keys come from its closed-form fit; the 128-rank log's fit through
   // the k=8 fat-tree takes many minutes, so the signal arrives during its simulation. It used to
   // end the command with nothing written, the perftest fit lost with it.
   const fs::path d = scratch("cal_sigint");
@@ -357,15 +357,20 @@ TEST_CASE("calibrate: Ctrl-C during the simulations writes what was fitted, exit
   REQUIRE(rep["simulated"].size() == 1);
   CHECK(rep["simulated"][0]["skipped"] ==
         "interrupted during its simulation by a signal (SIGINT, SIGTERM, SIGHUP or SIGQUIT)");
-  // The same rate as the perftest log calibrated alone.
+  // The same NIC keys as the perftest log calibrated alone on that scenario: the AMD GPU run's
+  // 102 Gb/s a direction is far below the scenario's 400 Gb/s port, so it is the host's PCIe
+  // path (nic.pcie_rate), not the link's rate.
   const fs::path alone = scratch("cal_sigint_alone") / "cal.yaml";
-  const Result a = fabricsim("calibrate --perftest " + perftest + " --out " + alone.string());
+  const Result a = fabricsim("calibrate --scenario scenarios/fat_tree_k8.yaml --perftest " +
+                             perftest + " --out " + alone.string());
   REQUIRE(a.exit_code == 0);
   const auto rep_alone = nlohmann::json::parse(slurp(alone.parent_path() / "cal.report.json"));
-  REQUIRE(rep["fragment"].contains("link.host_rate"));
-  CHECK(rep["fragment"]["link.host_rate"] == rep_alone["fragment"]["link.host_rate"]);
+  REQUIRE(rep["fragment"].contains("nic.pcie_rate"));
+  CHECK(rep["fragment"]["nic.pcie_rate"] == rep_alone["fragment"]["nic.pcie_rate"]);
+  CHECK(rep["fragment"]["nic.message_rate"] == rep_alone["fragment"]["nic.message_rate"]);
+  CHECK_FALSE(rep["fragment"].contains("link.host_rate"));
   const std::string yaml = slurp(out);
-  CHECK(yaml.find("host_rate: " + rep["fragment"]["link.host_rate"].get<std::string>()) !=
+  CHECK(yaml.find("pcie_rate: " + rep["fragment"]["nic.pcie_rate"].get<std::string>()) !=
         std::string::npos);
   CHECK(yaml.find("# interrupted during the simulation of") != std::string::npos);
 
@@ -535,17 +540,20 @@ TEST_CASE("calibrate: busbw 0.00 rows, repeated tables, deadlocking scenarios, u
     CHECK(r.out.find("skipped (the simulation did not finish") != std::string::npos);
     CHECK(slurp(out).find("fitted through the simulator") == std::string::npos);
   }
-  SECTION("a scenario beside perftest logs alone is said to be unused, not asked for") {
-    // Only nccl-tests logs are simulated; the scenario was checked and then ignored without a
-    // word, and the fragment's note asked for the --scenario just given.
+  SECTION("a scenario beside perftest logs alone says what it is used for, not asked for") {
+    // The scenario was checked and then ignored without a word, and the fragment's note asked
+    // for the --scenario just given. Its fabric is slower than the QDR log's at 2 B (1.00 us
+    // without NIC latencies against the log's 0.98): no NIC latency is fitted.
     const Result r = fabricsim(
         "calibrate --scenario scenarios/quickstart.yaml --perftest "
         "tests/data/perftest/perftest-ib_write_lat-ib-qdr40g-cx3-docker-01.txt --out " +
         out.string());
     INFO(r.out << r.err);
     CHECK(r.exit_code == 0);
-    CHECK(r.out.find("# scenario   : scenarios/quickstart.yaml is checked but not simulated: only "
-                     "--nccl-tests logs are fitted through the simulation") != std::string::npos);
+    CHECK(r.out.find("# scenario   : scenarios/quickstart.yaml: its link.host_rate is the port a "
+                     "perftest plateau is held against (nic.pcie_rate)") != std::string::npos);
+    CHECK(r.out.find("nic.tx_latency not fitted: the log's t_typical at 2 B (0.98 us) is not "
+                     "above the model's") != std::string::npos);
     CHECK(r.out.find("add --scenario") == std::string::npos);
     CHECK(r.out.find("add an nccl-tests log (--nccl-tests)") != std::string::npos);
   }
@@ -563,4 +571,58 @@ TEST_CASE("calibrate: busbw 0.00 rows, repeated tables, deadlocking scenarios, u
     CHECK(file.exit_code == 2);
     CHECK(file.err.find("needs --scenario") != std::string::npos);  // and ./path is the same file
   }
+}
+
+TEST_CASE("calibrate: the NIC keys fitted from perftest logs go to the fragment and the report") {
+  // A GPU-memory sweep on its scenario (a 100 Gb/s port): its message rate and its plateau
+  // (81 Gb/s, below the port's 99.37 Gb/s of payload) as nic.pcie_rate, not as the link's
+  // rate; a latency log on its scenario: nic.tx_latency and nic.rx_latency (0.41 us each, the
+  // split scenarios/perftest_ib_write_lat_ib_qdr.yaml makes by hand).
+  const fs::path out = scratch("cal_nic") / "cal.yaml";
+  const std::string t9k = "perftest-ib_write_bw-ib-100g-a100-gpudirect-k8s-t9k-01";
+  const Result bw =
+      fabricsim("calibrate --scenario bench/validation/perftest/" + t9k +
+                ".yaml --perftest tests/data/perftest/" + t9k + ".txt --out " + out.string());
+  INFO(bw.out << bw.err);
+  REQUIRE(bw.exit_code == 0);
+  CHECK(bw.out.find("#   nic.message_rate = 3.917e6 messages/s: mean MsgRate 3.917 Mpps of the "
+                    "9 message-bound rows 2 B .. 512 B") != std::string::npos);
+  CHECK(bw.out.find("#   nic.pcie_rate = 81.") != std::string::npos);
+  CHECK(bw.out.find("# nic keys   : fitted nic.message_rate, nic.pcie_rate") != std::string::npos);
+  const auto rep = nlohmann::json::parse(slurp(out.parent_path() / "cal.report.json"));
+  CHECK(rep["fragment"]["nic.message_rate"] == "3.917e6");
+  const std::string pcie = rep["fragment"]["nic.pcie_rate"].get<std::string>();
+  CHECK(std::stod(pcie) == Approx(80.96e9).epsilon(0.005));  // the log's 512 KiB .. 8 MiB rows
+  CHECK_FALSE(rep["fragment"].contains("link.host_rate"));
+  REQUIRE(rep["nic_keys"]["fitted"].size() == 2);
+  CHECK(rep["nic_keys"]["fitted"][1]["key"] == "nic.pcie_rate");
+  CHECK(rep["nic_keys"]["fitted"][1]["unit"] == "Gb/s");
+  CHECK(rep["nic_keys"]["fitted"][1]["scenario_value"] == pcie);
+  CHECK(rep["nic_keys"]["not_fitted"].empty());
+  CHECK(rep["inputs"][0]["nic"].size() == 2);
+  const std::string yaml = slurp(out);
+  CHECK(yaml.find("nic:\n  message_rate: 3.917e6   # ") != std::string::npos);
+  CHECK(yaml.find("\n  pcie_rate: " + pcie + "   # ") != std::string::npos);
+  CHECK(bw.out.find("--set nic.message_rate=3.917e6 --set nic.pcie_rate=" + pcie) !=
+        std::string::npos);
+
+  const std::string lat = "tests/data/perftest/perftest-ib_write_lat-ib-qdr40g-cx3-docker-01.txt";
+  const Result with = fabricsim(
+      "calibrate --scenario scenarios/perftest_ib_write_lat_ib_qdr.yaml "
+      "--perftest " +
+      lat + " --out " + out.string());
+  INFO(with.out << with.err);
+  REQUIRE(with.exit_code == 0);
+  const auto lrep = nlohmann::json::parse(slurp(out.parent_path() / "cal.report.json"));
+  CHECK(lrep["fragment"]["nic.tx_latency"] == "410000ps");
+  CHECK(lrep["fragment"]["nic.rx_latency"] == "410000ps");
+  CHECK(lrep["inputs"][0]["nic"][0]["key"] == "nic.tx_latency");
+  // Without a scenario nothing says what the model adds to the NICs: not fitted, and why.
+  const Result without = fabricsim("calibrate --perftest " + lat + " --out " + out.string());
+  REQUIRE(without.exit_code == 0);
+  const auto nrep = nlohmann::json::parse(slurp(out.parent_path() / "cal.report.json"));
+  CHECK(nrep["fragment"].empty());
+  REQUIRE(nrep["nic_keys"]["not_fitted"].size() == 2);
+  CHECK(nrep["nic_keys"]["not_fitted"][0]["not_fitted"].get<std::string>().rfind("needs --scenario",
+                                                                                 0) == 0);
 }

@@ -162,6 +162,24 @@ TEST_CASE("a payload not sent inline waits for its DMA read and both PCIe copies
         Approx(0.41 + small_wire_us + 200 * 8 / 63e9 * 1e6 + 0.41).margin(0.006));
 }
 
+TEST_CASE("a receiving NIC whose PCIe is slower than its port caps ib_write_bw at nic.pcie_rate") {
+  // 1 MiB writes at 100 GbE, MTU 1024: the port carries 1024 B of payload per 1106-byte frame
+  // (82 B of RoCEv2 headers), 92.6 Gb/s; the receiver writes each packet's payload over PCIe
+  // one after another, so a 50 Gb/s link caps the payload at 50 Gb/s, and a 200 Gb/s one at the
+  // port's rate.
+  const std::vector<std::string> sets = {"perftest.all=false", "perftest.size=1MiB",
+                                         "perftest.iterations=200"};
+  auto with = [&](const std::string& pcie) {
+    std::vector<std::string> s = sets;
+    s.push_back("nic.pcie_rate=" + pcie);
+    const PerftestLog log = simulate("perftest_ib_write_bw_roce100g.yaml", s);
+    REQUIRE(log.bw_rows.size() == 1);
+    return log.bw_rows[0].bw_avg_Bps * 8 / 1e9;
+  };
+  CHECK(with("50Gbps") == Approx(50).epsilon(0.01));
+  CHECK(with("200Gbps") == Approx(100.0 * 1024 / 1106).epsilon(0.01));
+}
+
 TEST_CASE("with no NIC latency a one-way write is the wire alone") {
   // 2 B inline; the receiver's PCIe copy of 2 B at 63 Gb/s is 0.25 ns.
   const PerftestLog log = simulate(
