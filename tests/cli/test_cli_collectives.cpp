@@ -535,12 +535,15 @@ TEST_CASE("PCIe peer-to-peer on one-GPU servers changes nothing: there is no int
 
 TEST_CASE("One scenario sweeps over NVSwitch and PCIe servers: the other's keys are said unused") {
   // link.nvlink_rate is required with NVSwitch servers and the pcie section describes PCIe
-  // ones; refusing either under the other made --vary topology.gpu_interconnect unusable.
+  // ones; refusing either under the other made --vary topology.gpu_interconnect unusable. The
+  // scenario's PCIe keys come from its server profile (defaults, not said unused); the --set
+  // gives it a pcie section of its own, with the profile's value.
   const std::string scenario =
       "bench/validation/nccl/nccl-allreduce-rtx4090-1node-4gpu-pcie-p2p-patched-01.yaml";
   const fs::path out = scratch("sweep_interconnect");
   const Result r = fabricsim("sweep " + scenario +
                              " --vary topology.gpu_interconnect=pcie,nvswitch"
+                             " --set pcie.max_payload=256B"
                              " --set link.nvlink_rate=400Gbps --set workload.minbytes=64MiB"
                              " --set workload.maxbytes=64MiB --jobs 1 --out " +
                              out.string());
