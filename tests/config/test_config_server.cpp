@@ -246,8 +246,8 @@ TEST_CASE("every profile in configs/servers loads, is listed, and has NCCL's NVL
                            std::istreambuf_iterator<char>());
   // NCCL src/graph/topo.h: GB/s NCCL counts per NVLink link (SM80_NVLINK_BW 20.0,
   // SM90_NVLINK_BW 20.6, SM100_NVLINK_BW 40.1), of the link's 25 GB/s (NVLink3, NVLink4) or
-  // 50 GB/s (NVLink5) a direction; links per GPU: A100 12, H100/H200 18, B200 18 (NVIDIA's
-  // NVLink figures: 600, 900 and 1800 GB/s bidirectional).
+  // 50 GB/s (NVLink5) a direction; links per GPU: A100 12, H100/H200 18, B200 and GB200 18
+  // (NVIDIA's NVLink figures: 600, 900 and 1800 GB/s bidirectional).
   struct Nvlink {
     int links;
     double nccl_GBps_per_link;
@@ -256,20 +256,22 @@ TEST_CASE("every profile in configs/servers loads, is listed, and has NCCL's NVL
       {"nvidia_dgx_a100.yaml", {12, 20.0}}, {"nvidia_dgx_h100.yaml", {18, 20.6}},
       {"nvidia_hgx_h200.yaml", {18, 20.6}}, {"nvidia_dgx_b200.yaml", {18, 40.1}},
       {"gcp_a3_ultra.yaml", {18, 20.6}},    {"gcp_a4.yaml", {18, 40.1}},
+      {"nvidia_gb200_nvl72.yaml", {18, 40.1}},
   };
   std::vector<fs::path> profiles;
   for (const auto& entry : fs::directory_iterator(folder)) {
     if (entry.path().extension() == ".yaml") profiles.push_back(entry.path());
   }
   std::sort(profiles.begin(), profiles.end());
-  REQUIRE(profiles.size() >= 7);
+  REQUIRE(profiles.size() >= 8);
   for (const fs::path& profile : profiles) {
     const std::string name = profile.filename().string();
     INFO(name);
-    // Through a spine-leaf scenario (every kind of server) with its own host rate.
+    // Through a spine-leaf scenario (every kind of server) with its own host rate; 72 hosts a
+    // leaf hold whole servers of 4, 8 or 72 GPUs.
     const Scenario s =
         load_scenario(source_path("tests/data/config/minimal.yaml"),
-                      {"server.profile=" + profile.string(), "topology.hosts_per_leaf=8"});
+                      {"server.profile=" + profile.string(), "topology.hosts_per_leaf=72"});
     CHECK(s.topology.gpus_per_server >= 4);
     CHECK(s.nccl.compute_capability >= 80);
     CHECK(s.warnings.empty());
