@@ -15,7 +15,7 @@ namespace {
 constexpr auto kServer = &Scenario::server;
 using V = ServerConfig;
 
-/// The profile's keys in `section` ("" if the section has none).
+/// A server profile's keys in `section` (nullptr for a section it has none in).
 const std::vector<std::string>* allowed_in(const std::string& section) {
   for (const auto& [name, keys] : server_profile_keys()) {
     if (name == section) return &keys;
@@ -31,7 +31,7 @@ std::string section_of_server_key(const std::string& key) {
   return "";
 }
 
-/// "topology keys gpus_per_server, gpu_interconnect and nics_per_server".
+/// "a server profile's topology keys are gpus_per_server, gpu_interconnect and nics_per_server".
 std::string allowed_text(const std::string& section) {
   return "a server profile's " + section + " keys are " + join_words(*allowed_in(section), " and ");
 }
@@ -48,14 +48,11 @@ std::string allowed_text(const std::string& section) {
               allowed_text(section) + ")";
   } else if (const std::string guess = closest_match(name, *allowed_in(section)); !guess.empty()) {
     message = "unknown key '" + name + "'; did you mean '" + guess + "'?";
+  } else if (const std::string other = section_of_server_key(name); !other.empty()) {
+    message = "unknown key '" + name + "'; it belongs in the " + other + " section (" + other +
+              "." + name + ")";
   } else {
-    message = "unknown key '" + name + "'";
-    for (const auto& [other, keys] : server_profile_keys()) {
-      if (other != section && std::find(keys.begin(), keys.end(), name) != keys.end()) {
-        message += "; it belongs in the " + other + " section (" + other + "." + name + ")";
-      }
-    }
-    if (message.find("belongs") == std::string::npos) message += "; " + allowed_text(section);
+    message = "unknown key '" + name + "'; " + allowed_text(section);
   }
   pctx.fail(path, mark, message);
 }
