@@ -6,7 +6,8 @@
 //
 // Order of work: read the file, parse YAML (keeping marks), apply --set overrides to the tree,
 // check every map for unknown and duplicate keys, read and check the switch profile (if
-// switch.profile names one) and add its keys that the scenario does not set, then parse each
+// switch.profile names one) and the server profile (server.profile) and add their keys that the
+// scenario does not set, then parse each
 // field into the Scenario, check the required keys, read the traffic list (its item keys are
 // the small table traffic_keys()) and run each component's cross-field checks. The first mistake
 // found is thrown as a ConfigError.
@@ -45,7 +46,7 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 std::string read_config_file(const std::string& path, const std::string& noun) {
   try {
     return read_input_file(path, noun, kMaxConfigFileBytes,
-                           "a scenario, switch profile or cost file is a page of YAML");
+                           "a scenario, profile or cost file is a page of YAML");
   } catch (const InputFileError& e) {
     throw ConfigError(path, 0, 0, "", e.what());
   }
@@ -130,7 +131,8 @@ std::span<const Section> sections() {
                                 {kTrafficSection, false},
                                 {kTrainingSection, false},
                                 {"perftest", false},
-                                {"pcie", false}};
+                                {"pcie", false},
+                                {"server", false}};
   return all;
 }
 
@@ -149,7 +151,7 @@ const std::vector<Field>& fields() {
          {scenario_params(), topology_params(), link_params(), routing_params(),
           input_file_params(), switch_params(), nic_params(), ecn_params(), pfc_params(),
           dcqcn_params(), infiniband_params(), workload_params(), nccl_params(),
-          workload_sweep_params(), perftest_params(), pcie_params()}) {
+          workload_sweep_params(), perftest_params(), pcie_params(), server_params()}) {
       out.insert(out.end(), table.begin(), table.end());
     }
     return out;
@@ -276,7 +278,7 @@ void collect(const Context& ctx, const YAML::Node& map, const std::string& secti
 }
 
 /// How directly a value was given: 2 by --set, 1 in the file being loaded (`main`), 0 in a
-/// switch profile it names. A cross-field error blames the more direct of two values.
+/// switch or server profile it names. A cross-field error blames the more direct of two values.
 int directness(const Context& main, const Value& v) {
   return v.overridden() ? 2 : &v.context() == &main ? 1 : 0;
 }
@@ -305,6 +307,9 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
     if (it == found.end()) continue;
     const Value& v = it->second;
     if (f.kinds && !in_list(f.kinds, s.topology.kind)) {  // topology.kind is parsed first
+      // A server profile's key for another kind (nics_per_server outside rail-optimized) is a
+      // default this scenario has no use for.
+      if (&v.context() != &main) continue;
       std::string hint;
       if (f.section == std::string(kTopologySection)) {
         // How one scenario can describe several families (for --vary topology.kind=...).
@@ -388,6 +393,11 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
       message += " (its profile " + profile->second.node().Scalar() + " does not set " + f.key +
                  " either)";
     }
+    if (const auto profile = found.find("server.profile");
+        profile != found.end() && is_server_profile_key(path)) {
+      message += " (its server profile " + profile->second.node().Scalar() + " does not set " +
+                 f.key + " either)";
+    }
     main.fail(path, parent == found.end() ? YAML::Mark::null_mark() : parent->second.key_mark(),
               message);
   }
@@ -443,7 +453,8 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
              "expected a map with the sections " + sections + ", got " + describe(root));
   }
 
-  Context profile_context;  // declared first: `found` holds values that point to it
+  Context profile_context;         // declared first: `found` holds values that point to it
+  Context server_profile_context;  // the same
   std::map<std::string, Value> found;
   collect(ctx, root, "", found);
   for (const Section& section : config_detail::sections()) {
@@ -504,6 +515,9 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   if (const auto it = found.find("switch.profile"); it != found.end()) {
     merge_profile(ctx, it->second, profile_context, found);
   }
+  if (const auto it = found.find("server.profile"); it != found.end()) {
+    merge_server_profile(ctx, it->second, server_profile_context, found);
+  }
   s.path = ctx.file;
   s.name = std::filesystem::path(ctx.file).stem().string();
   if (const auto it = found.find("dcqcn"); it != found.end()) {
@@ -528,7 +542,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   check_link(found, s);
   check_workload(found, s);
   check_perftest(found, s);
-  check_pcie(found, s);
+  check_pcie(ctx, found, s);
   check_nic(ctx, found, s);
   check_switch(ctx, found, s);
   check_pfc(ctx, s, found);

@@ -27,12 +27,13 @@ std::string config_warning(const KeyOrigin& origin, const std::string& key_path,
 /// unit, or a value out of range; and, with an estimate, for a YAML tree or a traffic list
 /// that would take over half of memory_budget() (sim/core/memory_budget.hpp). An allocation
 /// that fails all the same throws OutOfMemory naming what was being read. A switch profile
-/// (`switch.profile`) is read too; its errors point into the profile file, and `origins` records
-/// its keys there. Settings that do nothing under the other choices are not errors: they are listed
-/// in Scenario::warnings. `varied` are applied after `overrides`, the same way; their errors name
-/// them as a sweep's `--vary KEY=VALUE` rather than `--set KEY=VALUE`, and one on a key an
-/// override also sets (or on a section holding one; topology.KIND.KEY and topology.KEY are one
-/// key) is refused: its value would replace the override's without a word.
+/// (`switch.profile`) and a server profile (`server.profile`) are read too; their errors point
+/// into the profile file, and `origins` records their keys there. Settings that do nothing under
+/// the other choices are not errors: they are listed in Scenario::warnings. `varied` are applied
+/// after `overrides`, the same way; their errors name them as a sweep's `--vary KEY=VALUE` rather
+/// than `--set KEY=VALUE`, and one on a key an override also sets (or on a section holding one;
+/// topology.KIND.KEY and topology.KEY are one key) is refused: its value would replace the
+/// override's without a word.
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {},
                        const std::vector<std::string>& varied = {});
 

@@ -599,6 +599,12 @@ std::span<const Field> nccl_params();            ///< params_workload.cpp
 std::span<const Field> workload_sweep_params();  ///< minbytes, maxbytes, stepfactor
 std::span<const Field> perftest_params();        ///< params_perftest.cpp
 std::span<const Field> pcie_params();            ///< params_pcie.cpp
+std::span<const Field> server_params();          ///< params_server.cpp
+/// The keys a server profile may set, by section (topology, link, nic, pcie, nccl): those that
+/// describe a server model, not the fabric or the run.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& server_profile_keys();
+/// Whether the dotted `path` ("link.nvlink_rate") is one of server_profile_keys().
+bool is_server_profile_key(const std::string& path);
 /// The perftest programs perftest.test names (perftest/perftest.cpp simulates them).
 const Choices& perftest_test_names();
 std::span<const ItemKey<TrafficFlow>> traffic_keys();      ///< params_traffic.cpp
@@ -672,7 +678,11 @@ void check_workload(const std::map<std::string, Value>& found, Scenario& s);
 void check_perftest(const std::map<std::string, Value>& found, Scenario& s);
 /// pcie.lanes and pcie.max_payload take the values PCIe has; the `pcie:` section needs
 /// topology.gpu_interconnect: pcie (it changes nothing else).
-void check_pcie(const std::map<std::string, Value>& found, Scenario& s);
+void check_pcie(const Context& main, const std::map<std::string, Value>& found, Scenario& s);
+/// Reads the server profile that server.profile names and adds its keys the scenario does not
+/// set to `found` (params_server.cpp), as merge_profile does for a switch profile.
+void merge_server_profile(const Context& ctx, const Value& profile, Context& pctx,
+                          std::map<std::string, Value>& found);
 extern const std::string kTrafficExpected;
 bool host_index(const std::string& text, int64_t& index);
 void parse_traffic(const Context& ctx, const Value& section, Scenario& s);

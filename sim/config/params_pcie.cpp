@@ -29,7 +29,7 @@ std::span<const Field> pcie_params() {
 }
 // clang-format on
 
-void check_pcie(const std::map<std::string, Value>& found, Scenario& s) {
+void check_pcie(const Context& main, const std::map<std::string, Value>& found, Scenario& s) {
   const auto lanes = found.find("pcie.lanes");
   if (lanes != found.end() && pcie_detail::index_of(s.pcie.lanes, 1, 5) < 0) {
     lanes->second.fail("expected 1, 2, 4, 8 or 16 lanes, got " + std::to_string(s.pcie.lanes));
@@ -51,7 +51,8 @@ void check_pcie(const std::map<std::string, Value>& found, Scenario& s) {
   }
   if (s.topology.gpu_interconnect == "pcie") {
     for (const char* key : {"link.nvlink_rate", "link.nvlink_efficiency"}) {
-      if (const auto it = found.find(key); it != found.end()) {
+      // A server profile's NVLink keys are defaults the scenario's own choice of PCIe leaves out.
+      if (const auto it = found.find(key); it != found.end() && &it->second.context() == &main) {
         s.warnings.push_back(
             config_warning(it->second.origin(), it->second.path(),
                            "not used: the servers' GPUs reach each other over PCIe "

@@ -30,6 +30,8 @@
 //             # optional, transport roce; the preset's values (paper | connectx, default
 //             # paper), then the keys given over them; enabled needs ecn.enabled
 //   infiniband: {vl_buffer}                  # optional, transport infiniband
+//   server:   {profile}                      # optional: a server profile (configs/servers/)
+//             # whose topology, link, nic, pcie and nccl keys are this scenario's defaults
 //   switches: {NAME: {pfc: {<pfc keys>}, ecn: {<ecn keys>}}, ...}
 //             # optional: one switch's pfc and ecn keys over the top-level sections; NAME as
 //             # `fabricsim topo --dot` shows it (check_switch_overrides); --set takes
@@ -195,6 +197,16 @@ struct SwitchConfig {
   /// are defaults for this section, resolved against the scenario's folder; "" = none. Keys
   /// the scenario sets (or --set sets) win; a profile key for a buffer_model or scheduler other
   /// than the one the scenario itself chose is not used (configs/switches/README.md).
+  std::string profile;
+};
+
+/// `server:` section (optional).
+struct ServerConfig {
+  /// `server.profile:` path of a server profile (configs/servers/*.yaml), resolved against the
+  /// scenario's folder; "" = none. Its keys (the server-describing ones of topology, link, nic,
+  /// pcie and nccl: server_profile_keys(), sim/config/params_server.cpp) are defaults: keys the
+  /// scenario sets (or --set sets) win, and a key that does not apply to the scenario's
+  /// topology kind is not used (configs/servers/README.md).
   std::string profile;
 };
 
@@ -383,6 +395,8 @@ struct Scenario {
   PerftestConfig perftest;
   /// `pcie:` the PCIe links inside a server (topology.gpu_interconnect: pcie).
   PcieConfig pcie;
+  /// `server:` the server profile the server keys' defaults come from.
+  ServerConfig server;
   bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;
   DcqcnConfig dcqcn;

@@ -476,6 +476,34 @@ TEST_CASE("NVLink at NCCL's per-link bandwidth: 8 x A100 Ring AllReduce within 5
                           "--set workload.minbytes=512MiB", 0.05, "ring") == 2);
 }
 
+TEST_CASE(
+    "The DGX A100 server profile alone: 8 x A100 AllReduce at 1 GiB within 5 % of a real log") {
+  // One server whose GPUs, NVLink and compute capability are configs/servers/nvidia_dgx_a100.yaml
+  // alone (300 GB/s a direction, NCCL's SM80 share 0.8, sm_80); the scenario gives only the
+  // fabric around it. The real all_reduce_perf log of one HGX A100: 231.72 GB/s busbw at 1 GiB.
+  const fs::path dir = scratch("dgx_a100_profile");
+  const fs::path scenario = dir / "one_dgx_a100.yaml";
+  std::ofstream(scenario)
+      << "transport: infiniband\n"
+      << "server: {profile: "
+      << (fs::path(FABRICSIM_SOURCE_DIR) / "configs/servers/nvidia_dgx_a100.yaml").string() << "}\n"
+      << "topology: {kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 8}\n"
+      << "link: {propagation_delay: 0ns}\n"
+      << "switch: {latency: 0ns, buffer_per_port: 4MB}\n"
+      << "workload: {collective: all_reduce, ngpus: 8, ranks_per_server: 8, minbytes: 1GiB, "
+         "maxbytes: 1GiB}\n";
+  const Result r = fabricsim("run " + scenario.string() + " --out " + (dir / "out").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = nlohmann::json::parse(slurp(dir / "out" / "results.json"))["collectives"];
+  REQUIRE(rows.size() == 1);
+  const double logged =
+      logged_busbw("nccl-allreduce-a100-1node-8gpu-nvswitch-gcm-fixture-01.txt").at(1 << 30);
+  CHECK(logged == 231.72);
+  CHECK(rows[0]["algorithm"] == "ring");
+  CHECK(std::abs(rows[0]["busbw_GBps"].get<double>() - logged) <= 0.05 * logged);
+}
+
 TEST_CASE("PCIe peer-to-peer: 4 x RTX 4090 Ring AllReduce within 5 % of a real log") {
   // Four GPUs without NVLink, P2P through PCIe 4.0 x16: the real log's busbw levels off at
   // 25.3 GB/s. The scenario has the link's spec rate less the protocol's overheads (PCIe Base
@@ -507,12 +535,15 @@ TEST_CASE("PCIe peer-to-peer on one-GPU servers changes nothing: there is no int
 
 TEST_CASE("One scenario sweeps over NVSwitch and PCIe servers: the other's keys are said unused") {
   // link.nvlink_rate is required with NVSwitch servers and the pcie section describes PCIe
-  // ones; refusing either under the other made --vary topology.gpu_interconnect unusable.
+  // ones; refusing either under the other made --vary topology.gpu_interconnect unusable. The
+  // scenario's PCIe keys come from its server profile (defaults, not said unused); the --set
+  // gives it a pcie section of its own, with the profile's value.
   const std::string scenario =
       "bench/validation/nccl/nccl-allreduce-rtx4090-1node-4gpu-pcie-p2p-patched-01.yaml";
   const fs::path out = scratch("sweep_interconnect");
   const Result r = fabricsim("sweep " + scenario +
                              " --vary topology.gpu_interconnect=pcie,nvswitch"
+                             " --set pcie.max_payload=256B"
                              " --set link.nvlink_rate=400Gbps --set workload.minbytes=64MiB"
                              " --set workload.maxbytes=64MiB --jobs 1 --out " +
                              out.string());

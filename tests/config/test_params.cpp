@@ -111,7 +111,9 @@ TEST_CASE("Every path --set takes is a key of the params table or a section of i
   }
 }
 
-TEST_CASE("Every key of the shipped scenarios and switch profiles is a key of the params table") {
+TEST_CASE(
+    "Every key of the shipped scenarios and switch and server profiles is a key of the params "
+    "table") {
   const std::set<std::string> table = table_paths();
   const std::vector<std::string> kinds = topology_kinds();
   int files = 0;
@@ -127,6 +129,17 @@ TEST_CASE("Every key of the shipped scenarios and switch profiles is a key of th
     if (f.path().extension() != ".yaml") continue;
     std::vector<std::string> missing;
     walk(YAML::LoadFile(f.path().string())["switch"], "switch", table, kinds, missing);
+    INFO(f.path().filename().string());
+    CHECK(missing == std::vector<std::string>{});
+    ++files;
+  }
+  for (const auto& f : fs::directory_iterator(kSource / "configs" / "servers")) {
+    if (f.path().extension() != ".yaml") continue;
+    std::vector<std::string> missing;
+    const YAML::Node profile = YAML::LoadFile(f.path().string());
+    for (const char* section : {"topology", "link", "nic", "pcie", "nccl"}) {
+      if (profile[section]) walk(profile[section], section, table, kinds, missing);
+    }
     INFO(f.path().filename().string());
     CHECK(missing == std::vector<std::string>{});
     ++files;
