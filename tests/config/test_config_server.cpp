@@ -253,9 +253,9 @@ TEST_CASE("every profile in configs/servers loads, is listed, and has NCCL's NVL
     double nccl_GBps_per_link;
   };
   const std::map<std::string, Nvlink> nvlink = {
-      {"nvidia_dgx_a100.yaml", {12, 20.0}}, {"nvidia_dgx_h100.yaml", {18, 20.6}},
-      {"nvidia_hgx_h200.yaml", {18, 20.6}}, {"nvidia_dgx_b200.yaml", {18, 40.1}},
-      {"gcp_a3_ultra.yaml", {18, 20.6}},    {"gcp_a4.yaml", {18, 40.1}},
+      {"nvidia_dgx_a100.yaml", {12, 20.0}},    {"nvidia_dgx_h100.yaml", {18, 20.6}},
+      {"nvidia_hgx_h200.yaml", {18, 20.6}},    {"nvidia_dgx_b200.yaml", {18, 40.1}},
+      {"gcp_a3_ultra.yaml", {18, 20.6}},       {"gcp_a4.yaml", {18, 40.1}},
       {"nvidia_gb200_nvl72.yaml", {18, 40.1}},
   };
   std::vector<fs::path> profiles;
