@@ -9,6 +9,7 @@
 
 #include "calibration/fit.hpp"
 #include "calibration/net_transport.hpp"
+#include "calibration/printf_format.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/net/wire.hpp"
 
@@ -22,12 +23,6 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 Estimate inverse(double slope, double slope_ci95, double scale) {
   const double v = scale / slope;
   return Estimate{v, std::isnan(slope_ci95) ? kNaN : scale * slope_ci95 / (slope * slope)};
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 }  // namespace
@@ -255,8 +250,8 @@ std::vector<HealthHint> health_hints(const PerftestLog& log, const PerftestBwFit
   if (!(fit.bandwidth_Gbps.ci95 <= 0.25 * fit.bandwidth_Gbps.value) &&
       !std::isnan(fit.bandwidth_Gbps.ci95)) {
     hints.push_back({log.path, "the sizes do not reach the bandwidth plateau: B = " +
-                                   fmt("%.1f", fit.bandwidth_Gbps.value) + " +- " +
-                                   fmt("%.1f", fit.bandwidth_Gbps.ci95) +
+                                   printf_format("%.1f", fit.bandwidth_Gbps.value) + " +- " +
+                                   printf_format("%.1f", fit.bandwidth_Gbps.ci95) +
                                    " Gb/s is not determined (run with -a up to MiB sizes)"});
     return hints;
   }
@@ -268,10 +263,11 @@ std::vector<HealthHint> health_hints(const PerftestLog& log, const PerftestBwFit
     }
     hints.push_back(
         {log.path,
-         "the link carries " + fmt("%.1f", fit.line_rate_Gbps) + " Gb/s (line rate, fitted), " +
-             fmt("%.0f", fit.line_rate_Gbps / *nominal_Gbps * 100) + " % of the " +
-             fmt("%.0f", *nominal_Gbps) + " Gb/s the header names: closest to a " +
-             fmt("%.0f", nearest) +
+         "the link carries " + printf_format("%.1f", fit.line_rate_Gbps) +
+             " Gb/s (line rate, fitted), " +
+             printf_format("%.0f", fit.line_rate_Gbps / *nominal_Gbps * 100) + " % of the " +
+             printf_format("%.0f", *nominal_Gbps) + " Gb/s the header names: closest to a " +
+             printf_format("%.0f", nearest) +
              " Gb/s link (negotiated below nominal?), or the host side (PCIe, GPU memory, one "
              "QP) limits it"});
   }
@@ -306,8 +302,8 @@ std::vector<HealthHint> health_hints(const NcclLog& log, const NcclFit& fit,
     }
   }
   if (link_GBps && log.nodes > 1 && fit.busbw_asymptote_GBps < 0.5 * *link_GBps) {
-    hints.push_back({log.path, "busbw tends to " + fmt("%.1f", fit.busbw_asymptote_GBps) +
-                                   " GB/s, under half the " + fmt("%.1f", *link_GBps) +
+    hints.push_back({log.path, "busbw tends to " + printf_format("%.1f", fit.busbw_asymptote_GBps) +
+                                   " GB/s, under half the " + printf_format("%.1f", *link_GBps) +
                                    " GB/s the fitted link carries"});
   }
   return hints;

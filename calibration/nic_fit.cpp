@@ -4,18 +4,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "calibration/printf_format.hpp"
 #include "sim/core/units.hpp"
 #include "sim/net/wire.hpp"
 
 namespace fabricsim {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 NicKeyFit not_fitted(const std::string& key, const std::string& path, std::string reason) {
   NicKeyFit k;
@@ -44,7 +39,7 @@ NicKeyFit fit_message_rate(const PerftestLog& log) {
     return not_fitted(key, log.path,
                       std::to_string(bound.size()) +
                           " sizes run at under a quarter of the log's top BW average (" +
-                          fmt("%.2f", top_Bps * 8e-9) +
+                          printf_format("%.2f", top_Bps * 8e-9) +
                           " Gb/s); the message rate needs at least 3 message-bound sizes (a "
                           "sweep from 2 B: -a)");
   }
@@ -63,13 +58,13 @@ NicKeyFit fit_message_rate(const PerftestLog& log) {
   const double mpps = sum_Mpps / static_cast<double>(bound.size());
   k.value = mpps * 1e6;
   k.unit = "messages/s";
-  k.yaml = fmt("%.3f", mpps) + "e6";
+  k.yaml = printf_format("%.3f", mpps) + "e6";
   const int qps = log.num_qps > 0 ? log.num_qps : 1;
-  k.rows = "mean MsgRate " + fmt("%.3f", mpps) + " Mpps" +
+  k.rows = "mean MsgRate " + printf_format("%.3f", mpps) + " Mpps" +
            (log.bidirectional ? " a direction" : "") + " of the " + std::to_string(bound.size()) +
            " message-bound rows " + format_size(bound.front()->bytes) + " .. " +
            format_size(bound.back()->bytes) + " (BW average at most a quarter of the top " +
-           fmt("%.2f", top_Bps * 8e-9) + " Gb/s); one perftest process over " +
+           printf_format("%.2f", top_Bps * 8e-9) + " Gb/s); one perftest process over " +
            std::to_string(qps) + (qps == 1 ? " QP" : " QPs") +
            (log.num_qps > 0 ? " (-q)" : " (assumed: no -q)") + ", far below a NIC's datasheet rate";
   return k;
@@ -94,17 +89,17 @@ NicKeyFit fit_pcie_rate(const PerftestLog& log, const PerftestBwFit& fit,
   const int mtu = log.mtu_bytes > 0 ? log.mtu_bytes : 4096;
   const double wire_payload_Gbps = *port_Gbps * mtu / static_cast<double>(wire.wire_bytes(mtu));
   const double plateau = fit.bandwidth_Gbps.value;
-  const std::string plateau_text = "the plateau (" + fmt("%.2f", plateau) + " Gb/s of payload, " +
-                                   format_size(fit.plateau_first_bytes) + " .. " +
-                                   format_size(fit.plateau_last_bytes) + ")";
-  const std::string wire_text = fmt("%.2f", wire_payload_Gbps) + " Gb/s of payload on " +
-                                port_source + "'s " + fmt("%.0f", *port_Gbps) +
+  const std::string plateau_text = "the plateau (" + printf_format("%.2f", plateau) +
+                                   " Gb/s of payload, " + format_size(fit.plateau_first_bytes) +
+                                   " .. " + format_size(fit.plateau_last_bytes) + ")";
+  const std::string wire_text = printf_format("%.2f", wire_payload_Gbps) + " Gb/s of payload on " +
+                                port_source + "'s " + printf_format("%.0f", *port_Gbps) +
                                 " Gb/s port at MTU " + std::to_string(mtu) + " (" +
                                 std::to_string(wire.wire_bytes(mtu)) + " B a packet on the wire)";
   if (plateau >= kPcieBelowWire * wire_payload_Gbps) {
     return not_fitted(key, log.path,
                       plateau_text + " is at the wire rate, " + wire_text + ", within " +
-                          fmt("%.0f", (1 - kPcieBelowWire) * 100) +
+                          printf_format("%.0f", (1 - kPcieBelowWire) * 100) +
                           " %: the link limits it, not the host's PCIe");
   }
   NicKeyFit k;
@@ -114,8 +109,8 @@ NicKeyFit fit_pcie_rate(const PerftestLog& log, const PerftestBwFit& fit,
   k.value = plateau;
   k.unit = "Gb/s";
   k.yaml = std::to_string(std::llround(plateau * 1e9)) + "bps";
-  k.rows = plateau_text + ", " + fmt("%.0f", plateau / wire_payload_Gbps * 100) + " % of the " +
-           wire_text + (log.gpu_memory ? "; buffers in GPU memory" : "") +
+  k.rows = plateau_text + ", " + printf_format("%.0f", plateau / wire_payload_Gbps * 100) +
+           " % of the " + wire_text + (log.gpu_memory ? "; buffers in GPU memory" : "") +
            ": the host's PCIe path, not the link";
   return k;
 }

@@ -6,18 +6,13 @@
 #include <exception>
 #include <string>
 
+#include "calibration/printf_format.hpp"
 #include "perftest/perftest.hpp"
 #include "sim/core/units.hpp"
 
 namespace fabricsim {
 
 namespace {
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 /// The scenario's perftest run of `test` at `bytes` with both NIC latencies `nic_ns`: its
 /// t_typical in microseconds.
@@ -82,13 +77,13 @@ std::vector<NicKeyFit> fit_nic_latency(const RunOptions& scenario, const Perftes
   // NIC sends and receives in the timed span: 2 (half a round trip) or 4 (a read's round trip).
   const double per_us = std::round(t1 - t0);
   if (!(per_us >= 1)) return fail("the scenario's run does not depend on the NIC latencies");
-  const std::string model = fmt("%.2f", t0) + " us for " + format_size(smallest->bytes) + " on " +
-                            scenario.scenario_path +
+  const std::string model = printf_format("%.2f", t0) + " us for " + format_size(smallest->bytes) +
+                            " on " + scenario.scenario_path +
                             "'s fabric without NIC latencies (its wire, propagation, switches" +
                             (test->read ? ", the response's DMA read" : "") + ")";
   if (measured_us <= t0) {
     return fail("the log's t_typical at " + format_size(smallest->bytes) + " (" +
-                fmt("%.2f", measured_us) + " us) is not above the model's " + model +
+                printf_format("%.2f", measured_us) + " us) is not above the model's " + model +
                 ": the scenario's fabric is slower than the log's");
   }
   const double x_us = (measured_us - t0) / per_us;
@@ -97,11 +92,13 @@ std::vector<NicKeyFit> fit_nic_latency(const RunOptions& scenario, const Perftes
     k.value = x_us * 1e3;
     k.unit = "ns";
     k.yaml = std::to_string(std::llround(x_us * 1e6)) + "ps";
-    k.rows = "t_typical " + fmt("%.2f", measured_us) + " us at " + format_size(smallest->bytes) +
-             " less the model's " + model + ", over the " + fmt("%.0f", per_us) +
+    k.rows = "t_typical " + printf_format("%.2f", measured_us) + " us at " +
+             format_size(smallest->bytes) + " less the model's " + model + ", over the " +
+             printf_format("%.0f", per_us) +
              " NIC sends and receives it times, split evenly between the send and the receive "
              "side: (" +
-             fmt("%.2f", measured_us) + " - " + fmt("%.2f", t0) + ") / " + fmt("%.0f", per_us);
+             printf_format("%.2f", measured_us) + " - " + printf_format("%.2f", t0) + ") / " +
+             printf_format("%.0f", per_us);
   }
   return keys;
 }

@@ -656,6 +656,12 @@ void check_link(const std::map<std::string, Value>& found, Scenario& s);        
 void check_nic(const Context& ctx, const std::map<std::string, Value>& found, const Scenario& s);
 void check_switch(const Context& main, const std::map<std::string, Value>& found,
                   const Scenario& s);
+/// Reads a `kind` ("switch", "server") profile file that `profile` names, relative to the
+/// scenario's folder, into `pctx` (its file name set); its root must be a map (`expected`
+/// says what the error calls for). Throws ConfigError at the profile key (unreadable file) or
+/// into the profile (empty, not a map, bad YAML).
+YAML::Node read_profile(const Context& ctx, const Value& profile, Context& pctx,
+                        const std::string& kind, const std::string& expected);
 void merge_profile(const Context& ctx, const Value& profile, Context& pctx,
                    std::map<std::string, Value>& found);
 void check_dateline(const std::map<std::string, Value>& found, const Scenario& s);  // routing

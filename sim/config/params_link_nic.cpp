@@ -261,23 +261,30 @@ void check_switch(const Context& main, const std::map<std::string, Value>& found
 /// (which must outlive `found`), checks it on its own, and adds each of its switch keys that
 /// the scenario does not set to `found`, so the profile's values are defaults that point into
 /// the profile file when they are wrong.
-void merge_profile(const Context& ctx, const Value& profile, Context& pctx,
-                   std::map<std::string, Value>& found) {
+YAML::Node read_profile(const Context& ctx, const Value& profile, Context& pctx,
+                        const std::string& kind, const std::string& expected) {
   std::filesystem::path file(profile.string());
   if (file.is_relative()) file = std::filesystem::path(ctx.file).parent_path() / file;
   pctx.file = file.lexically_normal().string();
   std::string text;
   try {
-    text = read_config_file(pctx.file, "switch profile '" + pctx.file + "'");
+    text = read_config_file(pctx.file, kind + " profile '" + pctx.file + "'");
   } catch (const ConfigError& e) {
     profile.fail(e.message());
   }
   const YAML::Node root = parse_yaml(pctx.file, text);
-  const std::string expected = "a map with a switch section (and optional name and source)";
   if (!root.IsDefined() || root.IsNull()) {
-    pctx.fail("", YAML::Mark::null_mark(), "the switch profile is empty; expected " + expected);
+    pctx.fail("", YAML::Mark::null_mark(),
+              "the " + kind + " profile is empty; expected " + expected);
   }
   if (!root.IsMap()) pctx.fail("", root.Mark(), "expected " + expected + ", got " + describe(root));
+  return root;
+}
+
+void merge_profile(const Context& ctx, const Value& profile, Context& pctx,
+                   std::map<std::string, Value>& found) {
+  const YAML::Node root = read_profile(
+      ctx, profile, pctx, "switch", "a map with a switch section (and optional name and source)");
 
   const std::vector<std::string> top = {"switch", "name", "source"};
   std::map<std::string, int> first_line;

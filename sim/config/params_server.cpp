@@ -96,25 +96,12 @@ bool is_server_profile_key(const std::string& path) {
 /// left out when the fields are parsed (parse_fields), not refused.
 void merge_server_profile(const Context& ctx, const Value& profile, Context& pctx,
                           std::map<std::string, Value>& found) {
-  std::filesystem::path file(profile.string());
-  if (file.is_relative()) file = std::filesystem::path(ctx.file).parent_path() / file;
-  pctx.file = file.lexically_normal().string();
-  std::string text;
-  try {
-    text = read_config_file(pctx.file, "server profile '" + pctx.file + "'");
-  } catch (const ConfigError& e) {
-    profile.fail(e.message());
-  }
-  const YAML::Node root = parse_yaml(pctx.file, text);
   std::vector<std::string> top = {"name", "source"}, sections;
   for (const auto& [section, keys] : server_profile_keys()) sections.push_back(section);
   top.insert(top.end(), sections.begin(), sections.end());
-  const std::string expected = "a map with the sections " + join_words(sections, " and ") +
-                               " (and optional name and source)";
-  if (!root.IsDefined() || root.IsNull()) {
-    pctx.fail("", YAML::Mark::null_mark(), "the server profile is empty; expected " + expected);
-  }
-  if (!root.IsMap()) pctx.fail("", root.Mark(), "expected " + expected + ", got " + describe(root));
+  const YAML::Node root = read_profile(ctx, profile, pctx, "server",
+                                       "a map with the sections " + join_words(sections, " and ") +
+                                           " (and optional name and source)");
 
   std::map<std::string, int> first_line;
   std::map<std::string, Value> own;  // the profile's keys, by dotted path
