@@ -132,14 +132,18 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   // The NIC starts its messages one at a time at its message rate (doorbell, WQE fetch), over
   // all its QPs in posting order; the first byte leaves the send latency later (the payload's
   // DMA read). Both off (the default): ready at once, as an idle line-rate NIC.
+  // A GPU's NVLink (or PCIe peer-to-peer) port is no NIC: none of the NIC's costs apply there.
   m.ready_ps = now;
-  if (cfg_.message_interval_ps > 0 || cfg_.tx_latency_ps > 0) {
+  const bool nic_costs = (cfg_.message_interval_ps > 0 || cfg_.tx_latency_ps > 0 ||
+                          cfg_.dma_read_latency_ps > 0 || cfg_.pcie_rate_bps > 0) &&
+                         nic_port_[nics_[qp.nic].port];
+  if (nic_costs && (cfg_.message_interval_ps > 0 || cfg_.tx_latency_ps > 0)) {
     Nic& nic = nics_[qp.nic];
     const int64_t start = std::max(now, nic.next_message_ps);
     nic.next_message_ps = start + cfg_.message_interval_ps;
     m.ready_ps = start + cfg_.tx_latency_ps;
   }
-  if (!inline_payload && bytes > 0) {  // the payload's DMA read: a round trip, one packet's copy
+  if (nic_costs && !inline_payload && bytes > 0) {  // the DMA read: a round trip, one copy
     m.ready_ps += cfg_.dma_read_latency_ps;
     if (cfg_.pcie_rate_bps > 0) {
       m.ready_ps += serialization_ps(std::min(bytes, cfg_.mtu_bytes), cfg_.pcie_rate_bps);
@@ -337,17 +341,25 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   // The NIC writes each accepted packet's payload to memory over its PCIe link, one packet
   // after another: at the port's data rate or above, each copy ends before the next packet is in;
   // below it (a GPU's or a slow host's PCIe path), the copies queue and cap what the NIC receives.
+  // A GPU's NVLink (or PCIe peer-to-peer) port is no NIC: none of the NIC's costs apply there.
   int64_t copied_ps = sim_.now().ps();
-  if (cfg_.pcie_rate_bps > 0 && p->payload_bytes > 0) {
-    int64_t& pcie_free = rx_pcie_free_ps_[port_id(p->node, p->in_port)];
-    pcie_free =
-        std::max(copied_ps, pcie_free) + serialization_ps(p->payload_bytes, cfg_.pcie_rate_bps);
-    copied_ps = pcie_free;
+  int64_t rx_latency_ps = 0;
+  if (cfg_.pcie_rate_bps > 0 || cfg_.rx_latency_ps > 0) {
+    const uint32_t in_port = port_id(p->node, p->in_port);
+    if (nic_port_[in_port]) {
+      rx_latency_ps = cfg_.rx_latency_ps;
+      if (cfg_.pcie_rate_bps > 0 && p->payload_bytes > 0) {
+        int64_t& pcie_free = rx_pcie_free_ps_[in_port];
+        pcie_free =
+            std::max(copied_ps, pcie_free) + serialization_ps(p->payload_bytes, cfg_.pcie_rate_bps);
+        copied_ps = pcie_free;
+      }
+    }
   }
   if (last) {
     ++rx.rcv_msg;
     // The DMA write of the last packet's payload, then the completion entry (rx_latency).
-    const int64_t delay = copied_ps - sim_.now().ps() + cfg_.rx_latency_ps;
+    const int64_t delay = copied_ps - sim_.now().ps() + rx_latency_ps;
     if (delay > 0 || !rx.completing.empty()) {
       // In order: a message never completes before the one received ahead of it.
       const int64_t done = std::max(sim_.now().ps() + delay, rx.last_done_ps);

@@ -504,6 +504,42 @@ TEST_CASE(
   CHECK(std::abs(rows[0]["busbw_GBps"].get<double>() - logged) <= 0.05 * logged);
 }
 
+TEST_CASE("The NIC's costs stay off NVLink: nic.* keys change no intra-server transfer") {
+  // nic.message_rate, tx/rx latencies, dma_read_latency and pcie_rate are the NIC's (its work
+  // queue, its PCIe link): a GPU's NVLink to its NVSwitch has none of them. One DGX A100 (the
+  // server profile), 8 ranks on one server: the same busbw with and without them. The same
+  // keys on 2 ranks of 2 servers cap the network path at nic.pcie_rate (50 Gb/s = 6.25 GB/s of
+  // payload), where the 200G NICs alone reach over 20 GB/s.
+  const fs::path dir = scratch("nic_keys_nvlink");
+  const fs::path scenario = dir / "two_dgx_a100.yaml";
+  std::ofstream(scenario)
+      << "transport: infiniband\n"
+      << "server: {profile: "
+      << (fs::path(FABRICSIM_SOURCE_DIR) / "configs/servers/nvidia_dgx_a100.yaml").string() << "}\n"
+      << "topology: {kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16}\n"
+      << "link: {propagation_delay: 0ns}\n"
+      << "switch: {latency: 0ns, buffer_per_port: 4MB}\n"
+      << "workload: {collective: all_reduce, algorithm: ring, ngpus: 8, ranks_per_server: 8, "
+         "minbytes: 16MiB, maxbytes: 16MiB}\n";
+  const std::string nic_keys =
+      " --set nic.pcie_rate=50Gbps --set nic.message_rate=1e4 --set nic.tx_latency=100us"
+      " --set nic.rx_latency=100us --set nic.dma_read_latency=10us";
+  auto busbw = [&](const std::string& name, const std::string& args) {
+    const fs::path out = dir / name;
+    const Result r = fabricsim("run " + scenario.string() + " --out " + out.string() + args);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(slurp(out / "results.json"))["collectives"][0]["busbw_GBps"]
+        .get<double>();
+  };
+  const double nvlink = busbw("nvlink", "");
+  CHECK(nvlink > 100);  // NVLink3 at 240 GB/s a direction, not a NIC's 25
+  CHECK(busbw("nvlink_nic_keys", nic_keys) == nvlink);
+  const std::string two_servers = " --set workload.ngpus=2 --set workload.ranks_per_server=1";
+  CHECK(busbw("network", two_servers) > 20);
+  CHECK(busbw("network_nic_keys", two_servers + nic_keys) <= 6.25);
+}
+
 TEST_CASE("PCIe peer-to-peer: 4 x RTX 4090 Ring AllReduce within 5 % of a real log") {
   // Four GPUs without NVLink, P2P through PCIe 4.0 x16: the real log's busbw levels off at
   // 25.3 GB/s. The scenario has the link's spec rate less the protocol's overheads (PCIe Base
