@@ -120,14 +120,22 @@ void fit_perftest_logs(const std::vector<PerftestLog>& perftests, ordered_json& 
         cf.nic_keys.push_back(k);
       }
       in["nic"] = nic;
+      // A GPU-memory run's plateau, with no port to hold it against, may be the GPU's PCIe
+      // path as well as the link: it is not taken as either.
+      const bool unknown_gpu_path = log.gpu_memory && !cf.port_Gbps;
       if (pcie.fitted) {
         out << "#   link.host_rate not taken from this log: its plateau is the host's "
                "(nic.pcie_rate), the port is "
             << cf.port_source << "'s\n";
+      } else if (unknown_gpu_path) {
+        out << "#   link.host_rate not taken from this log: its buffers are in GPU memory, so its "
+               "plateau may be the GPU's PCIe path rather than the port; with --scenario (the "
+               "port) a plateau below the port is fitted as nic.pcie_rate\n";
       }
       // An undetermined bandwidth (a sweep that stops before its plateau) is not a link rate,
       // nor is a plateau below the port (the host's PCIe path: nic.pcie_rate).
-      if (!(f.bandwidth_Gbps.ci95 > 0.25 * f.bandwidth_Gbps.value) && !pcie.fitted) {
+      if (!(f.bandwidth_Gbps.ci95 > 0.25 * f.bandwidth_Gbps.value) && !pcie.fitted &&
+          !unknown_gpu_path) {
         if (link_rate_Gbps &&
             std::abs(*link_rate_Gbps - f.line_rate_Gbps) > 0.1 * f.line_rate_Gbps) {
           hints.push_back({log.path, "its link rate (" + f2(f.line_rate_Gbps) +

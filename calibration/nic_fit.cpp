@@ -43,24 +43,29 @@ NicKeyFit fit_message_rate(const PerftestLog& log) {
                           " Gb/s); the message rate needs at least 3 message-bound sizes (a "
                           "sweep from 2 B: -a)");
   }
-  double sum_Mpps = 0;
+  std::vector<double> rates_Mpps;
   for (const PerftestBwRow* r : bound) {
     // MsgRate = BW average / size (perftest prints it; older tables lack the column).
     const double mpps = std::isnan(r->msg_rate_Mpps)
                             ? r->bw_avg_Bps / static_cast<double>(r->bytes) * 1e-6
                             : r->msg_rate_Mpps;
-    sum_Mpps += mpps * per_direction;
+    rates_Mpps.push_back(mpps * per_direction);
   }
   NicKeyFit k;
   k.key = key;
   k.path = log.path;
   k.fitted = true;
-  const double mpps = sum_Mpps / static_cast<double>(bound.size());
+  // The median: one odd row (a warm-up, a 2 B row several times slower than the rest) does not
+  // pull the rate down, as it would a mean.
+  std::sort(rates_Mpps.begin(), rates_Mpps.end());
+  const size_t n = rates_Mpps.size();
+  const double mpps =
+      n % 2 == 1 ? rates_Mpps[n / 2] : 0.5 * (rates_Mpps[n / 2 - 1] + rates_Mpps[n / 2]);
   k.value = mpps * 1e6;
   k.unit = "messages/s";
   k.yaml = printf_format("%.3f", mpps) + "e6";
   const int qps = log.num_qps > 0 ? log.num_qps : 1;
-  k.rows = "mean MsgRate " + printf_format("%.3f", mpps) + " Mpps" +
+  k.rows = "median MsgRate " + printf_format("%.3f", mpps) + " Mpps" +
            (log.bidirectional ? " a direction" : "") + " of the " + std::to_string(bound.size()) +
            " message-bound rows " + format_size(bound.front()->bytes) + " .. " +
            format_size(bound.back()->bytes) + " (BW average at most a quarter of the top " +
