@@ -185,6 +185,23 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
   }
   report["heldout_median_abs_pct_error"] = optional_json(heldout_median);
   report["heldout_max_abs_pct_error"] = optional_json(heldout_max);
+  // Two logs that fit one NIC key apart: the fragment takes the first (below); say so.
+  for (size_t i = 0; i < cf.nic_keys.size(); ++i) {
+    const NicKeyFit& k = cf.nic_keys[i];
+    if (!k.fitted) continue;
+    for (size_t j = 0; j < i; ++j) {
+      const NicKeyFit& first = cf.nic_keys[j];
+      if (!first.fitted || first.key != k.key) continue;
+      const double apart = std::abs(k.value - first.value) / first.value;
+      if (apart > 0.1) {
+        hints.push_back({k.path, "its " + k.key + " (" + k.yaml + ") is " + f2(100 * apart) +
+                                     " % from " + first.path + "'s (" + first.yaml +
+                                     "): the fragment takes the first; a scenario "
+                                     "has one kind of NIC, so calibrate each NIC's logs apart"});
+      }
+      break;
+    }
+  }
   ordered_json hints_json = ordered_json::array();
   for (const HealthHint& h : hints) {
     std::cout << "# hint: " << h.path << ": " << h.message << "\n";

@@ -573,6 +573,26 @@ TEST_CASE("calibrate: busbw 0.00 rows, repeated tables, deadlocking scenarios, u
   }
 }
 
+TEST_CASE("calibrate: two logs that fit one NIC key apart are named in a hint") {
+  // Two ConnectX-6 Dx hosts of NVIDIA's guide on one 100 Gb/s scenario: plateaus of 52.5 and
+  // 83.7 Gb/s of payload (the logs' own BW averages), 59 % apart. The fragment keeps the first
+  // log's value, and says so rather than passing the second log's host off as calibrated.
+  const fs::path out = scratch("cal_nic_conflict") / "cal.yaml";
+  const std::string dir = "tests/data/perftest/";
+  const Result r = fabricsim(
+      "calibrate --perftest " + dir + "perftest-ib_write_bw-roce-cx6dx-52g-k8s-nvidia-cns-01.txt" +
+      " --perftest " + dir + "perftest-ib_write_bw-roce100g-a100pcie-egx-nvidia-cns-01.txt" +
+      " --scenario bench/validation/perftest/"
+      "perftest-ib_write_bw-roce100g-a100pcie-egx-nvidia-cns-01.yaml --out " +
+      out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("its nic.pcie_rate (837") != std::string::npos);
+  CHECK(r.out.find("the fragment takes the first") != std::string::npos);
+  const auto rep = nlohmann::json::parse(slurp(out.parent_path() / "cal.report.json"));
+  CHECK(rep["fragment"]["nic.pcie_rate"].get<std::string>().rfind("525", 0) == 0);
+}
+
 TEST_CASE("calibrate: a GPU-memory sweep without a scenario gives no link rate") {
   // Buffers in GPU memory (the t9k A100 log, 81 Gb/s on a 100 Gb/s port): its plateau may be
   // the GPU's PCIe path, and without --scenario there is no port to tell. It used to become
