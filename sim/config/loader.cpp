@@ -308,8 +308,22 @@ void parse_fields(const Context& main, const std::map<std::string, Value>& found
     const Value& v = it->second;
     if (f.kinds && !in_list(f.kinds, s.topology.kind)) {  // topology.kind is parsed first
       // A server profile's key for another kind (nics_per_server outside rail-optimized) is a
-      // default this scenario has no use for.
-      if (&v.context() != &main) continue;
+      // default this scenario has no use for. Said where the profile's server itself is lost:
+      // its GPUs per server (a torus node is one GPU), or its PCIe peer-to-peer GPUs (a
+      // rail-optimized server has an NVSwitch).
+      if (&v.context() != &main) {
+        const std::string path = path_of(f);
+        if (path == "topology.gpus_per_server" ||
+            (path == "topology.gpu_interconnect" && v.node().IsScalar() &&
+             v.node().Scalar() == "pcie")) {
+          s.warnings.push_back(config_warning(
+              v.origin(), path,
+              "not used: a " + s.topology.kind + " fabric does not take " + path +
+                  " (it applies to topology kind " + std::string(f.kinds) +
+                  "), so this server profile's servers are not what the fabric builds"));
+        }
+        continue;
+      }
       std::string hint;
       if (f.section == std::string(kTopologySection)) {
         // How one scenario can describe several families (for --vary topology.kind=...).

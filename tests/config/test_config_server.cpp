@@ -99,6 +99,18 @@ TEST_CASE("a server profile's keys are the scenario's defaults - its own keys wi
     CHECK(t.link.nvlink_rate_bps == 0);
     CHECK(t.link.host_rate_bps == 200'000'000'000);
     CHECK(t.nic.mtu_bytes == 2048);
+    // The profile's server is lost on a torus (one GPU a node): said, at the profile's line.
+    REQUIRE(t.warnings.size() == 1);
+    CHECK(t.warnings[0].find("topology.gpus_per_server: not used: a torus fabric") !=
+          std::string::npos);
+    CHECK(t.warnings[0].find(profile) != std::string::npos);
+    // So is a PCIe server's interconnect on a rail-optimized fabric (always an NVSwitch).
+    TempScenario rtx(rail_scenario(source_path("configs/servers/rtx4090_4gpu_pcie.yaml")));
+    const Scenario p =
+        load_scenario(rtx.path(), {"link.nvlink_rate=1000Gbps", "link.host_rate=200Gbps"});
+    REQUIRE(p.warnings.size() == 1);
+    CHECK(p.warnings[0].find("topology.gpu_interconnect: not used: a rail-optimized fabric") !=
+          std::string::npos);
   }
   SECTION("a scenario's own choice of PCIe leaves the profile's NVLink keys quietly unused") {
     // The scenario's own nvlink_efficiency is said to do nothing; the profile's nvlink_rate not.
