@@ -230,9 +230,11 @@ std::string format_perftest(const PerftestConfig& c, int mtu_bytes, const std::s
   std::snprintf(
       line, sizeof line,
       "## simulated: fabricsim, %s from host %d to host %d; at most %" PRId64
-      " iterations and %" PRId64
-      " bytes a size (perftest itself runs 5000 iterations for ib_write_bw, 1000 for the others)\n",
-      c.test.c_str(), c.client, c.server, c.iterations, c.max_bytes_per_size);
+      " iterations and %" PRId64 " bytes a size, and at least %" PRId64
+      " iterations (2 x TX depth x QPs; perftest itself runs 5000 iterations for ib_write_bw, "
+      "1000 for the others)\n",
+      c.test.c_str(), c.client, c.server, c.iterations, c.max_bytes_per_size,
+      std::min(c.iterations, 2 * int64_t{perftest_tx_depth(c)} * c.qps));
   out += line;
   out += dashes + "\n";
   out += "                    " + title + "\n";

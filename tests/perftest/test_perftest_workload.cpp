@@ -208,6 +208,27 @@ TEST_CASE("run --out writes perftest.txt which the perftest log parser reads as 
   std::filesystem::remove_all(out);
 }
 
+TEST_CASE("the simulated header states the iteration floor that large sizes run") {
+  // 64 MiB a size would give an 8 MiB write 8 iterations; a run never goes under 2 x TX depth
+  // x QPs (perftest's ib_write_bw default TX depth 128, one QP: 256), so 8 MiB runs 256, 2 GiB.
+  // The header says both bounds.
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / "fabricsim_test_perftest_floor";
+  std::filesystem::remove_all(out);
+  const std::string cmd =
+      "cd " + kSource + " && " + FABRICSIM_BINARY +
+      " run scenarios/perftest_ib_write_bw_roce100g.yaml --set perftest.all=false"
+      " --set perftest.size=8MiB --out " +
+      out.string() + " >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const PerftestLog log = parse_perftest_file((out / "perftest.txt").string());
+  REQUIRE(log.bw_rows.size() == 1);
+  CHECK(log.bw_rows[0].iterations == 256);
+  CHECK(log.meta.at("simulated").find("and at least 256 iterations (2 x TX depth x QPs") !=
+        std::string::npos);
+  std::filesystem::remove_all(out);
+}
+
 TEST_CASE("a perftest.txt of a run stopped early says so after its last row") {
   // The 4.59 Mpps message rate gives 2 B .. 4 KiB within the first 200 000 events; the table
   // used to end there like a shorter sweep, with nothing to say that 8 KiB .. 8 MiB never ran.
