@@ -249,10 +249,13 @@ std::vector<HealthHint> health_hints(const PerftestLog& log, const PerftestBwFit
   std::vector<HealthHint> hints;
   if (!(fit.bandwidth_Gbps.ci95 <= 0.25 * fit.bandwidth_Gbps.value) &&
       !std::isnan(fit.bandwidth_Gbps.ci95)) {
-    hints.push_back({log.path, "the sizes do not reach the bandwidth plateau: B = " +
-                                   printf_format("%.1f", fit.bandwidth_Gbps.value) + " +- " +
-                                   printf_format("%.1f", fit.bandwidth_Gbps.ci95) +
-                                   " Gb/s is not determined (run with -a up to MiB sizes)"});
+    // A slope that is not positive (every size still overhead-bound) has no bandwidth to show.
+    const std::string b = fit.bandwidth_Gbps.value > 0
+                              ? "B = " + printf_format("%.1f", fit.bandwidth_Gbps.value) + " +- " +
+                                    printf_format("%.1f", fit.bandwidth_Gbps.ci95) + " Gb/s"
+                              : "the bandwidth";
+    hints.push_back({log.path, "the sizes do not reach the bandwidth plateau: " + b +
+                                   " is not determined (run with -a up to MiB sizes)"});
     return hints;
   }
   if (nominal_Gbps && fit.line_rate_Gbps < 0.8 * *nominal_Gbps) {

@@ -80,6 +80,11 @@ void fit_perftest_logs(const std::vector<PerftestLog>& perftests, ordered_json& 
         out << "#   one size: B = " << f2(f.bandwidth_Gbps.value) << " Gb/s payload (line rate "
             << f2(f.line_rate_Gbps)
             << " Gb/s); no per-message overhead or interval without a sweep (-a)\n";
+      } else if (!(f.bandwidth_Gbps.value > 0)) {  // a sweep that stops while overhead-bound
+        out << "#   t(s) = a + s/B: a = " << f2(f.overhead_ns.value) << " +- "
+            << f2(f.overhead_ns.ci95)
+            << " ns, B undetermined (the sizes do not reach the bandwidth plateau), R2 " << f2(f.r2)
+            << "\n";
       } else {
         out << "#   t(s) = a + s/B: a = " << f2(f.overhead_ns.value) << " +- "
             << f2(f.overhead_ns.ci95) << " ns, B = " << f2(f.bandwidth_Gbps.value) << " +- "

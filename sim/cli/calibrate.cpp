@@ -101,8 +101,8 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
       std::cout << "# scenario   : " << opts.scenario.scenario_path
                 << ": its link.host_rate is the port a perftest plateau is held against "
                    "(nic.pcie_rate), its perftest run of a latency log's test gives what the "
-                   "NIC latencies add to; link.host_rate and the NCCL latencies are fitted "
-                   "through it from --nccl-tests logs only\n";
+                   "NIC latencies add to; only --nccl-tests logs are simulated through it (for "
+                   "link.host_rate and the NCCL latencies)\n";
     }
   }
 

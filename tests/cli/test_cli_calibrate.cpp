@@ -593,6 +593,28 @@ TEST_CASE("calibrate: two logs that fit one NIC key apart are named in a hint") 
   CHECK(rep["fragment"]["nic.pcie_rate"].get<std::string>().rfind("525", 0) == 0);
 }
 
+TEST_CASE("calibrate: a sweep that stops before its plateau prints no negative bandwidth") {
+  // The t9k A100 sweep cut after its 2 KiB row: still overhead-bound, its fitted slope is
+  // negative, which used to print "B = -728.71 Gb/s"; a bandwidth is then undetermined.
+  const fs::path dir = scratch("cal_cut_sweep");
+  std::ifstream in(
+      fs::path(FABRICSIM_SOURCE_DIR) /
+      "tests/data/perftest/perftest-ib_write_bw-ib-100g-a100-gpudirect-k8s-t9k-01.txt");
+  std::ofstream cut(dir / "cut.txt");
+  for (std::string line; std::getline(in, line);) {
+    cut << line << "\n";
+    if (line.rfind(" 2048 ", 0) == 0) break;
+  }
+  cut.close();
+  const Result r = fabricsim("calibrate --perftest " + (dir / "cut.txt").string() + " --out " +
+                             (dir / "cal.yaml").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("B undetermined (the sizes do not reach the bandwidth plateau)") !=
+        std::string::npos);
+  CHECK(r.out.find("B = -") == std::string::npos);
+}
+
 TEST_CASE("calibrate: a GPU-memory sweep without a scenario gives no link rate") {
   // Buffers in GPU memory (the t9k A100 log, 81 Gb/s on a 100 Gb/s port): its plateau may be
   // the GPU's PCIe path, and without --scenario there is no port to tell. It used to become
