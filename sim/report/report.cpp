@@ -274,18 +274,21 @@ std::string results_json_text(const RunReport& r) {
   ordered_json j;
   j["scenario"] = r.scenario;
   j["seed"] = r.seed;
-  j["fabric"] = {{"kind", r.fabric.kind},
-                 {"gpus", r.fabric.gpus},
-                 {"switches", r.fabric.switches},
-                 {"links", r.fabric.links},
-                 {"oversubscription", r.fabric.oversubscription},
-                 {"bisection_bandwidth_bps", r.fabric.bisection_bandwidth_bps},
-                 {"bisection_available_bps", r.fabric.bisection_available_bps >= 0
-                                                 ? ordered_json(r.fabric.bisection_available_bps)
-                                                 : ordered_json(nullptr)},
-                 {"host_rate_bps", r.fabric.host_rate_bps},
-                 {"cost_usd", nullptr},
-                 {"cost_breakdown_usd", nullptr}};
+  j["fabric"] = {
+      {"kind", r.fabric.kind},
+      {"gpus", r.fabric.gpus},
+      {"switches", r.fabric.switches},
+      {"links", r.fabric.links},
+      {"oversubscription", r.fabric.oversubscription},
+      {"bisection_bandwidth_bps", r.fabric.bisection_bandwidth_bps},
+      {"bisection_available_bps", r.fabric.bisection_available_bps >= 0
+                                      ? ordered_json(r.fabric.bisection_available_bps)
+                                      : ordered_json(nullptr)},
+      {"host_rate_bps", r.fabric.host_rate_bps},
+      {"server_profile", r.fabric.server_profile.empty() ? ordered_json(nullptr)
+                                                         : ordered_json(r.fabric.server_profile)},
+      {"cost_usd", nullptr},
+      {"cost_breakdown_usd", nullptr}};
   if (r.fabric.cost) {  // the keys and numbers of `fabricsim topo --json`'s cost_usd
     const FabricCost& c = *r.fabric.cost;
     j["fabric"]["cost_usd"] = c.total_usd;

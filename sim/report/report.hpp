@@ -61,6 +61,9 @@ struct FabricSummary {
   /// (what `topo` checks); -1 without faults, or for a fabric too large for the max-flow.
   int64_t bisection_available_bps = -1;
   int64_t host_rate_bps = 0;
+  /// The scenario's server.profile as it names it (configs/servers/*.yaml); "" = none, written
+  /// as null.
+  std::string server_profile;
   /// The cost proxy; nullopt when the scenario has no `cost_model:`. results.json `fabric`
   /// writes its total as `cost_usd` and the whole as `cost_breakdown_usd` (null without).
   std::optional<FabricCost> cost;

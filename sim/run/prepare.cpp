@@ -299,6 +299,7 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
     s.bisection_available_bps = host_halves_max_flow_bps(f);
   }
   s.host_rate_bps = sc.link.host_rate_bps;
+  s.server_profile = sc.server.profile;
   if (!sc.cost_model.empty()) {
     FabricCost& c = s.cost.emplace();
     c.prices = sc.cost_model;  // as written: results.json must not depend on how a path was typed

@@ -160,6 +160,7 @@ int stop_before_simulation(const RunOptions& opts, const Scenario& sc, const Pre
     rep.fabric.kind = sc.topology.kind;
     rep.fabric.oversubscription = sc.topology.oversubscription;
     rep.fabric.host_rate_bps = sc.link.host_rate_bps;
+    rep.fabric.server_profile = sc.server.profile;
     rep.has_workload = false;  // no NCCL setup was made: `nccl` is left out
     rep.has_training = sc.training.enabled;
   }

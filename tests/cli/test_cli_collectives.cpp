@@ -495,7 +495,11 @@ TEST_CASE(
   const Result r = fabricsim("run " + scenario.string() + " --out " + (dir / "out").string());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  const auto rows = nlohmann::json::parse(slurp(dir / "out" / "results.json"))["collectives"];
+  const auto results = nlohmann::json::parse(slurp(dir / "out" / "results.json"));
+  // results.json names the profile as the scenario does, so a result says what server it is.
+  CHECK(results["fabric"]["server_profile"] ==
+        (fs::path(FABRICSIM_SOURCE_DIR) / "configs/servers/nvidia_dgx_a100.yaml").string());
+  const auto rows = results["collectives"];
   REQUIRE(rows.size() == 1);
   const double logged =
       logged_busbw("nccl-allreduce-a100-1node-8gpu-nvswitch-gcm-fixture-01.txt").at(1 << 30);
