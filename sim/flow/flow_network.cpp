@@ -219,9 +219,11 @@ int64_t FlowNetwork::path_rate_bps(int src, int dst, uint32_t flow) const {
   return rate;
 }
 
-void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag) {
+void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag,
+                       int64_t pace_bps) {
   const int hosts = static_cast<int>(fabric_.hosts.size());
-  if (src < 0 || src >= hosts || dst < 0 || dst >= hosts || src == dst || bytes < 0) {
+  if (src < 0 || src >= hosts || dst < 0 || dst >= hosts || src == dst || bytes < 0 ||
+      pace_bps < 0) {
     throw std::invalid_argument("FlowNetwork::send: bad hosts " + std::to_string(src) + " -> " +
                                 std::to_string(dst) + " or size " + std::to_string(bytes));
   }
@@ -239,6 +241,9 @@ void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t 
   const int64_t wire = wire_bytes(bytes);
   f.remaining_bits = static_cast<double>(wire) * 8;
   f.rate_bps = 0;
+  f.cap_bps = pace_bps > 0 && bytes > 0
+                  ? static_cast<double>(pace_bps) * static_cast<double>(wire) / bytes
+                  : 0;
   f.path_begin = static_cast<uint32_t>(paths_.size());
   router_.path(src, dst, flow, paths_);
   f.path_len = static_cast<uint32_t>(paths_.size()) - f.path_begin;
@@ -298,26 +303,38 @@ void FlowNetwork::allocate() {
   using Entry = std::pair<double, uint32_t>;  // (share, link)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
   for (uint32_t l : touched_) heap.emplace(link_left_bps_[l] / link_count_[l], l);
+  // A paced flow is a link of its own, of its cap, that only it crosses: entry ports + index.
+  const uint32_t ports = static_cast<uint32_t>(capacity_bps_.size());
+  for (uint32_t i : active_) {
+    if (flows_[i].cap_bps > 0) heap.emplace(flows_[i].cap_bps, ports + i);
+  }
+  // Fixes flow i's rate and takes it off its links (`from`: the link doing it, not re-queued).
+  auto freeze = [&](uint32_t i, double rate, uint32_t from) {
+    frozen_[i] = 1;
+    Flow& f = flows_[i];
+    f.rate_bps = rate;
+    for (uint32_t h = 0; h < f.path_len; ++h) {
+      const uint32_t l2 = paths_[f.path_begin + h];
+      link_left_bps_[l2] -= rate;
+      --link_count_[l2];
+      if (l2 != from && link_count_[l2] > 0) {
+        heap.emplace(std::max(0.0, link_left_bps_[l2]) / link_count_[l2], l2);
+      }
+    }
+  };
   while (!heap.empty()) {
     const auto [share, l] = heap.top();
     heap.pop();
+    if (l >= ports) {  // a cap below every share its links still offer
+      if (!frozen_[l - ports]) freeze(l - ports, share, ports);
+      continue;
+    }
     if (link_count_[l] == 0) continue;
     const double current = std::max(0.0, link_left_bps_[l]) / link_count_[l];
     if (current != share) continue;  // stale: a newer entry for l is in the heap
     for (uint32_t k = link_begin_[l]; k < link_end_[l]; ++k) {
       const uint32_t i = link_flows_[k];
-      if (frozen_[i]) continue;
-      frozen_[i] = 1;
-      Flow& f = flows_[i];
-      f.rate_bps = current;
-      for (uint32_t h = 0; h < f.path_len; ++h) {
-        const uint32_t l2 = paths_[f.path_begin + h];
-        link_left_bps_[l2] -= current;
-        --link_count_[l2];
-        if (l2 != l && link_count_[l2] > 0) {
-          heap.emplace(std::max(0.0, link_left_bps_[l2]) / link_count_[l2], l2);
-        }
-      }
+      if (!frozen_[i]) freeze(i, current, l);
     }
   }
   for (uint32_t l : touched_) link_count_[l] = 0;

@@ -92,9 +92,11 @@ class FlowNetwork {
               const FlowConfig& cfg);
 
   /// Starts a flow of `bytes` payload (>= 0; 0 = one header-only packet) from host `src` to
-  /// host `dst` on ECMP flow `flow`. Throws std::invalid_argument for a bad host, src == dst or
-  /// a negative size.
-  void send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag);
+  /// host `dst` on ECMP flow `flow`. `pace_bps` > 0 caps its payload rate (bits per second of
+  /// `bytes`; its wire rate in proportion), as Network::send paces a message: the max-min
+  /// filling freezes it at the cap when its links would give it more. Throws
+  /// std::invalid_argument for a bad host, src == dst, a negative size or pace.
+  void send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag, int64_t pace_bps = 0);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   /// The one logical process of the flow model and its collective tasks: one past the node ids.
   LpId lp() const { return LpId(static_cast<uint32_t>(boost::num_vertices(fabric_.graph))); }
@@ -122,6 +124,7 @@ class FlowNetwork {
     uint64_t tag = 0;
     double remaining_bits = 0;
     double rate_bps = 0;
+    double cap_bps = 0;  ///< the pace as a wire rate, bits per second; 0 = none
     int64_t latency_ps = 0;
     uint32_t path_begin = 0, path_len = 0;
   };

@@ -122,8 +122,12 @@ class Network {
   /// Returns the message's run-wide sequence number. Throws std::invalid_argument for a bad
   /// host id, src == dst on a host without an NVLink port, a negative size or a tc outside
   /// -1..7.
+  /// `pace_bps` > 0: the sender produces the message's payload at this rate, bits per second,
+  /// starting when it is posted or when the QP's previous paced message is produced, whichever
+  /// is later; a packet leaves no earlier than its last byte is produced (a GPU protocol's own
+  /// throughput, Transfer::pace_bps), on top of any rate limit or congestion control.
   uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                int tc = -1, bool inline_payload = false);
+                int tc = -1, bool inline_payload = false, int64_t pace_bps = 0);
   /// The QP of (src_host, dst_host, flow_id, tc) (tc -1 = the configured class), created if
   /// new. QP ids are the creation order, so a partitioned run that opens every QP up front in
   /// the same order on every rank agrees on them. Opening does not start the QP's congestion
@@ -345,7 +349,9 @@ class Network {
     int64_t bytes;
     uint32_t first_psn;
     uint32_t packets;
-    int64_t ready_ps;  ///< its first byte may leave from here (message rate, tx latency)
+    int64_t ready_ps;    ///< its first byte may leave from here (message rate, tx latency)
+    int64_t pace_bps;    ///< send()'s pace_bps (0 = none)
+    int64_t produce_ps;  ///< a paced message's first byte is produced here
   };
   /// A QP's sending half (the source host's state) and its immutable identity, which both ends
   /// and the switches may read; the receiving half is QpRx.
@@ -363,6 +369,7 @@ class Network {
     int64_t next_send_ps = 0;
     int64_t pace_base_ps = 0;      ///< the last paced packet's slot started here
     int32_t pace_wire_bytes = 0;   ///< and was this long (0 = not paced)
+    int64_t produced_ps = 0;       ///< the last paced message is produced by then
     int64_t rto_deadline_ps = -1;  ///< -1 = disarmed
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list

@@ -93,10 +93,11 @@ void Network::accept_rx_message(uint32_t qp_id, const RxMessage& m) {
 }
 
 uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
-                       int tc, bool inline_payload) {
+                       int tc, bool inline_payload, int64_t pace_bps) {
   // Checked in the order they always were: hosts, size, class.
   check_qp_key("Network::send", src_host, dst_host, 0);
   if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
+  if (pace_bps < 0) throw std::invalid_argument("Network::send: negative pace");
   tc = check_qp_key("Network::send", src_host, dst_host, tc);
   uint32_t qp_id;
   if (auto it = qp_index_.find(std::make_tuple(src_host, dst_host, flow_id, tc));
@@ -129,6 +130,12 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   m.bytes = bytes;
   m.first_psn = qp.psn_end;
   m.packets = static_cast<uint32_t>(packets);
+  m.pace_bps = pace_bps;
+  m.produce_ps = 0;
+  if (pace_bps > 0) {
+    m.produce_ps = std::max(now, qp.produced_ps);
+    qp.produced_ps = m.produce_ps + serialization_ps(bytes, pace_bps);
+  }
   // The NIC starts its messages one at a time at its message rate (doorbell, WQE fetch), over
   // all its QPs in posting order; the first byte leaves the send latency later (the payload's
   // DMA read). Both off (the default): ready at once, as an idle line-rate NIC.
@@ -227,6 +234,15 @@ void Network::nic_fill(uint32_t nic_id) {
     }
     const int64_t offset = static_cast<int64_t>(qp.snd_nxt - m.first_psn) * cfg_.mtu_bytes;
     const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
+    if (m.pace_bps > 0) {  // a paced message: this packet's bytes are not all produced yet
+      const int64_t made = m.produce_ps + serialization_ps(offset + payload, m.pace_bps);
+      if (made > now) {
+        earliest = earliest < 0 ? made : std::min(earliest, made);
+        ++nic.cursor;
+        ++tried;
+        continue;
+      }
+    }
     // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
     // the port calls back when it resumes.
     if ((pfc_.held(nic.port) >> qp.tc & 1) ||

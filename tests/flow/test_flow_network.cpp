@@ -145,3 +145,31 @@ TEST_CASE("flow mode: routes are valley-free, per-flow ECMP spreads flows over t
   bed.router.path(0, 3, 0, local);
   CHECK(local.size() == 2);
 }
+
+TEST_CASE("flow mode: a paced flow keeps its pace and the others share what it leaves") {
+  // One leaf, 100 Gb/s. Two flows of S into host2; the first paced at 20 Gb/s of payload.
+  // Max-min with the pace as a link of its own: the paced flow runs at 20 Gb/s of payload
+  // (its wire rate in proportion), the other takes the rest of host2's link, R − 20 × wire/S.
+  // The unpaced one ends first, at S_wire / (R − r_paced); the paced one then has the link to
+  // itself but keeps its pace, ending at S × 8 / 20 Gb/s (its wire bits at its wire rate).
+  const int64_t rate = 100 * kGbps, mtu = 4096, bytes = 4096 * 1000, pace = 20 * kGbps;
+  FlowBed bed(one_leaf(3, rate, 0, 0, 1 << 20, mtu));
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  bed.net->send(0, 2, bytes, 0, 0, pace);
+  bed.net->send(1, 2, bytes, 0, 1);
+  bed.sim.run();
+  REQUIRE(rec.done.size() == 2);
+  const double wire = static_cast<double>(roce_wire(bytes, mtu));
+  const double paced_wire_bps = static_cast<double>(pace) * wire / bytes;
+  const double last_packet = static_cast<double>(ser(mtu + 82, rate));  // store-and-forward
+  CHECK(rec.done[1] == Approx(wire * 8e12 / (rate - paced_wire_bps) + last_packet).epsilon(1e-6));
+  CHECK(rec.done[0] == Approx(bytes * 8e12 / pace + last_packet).epsilon(1e-6));
+  // A pace above the link's rate changes nothing: the flow takes its wire bytes at line rate.
+  rec.done.clear();
+  const int64_t start = bed.sim.now_ps();
+  bed.net->send(0, 2, bytes, 0, 0, 4 * rate);
+  bed.sim.run();
+  REQUIRE(rec.done.size() == 1);
+  CHECK(rec.done[0] - start == Approx(wire * 8e12 / rate + last_packet).epsilon(1e-6));
+}
