@@ -82,7 +82,7 @@ void DagReplayer::post(uint64_t id) {
   if (t.is_compute()) {
     complete(id);
   } else {
-    transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id);
+    transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id, t.pace_bps);
   }
 }
 
@@ -141,8 +141,9 @@ PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_
   net_.set_sink(this);
 }
 
-void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) {
-  net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
+void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag,
+                           int64_t pace_bps) {
+  net_.send(host(src_rank), host(dst_rank), bytes, flow, tag, -1, false, pace_bps);
 }
 
 void PacketTransport::open_qps(const TransferDag& dag) {

@@ -20,7 +20,9 @@ class CollectiveTransport {
  public:
   virtual ~CollectiveTransport() = default;
   /// Starts a transfer; the backend calls DagReplayer::complete(tag) when it has been received.
-  virtual void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) = 0;
+  /// `pace_bps` > 0: the sender writes the bytes no faster than this (Transfer::pace_bps).
+  virtual void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag,
+                    int64_t pace_bps) = 0;
   /// Calls DagReplayer::post(tag) `delay_ps` (> 0) picoseconds from now, as an event of the
   /// logical process of rank `src_rank`'s host (the task's own GPU: a transfer's sender, or the
   /// GPU computing).
@@ -167,7 +169,8 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   /// before it runs: QP ids then follow the DAG, not the order transfers happen to start in,
   /// so every rank of a partitioned run numbers them alike.
   void open_qps(const TransferDag& dag);
-  void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override;
+  void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag,
+            int64_t pace_bps) override;
   void post_after(int64_t delay_ps, uint64_t tag, int src_rank) override;
   SimTime now() const override { return sim_.now(); }
   uint32_t owner_lp(int rank) const override;

@@ -7,7 +7,8 @@ namespace fabricsim {
 uint32_t TransferDag::add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uint32_t flow) {
   if (bytes < 0) throw std::invalid_argument("TransferDag::add: negative size");
   if (src_rank == dst_rank) throw std::invalid_argument("TransferDag::add: src == dst");
-  transfers_.push_back(Transfer{src_rank, dst_rank, bytes, flow, 0});
+  transfers_.push_back(
+      Transfer{.src_rank = src_rank, .dst_rank = dst_rank, .bytes = bytes, .flow = flow});
   dep_count_.push_back(0);
   index_stale_ = true;
   return static_cast<uint32_t>(transfers_.size() - 1);
@@ -16,7 +17,8 @@ uint32_t TransferDag::add(int32_t src_rank, int32_t dst_rank, int64_t bytes, uin
 uint32_t TransferDag::add_compute(int32_t rank, int64_t duration_ps) {
   if (rank < 0) throw std::invalid_argument("TransferDag::add_compute: negative rank");
   if (duration_ps < 0) throw std::invalid_argument("TransferDag::add_compute: negative duration");
-  transfers_.push_back(Transfer{rank, rank, 0, 0, duration_ps});
+  transfers_.push_back(
+      Transfer{.src_rank = rank, .dst_rank = rank, .bytes = 0, .flow = 0, .delay_ps = duration_ps});
   dep_count_.push_back(0);
   index_stale_ = true;
   return static_cast<uint32_t>(transfers_.size() - 1);
@@ -25,7 +27,8 @@ uint32_t TransferDag::add_compute(int32_t rank, int64_t duration_ps) {
 uint32_t TransferDag::add_loopback(int32_t rank, int64_t bytes, uint32_t flow) {
   if (rank < 0) throw std::invalid_argument("TransferDag::add_loopback: negative rank");
   if (bytes < 0) throw std::invalid_argument("TransferDag::add_loopback: negative size");
-  transfers_.push_back(Transfer{rank, rank, bytes, flow, 0, true});
+  transfers_.push_back(
+      Transfer{.src_rank = rank, .dst_rank = rank, .bytes = bytes, .flow = flow, .loopback = true});
   dep_count_.push_back(0);
   index_stale_ = true;
   return static_cast<uint32_t>(transfers_.size() - 1);
@@ -37,6 +40,7 @@ uint32_t TransferDag::add_like(const Transfer& t, int32_t src_rank, int32_t dst_
                       : t.is_compute() ? add_compute(src_rank, t.delay_ps)
                                        : add(src_rank, dst_rank, bytes, flow);
   set_delay(id, t.delay_ps);
+  set_pace(id, t.pace_bps);
   return id;
 }
 
@@ -55,6 +59,13 @@ void TransferDag::set_delay(uint32_t id, int64_t delay_ps) {
     throw std::invalid_argument("TransferDag::set_delay: bad transfer id or negative delay");
   }
   transfers_[id].delay_ps = delay_ps;
+}
+
+void TransferDag::set_pace(uint32_t id, int64_t pace_bps) {
+  if (id >= transfers_.size() || pace_bps < 0) {
+    throw std::invalid_argument("TransferDag::set_pace: bad transfer id or negative rate");
+  }
+  transfers_[id].pace_bps = pace_bps;
 }
 
 void TransferDag::build_index() const {

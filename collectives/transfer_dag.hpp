@@ -26,13 +26,17 @@ struct Transfer {
   int32_t dst_rank;
   int64_t bytes;
   uint32_t flow;  ///< connection id between the pair (NCCL: channel); picks the ECMP path
+  /// A loopback (TransferDag::add_loopback): src_rank == dst_rank, and the bytes go from the
+  /// GPU to its NVSwitch and back to it over its own NVLink.
+  bool loopback = false;
   /// Software latency between the transfer's dependencies completing and its post to the
   /// network, picoseconds (NCCL's per-step protocol latency, the launch latency); 0 = none.
   /// For a compute task: its duration.
   int64_t delay_ps = 0;
-  /// A loopback (TransferDag::add_loopback): src_rank == dst_rank, and the bytes go from the
-  /// GPU to its NVSwitch and back to it over its own NVLink.
-  bool loopback = false;
+  /// The fastest the sending GPU writes this transfer's bytes, bits per second of `bytes`
+  /// (0 = as fast as the network takes them): a protocol's own throughput per channel, below
+  /// what its link carries (NCCL's LL and LL128, plan.hpp CollectiveSpec::pace_bps).
+  int64_t pace_bps = 0;
   /// A compute task (TransferDag::add_compute): runs on src_rank == dst_rank for delay_ps and
   /// moves no bytes.
   bool is_compute() const { return src_rank == dst_rank && !loopback; }
@@ -52,8 +56,8 @@ class TransferDag {
   /// back down to it (src_rank == dst_rank == rank, loopback set), and returns its id. Throws
   /// std::invalid_argument for a negative rank or size.
   uint32_t add_loopback(int32_t rank, int64_t bytes, uint32_t flow = 0);
-  /// Adds a copy of `t` (a transfer, loopback or compute task, its delay included) with its
-  /// ranks and flow replaced, and returns its id. Throws as the add function of its kind.
+  /// Adds a copy of `t` (a transfer, loopback or compute task, its delay and pace included) with
+  /// its ranks and flow replaced, and returns its id. Throws as the add function of its kind.
   uint32_t add_like(const Transfer& t, int32_t src_rank, int32_t dst_rank, int64_t bytes,
                     uint32_t flow);
   /// `after` starts only once `before` has completed. Throws std::invalid_argument unless
@@ -61,6 +65,9 @@ class TransferDag {
   void depends(uint32_t after, uint32_t before);
   /// Sets transfer `id`'s delay_ps. Throws std::invalid_argument for a negative delay or a bad id.
   void set_delay(uint32_t id, int64_t delay_ps);
+  /// Sets transfer `id`'s pace_bps (0 = none). Throws std::invalid_argument for a negative
+  /// rate or a bad id.
+  void set_pace(uint32_t id, int64_t pace_bps);
 
   size_t size() const { return transfers_.size(); }
   const Transfer& transfer(uint32_t id) const { return transfers_[id]; }

@@ -34,8 +34,9 @@ class FlowTransport final : public CollectiveTransport, public CompletionSink {
   int host(int rank) const {
     return rank_hosts_.empty() ? rank : rank_hosts_[static_cast<size_t>(rank)];
   }
-  void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag) override {
-    net_.send(host(src_rank), host(dst_rank), bytes, flow, tag);
+  void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag,
+            int64_t pace_bps) override {
+    net_.send(host(src_rank), host(dst_rank), bytes, flow, tag, pace_bps);
   }
   void post_after(int64_t delay_ps, uint64_t tag, int /*src_rank*/) override {
     // The flow model is one LP (FlowNetwork::lp): its tasks post there.

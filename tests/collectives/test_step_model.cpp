@@ -35,7 +35,7 @@ class IdealTransport final : public CollectiveTransport {
  public:
   explicit IdealTransport(Simulator& sim) : sim_(sim) {}
   void attach(DagReplayer* r) { replayer_ = r; }
-  void send(int, int, int64_t bytes, uint32_t, uint64_t tag) override {
+  void send(int, int, int64_t bytes, uint32_t, uint64_t tag, int64_t) override {
     sim_.after<&IdealTransport::on_done>(SimTime(kAlpha + serialization_ps(bytes, kRate)), LpId(0),
                                          this, tag);
   }
