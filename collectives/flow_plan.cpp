@@ -48,11 +48,34 @@ std::vector<int> tree_parents(int servers, int g, int c) {
   return parent;
 }
 
-/// What a chunk pipeline of `hops` hops adds to its flows' own time: hops·s + (n − 1)·max(C/B,
+/// The rate a connection's bytes move at: `rate_bps`, or the protocol's pace where slower.
+int64_t paced(int64_t rate_bps, const CollectiveSpec& spec) {
+  if (spec.pace_bps > 0 && (rate_bps == 0 || spec.pace_bps < rate_bps)) return spec.pace_bps;
+  return rate_bps;
+}
+
+/// The stream unit (CollectiveSpec::stream_unit_bytes) framed.
+int64_t framed_unit(const CollectiveSpec& spec) {
+  return spec.stream_unit_bytes / spec.line_data_bytes * spec.line_bytes;
+}
+
+/// The time of the stream unit at `rate_bps`.
+double unit_ps(const CollectiveSpec& spec, double rate_bps) {
+  return rate_bps > 0 ? static_cast<double>(framed_unit(spec)) * 8e12 / rate_bps : 0;
+}
+
+/// Whether a transfer of `framed_bytes` streams (the packet model cuts it: plan.cpp stream()).
+bool streams(const CollectiveSpec& spec, double framed_bytes) {
+  return spec.stream_unit_bytes > 0 && framed_bytes > static_cast<double>(framed_unit(spec));
+}
+
+/// What a chunk pipeline of `hops` hops adds to its flows' own time: Σ s_h + (n − 1)·max(C/B,
 /// s/W) for n chunks of C bytes, s = λ + α + C/B one chunk's step at rate B and at most W
-/// chunks in flight per connection, less what a flow carries itself (λ + α + n·C/B).
-int64_t pipeline_tail_ps(int64_t hops, int64_t bytes, const CollectiveSpec& spec, int64_t step,
-                         int64_t alpha, int64_t rate_bps) {
+/// chunks in flight per connection, less what a flow carries itself (λ + α + n·C/B). The
+/// `streamed` hops (inside a server, with a streaming protocol) pass a chunk on after one
+/// stream unit U: s_h = λ + α + U/B there.
+int64_t pipeline_tail_ps(int64_t hops, int64_t streamed, int64_t bytes, const CollectiveSpec& spec,
+                         int64_t step, int64_t alpha, int64_t rate_bps) {
   const int64_t chunk =
       framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec);
   const int64_t chunks =
@@ -61,7 +84,11 @@ int64_t pipeline_tail_ps(int64_t hops, int64_t bytes, const CollectiveSpec& spec
   const double c_over_b =
       rate_bps > 0 ? static_cast<double>(chunk) * 8e12 / static_cast<double>(rate_bps) : 0;
   const double s = static_cast<double>(step + alpha) + c_over_b;
-  const double total = static_cast<double>(hops) * s +
+  if (!streams(spec, chunk)) streamed = 0;
+  const double s_streamed =
+      static_cast<double>(step + alpha) + unit_ps(spec, static_cast<double>(rate_bps));
+  const double total = static_cast<double>(hops - streamed) * s +
+                       static_cast<double>(streamed) * s_streamed +
                        static_cast<double>(chunks - 1) * std::max(c_over_b, s / kConnectionWindow);
   const double own = static_cast<double>(step + alpha) + static_cast<double>(chunks) * c_over_b;
   return static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
@@ -205,12 +232,14 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
     const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
     const auto flow = static_cast<uint32_t>(c);
     std::vector<uint32_t> ids;
-    int64_t alpha_max = 0, alpha_sum = 0, rate_min = 0;
+    int64_t alpha_max = 0, alpha_sum = 0, rate_min = 0, network_hops = 0;
     const auto add = [&](int src, int dst, int64_t payload) {
       const uint32_t id = dag.add(src, dst, framed(payload, spec), flow);
       dag.set_delay(id, spec.launch_latency_ps + step);
+      dag.set_pace(id, spec.pace_bps);
       ids.push_back(id);
       const Hop h = hop_latency(src, dst);
+      if (layout.server_of(src) != layout.server_of(dst)) ++network_hops;
       alpha_max = std::max(alpha_max, h.latency_ps);
       alpha_sum += h.latency_ps;
       if (h.rate_bps > 0 && (rate_min == 0 || h.rate_bps < rate_min)) rate_min = h.rate_bps;
@@ -229,8 +258,8 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
         add(r, p, bytes);  // reduce up
         add(p, r, bytes);  // broadcast down
       }
-      tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), bytes, spec, step, alpha_max,
-                                 rate_min);
+      tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), 2 * (g - 1), bytes, spec, step,
+                                 alpha_max, paced(rate_min, spec));
     } else {
       const std::vector<int> order = ring_order(layout, c);
       if (spec.collective == "broadcast" || spec.collective == "reduce") {
@@ -247,8 +276,8 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
           }
         }
         // Every channel's chain runs through each rank's one NIC: a chunk moves at its share.
-        tail_ps = pipeline_tail_ps(n - 1, bytes, spec, step, alpha_sum / (n - 1),
-                                   rate_min / spec.channels);
+        tail_ps = pipeline_tail_ps(n - 1, n - 1 - network_hops, bytes, spec, step,
+                                   alpha_sum / (n - 1), paced(rate_min / spec.channels, spec));
       } else {
         const int64_t k = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
         const int64_t loop_bytes = spec.chunk_bytes > 0 ? int64_t{n} * spec.chunk_bytes : 0;
@@ -263,6 +292,8 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
         const double step_payload =
             static_cast<double>(framed(per_hop, spec)) / static_cast<double>(loops * k);
         std::vector<double> alone(static_cast<size_t>(n)), lat_hop(static_cast<size_t>(n));
+        std::vector<double> paced_step(static_cast<size_t>(n)), unit(static_cast<size_t>(n));
+        std::vector<uint8_t> streamed(static_cast<size_t>(n));
         std::vector<int32_t> sharing(static_cast<size_t>(n));
         double s_max = 0, alpha_b = 0;
         for (int i = 0; i < n; ++i) {
@@ -270,10 +301,14 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
           const Hop h = add(a, b, per_hop);
           const auto u = static_cast<size_t>(i);
           alone[u] = h.rate_bps > 0 ? step_payload * 8e12 / static_cast<double>(h.rate_bps) : 0;
+          // A paced step takes at least its pace's time, however lightly its port is shared.
+          paced_step[u] = spec.pace_bps > 0 ? step_payload * 8e12 / spec.pace_bps : 0;
           lat_hop[u] = static_cast<double>(h.latency_ps);
           sharing[u] = load.sharing(layout, a, b);
-          if (alone[u] * sharing[u] > s_max) {
-            s_max = alone[u] * sharing[u];
+          streamed[u] = layout.server_of(a) == layout.server_of(b) && streams(spec, step_payload);
+          unit[u] = unit_ps(spec, static_cast<double>(paced(h.rate_bps, spec)));
+          if (std::max(alone[u] * sharing[u], paced_step[u]) > s_max) {
+            s_max = std::max(alone[u] * sharing[u], paced_step[u]);
             alpha_b = lat_hop[u];
           }
         }
@@ -281,7 +316,10 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
         const int32_t in_step = same_ring[static_cast<size_t>(c)];
         for (size_t u = 0; u < alone.size(); ++u) {
           const int32_t with = std::min(in_step, sharing[u]);
-          s_sum += ring_step_ps(alone[u], with, sharing[u] - with, alpha_b + s_max - lat_hop[u]);
+          const double s_h = std::max(paced_step[u], ring_step_ps(alone[u], with, sharing[u] - with,
+                                                                  alpha_b + s_max - lat_hop[u]));
+          // A streamed step is passed on after one unit, not the whole step.
+          s_sum += streamed[u] ? std::min(s_h, unit[u]) : s_h;
         }
         // The join (flow_plan.hpp): the longest chain of steps walks the hops in turn, the
         // bottleneck hop's queue of steps hides the latency it overlaps. A step's data waits for

@@ -38,6 +38,12 @@
 //   broadcast, reduce (a chain of N ranks, n chunks): launch + (N−1)·s + (n − 1)·max(C/B, s/W)
 //   alltoall, sendrecv: the packet model's own DAG (one transfer per pair and channel, PXN
 //     split); above 4 M flows the channels are merged into one flow per connection
+// LL and LL128 (CollectiveSpec::pace_bps, stream_unit_bytes): every flow is capped at the
+// protocol's pace (FlowNetwork::send), and the closed forms take a hop's rate as the slower of
+// its link and the pace (a ring's step at least its bytes at the pace, whatever the sharing);
+// a hop inside a server whose transfer is larger than the stream unit U passes a chunk (a
+// ring's step) on after U, not after the whole chunk: λ + α + U/B in the chain instead of
+// λ + α + C/B, as the packet model's cut transfers do.
 // with λ the protocol's step latency (CollectiveSpec::step_latency_ps) and α the uncongested
 // one-hop latency of the channel's connections (`hop_latency`): their mean for a ring or chain
 // (successive steps walk successive hops), their largest for a tree. The flow itself

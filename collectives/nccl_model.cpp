@@ -485,7 +485,7 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
     }
     // tuning.cc: busBw = nChannels × min(bwIntra, bwInter), × 5/6; latency = intraLat.
     return {kHwLat[idx(NcclHw::kNvlink)][idx(a)][idx(p)],
-            in.nvls_channels * in.nvls_bw_GBps * kNvlsRatio};
+            in.nvls_channels * in.nvls_bw_GBps * kNvlsRatio, in.nvls_channels * in.nvls_bw_GBps, 0};
   }
   const bool all_reduce = f == Func::kAllReduce;
   const bool ag_rs = f == Func::kAllGather || f == Func::kReduceScatter;
@@ -505,13 +505,16 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
   // Bandwidth.
   const double bw = nnodes <= 2 ? in.bw_intra_GBps : in.bw_inter_GBps;
   double bus_bw = nch * bw;
+  double proto_bus_bw = bus_bw, channel_cap = 0;
   if (a == NcclAlgo::kRing) {
     if (p == NcclProto::kLL) {
       const bool quarter = nnodes > 1 || all_reduce || f == Func::kReduce;
       bus_bw = std::min(ll_max_bw, bus_bw * (quarter ? 1.0 / 4.0 : 1.0 / 3.0));
     } else if (p == NcclProto::kLL128) {
       bus_bw = std::min(bus_bw * (ppn < 2 ? 0.7 : 0.92), nch * per_ch_max_ring_ll128_bw);
+      channel_cap = per_ch_max_ring_ll128_bw;
     }
+    proto_bus_bw = bus_bw;
     bus_bw *= static_cast<double>(nranks) / nsteps;
   } else {
     bus_bw = std::min(bus_bw * .92, nch * per_ch_max_tree_bw);
@@ -519,7 +522,9 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
     if (p == NcclProto::kLL128) {
       bus_bw = std::min(bus_bw * (nnodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
                         nch * per_ch_max_tree_ll128_bw);
+      channel_cap = per_ch_max_tree_ll128_bw;
     }
+    proto_bus_bw = bus_bw;
     bus_bw *= .5;
   }
 
@@ -547,7 +552,7 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
   } else {
     lat += 2 * ((nranks / nnodes - 1) * intra_lat + log2i(nnodes) * inter_lat);
   }
-  return {lat, bus_bw};
+  return {lat, bus_bw, proto_bus_bw, channel_cap};
 }
 
 bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in) {

@@ -301,6 +301,15 @@ struct NcclAlgoProtoCost {
   /// comm->bandwidths: the algorithm bandwidth NCCL stores (bus bandwidth × nranks/nsteps for
   /// Ring, × 0.5 for Tree, × 5/6 for NVLS), GB/s.
   double bw_GBps = 0;
+  /// The bus bandwidth behind it, before the algorithm's conversion, GB/s: what the
+  /// communicator's channels together move of the user's bytes. LL's and LL128's are below
+  /// Simple's by the protocol's own factors (LL 1/4 or 1/3 and llMaxBw, LL128 0.92 or 0.7 and
+  /// perChMax*LL128Bw): the GPU's throughput in that protocol, which fabricsim paces a
+  /// collective's channels to (CollectiveSpec::pace_bps). NVLS: bw_GBps / (5/6).
+  double bus_bw_GBps = 0;
+  /// The protocol's limit for one channel, GB/s (LL128: perChMaxRingLL128Bw or
+  /// perChMaxTreeLL128Bw), however few channels run; 0 = none.
+  double channel_cap_GBps = 0;
 };
 
 /// True when NCCL 2.20.3 has algorithm `a` for `collective` among Tree, Ring and NVLS as

@@ -1,6 +1,7 @@
 #include "collectives/nccl_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "collectives/algorithm_registry.hpp"
@@ -153,6 +154,26 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
   }
   spec.chunk_bytes = !chosen.chunked || p2p ? 0 : chunk;
+  if (proto != NcclProto::kSimple && chosen.nccl_algo.has_value() && !p2p) {
+    // LL and LL128 as their primitives run them. The GPU moves the bytes no faster than the
+    // protocol's bus bandwidth in NCCL's own model (tuning.cc: LL a quarter or a third of the
+    // graph's, at most llMaxBw; LL128 0.92 of it, 0.7 with one GPU a node), shared by the
+    // channels that run, each at most the protocol's per-channel limit (perChMaxRingLL128Bw,
+    // perChMaxTreeLL128Bw), paced on the wire with the protocol's flags. And the receiving GPU
+    // forwards each line once its flag has arrived, every warp on its own (prims_ll.h,
+    // prims_ll128.h): the pipeline unit is one warp's lines, 32 threads × the data of a
+    // thread's load (src/device/primitives.h calcBytePerGrain: LL 8 bytes of a 16-byte line;
+    // LL128 NCCL_LL128_SHMEM_ELEMS_PER_THREAD 8 words, 15 of every 16 data: 60 bytes), 256 and
+    // 1920 bytes.
+    NcclTuneInputs in = setup.tune;
+    in.collective = setup.collective;
+    const NcclAlgoProtoCost cost = nccl_tuned_cost(in, algo, proto);
+    double channel_GBps = cost.bus_bw_GBps / channels;
+    if (cost.channel_cap_GBps > 0) channel_GBps = std::min(channel_GBps, cost.channel_cap_GBps);
+    const double framing = static_cast<double>(spec.line_bytes) / spec.line_data_bytes;
+    spec.pace_bps = std::llround(channel_GBps * 8e9 * framing);
+    spec.stream_unit_bytes = 32 * (proto == NcclProto::kLL ? 8 : 60);
+  }
   // NVLS's hwLat entry is the whole collective's latency on one node (tuning.cc: latency =
   // intraLat, baseLat 0): paid once, as the launch latency. NCCL 2.20's table has no per-step
   // latency for NVLS; its steps wait the per-step NVLink latency of Simple (hwLat[NVLINK][Ring]

@@ -78,9 +78,66 @@ TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const R
       delay += spec.staging_latency_ps + 2 * serialization_ps(exposed, spec.staging_rate_bps);
     }
     out.set_delay(i, delay);
+    if (!t.is_compute()) out.set_pace(i, spec.pace_bps);
   }
   for (uint32_t i = 0; i < dag.size(); ++i) {
     for (uint32_t d : dag.dependents(i)) out.depends(d, i);
+  }
+  return out;
+}
+
+// The streaming protocols' transfers, cut as CollectiveSpec::stream_unit_bytes says: `dag` is
+// finalized (framed bytes, delays, paces); `unit` is the stream unit in framed bytes.
+TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layout) {
+  const uint32_t n = static_cast<uint32_t>(dag.size());
+  std::vector<std::vector<uint32_t>> waits(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t d : dag.dependents(i)) waits[d].push_back(i);
+  }
+  auto moves = [&](uint32_t i) {
+    const Transfer& t = dag.transfer(i);
+    return !t.is_compute() && !t.loopback && t.bytes > unit;
+  };
+  // p forwards into i: i sends on, from the GPU p delivered to, what p brought.
+  auto feeds = [&](uint32_t p, uint32_t i) {
+    return moves(p) && dag.transfer(p).dst_rank == dag.transfer(i).src_rank;
+  };
+  // i streams: it stays in one server (a GPU writing to its peer as it reads) and forwards.
+  std::vector<uint8_t> streams(n, 0), cut(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Transfer& t = dag.transfer(i);
+    if (!moves(i) || layout.server_of(t.src_rank) != layout.server_of(t.dst_rank)) continue;
+    for (uint32_t p : waits[i]) {
+      if (feeds(p, i)) streams[i] = 1;
+    }
+    if (!streams[i]) continue;
+    cut[i] = 1;
+    for (uint32_t p : waits[i]) {
+      if (feeds(p, i)) cut[p] = 1;  // arrives in parts for i to stream
+    }
+  }
+  TransferDag out;
+  std::vector<uint32_t> head(n), tail(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Transfer& t = dag.transfer(i);
+    if (!cut[i]) {
+      head[i] = tail[i] = out.add_like(t, t.src_rank, t.dst_rank, t.bytes, t.flow);
+      for (uint32_t p : waits[i]) out.depends(head[i], tail[p]);
+      continue;
+    }
+    // A head of one unit, a tail of at most one, the rest between them (none below 2 units).
+    const int64_t tail_bytes = std::min(unit, t.bytes - unit);
+    const int64_t body_bytes = t.bytes - unit - tail_bytes;
+    head[i] = out.add_like(t, t.src_rank, t.dst_rank, unit, t.flow);
+    const uint32_t body =
+        body_bytes > 0 ? out.add_like(t, t.src_rank, t.dst_rank, body_bytes, t.flow) : head[i];
+    tail[i] = out.add_like(t, t.src_rank, t.dst_rank, tail_bytes, t.flow);
+    for (uint32_t p : waits[i]) {
+      const bool streamed = streams[i] && feeds(p, i);
+      out.depends(head[i], streamed ? head[p] : tail[p]);
+      if (body != head[i]) out.depends(body, streamed ? head[p] : tail[p]);
+      out.depends(tail[i], tail[p]);
+    }
   }
   return out;
 }
@@ -287,14 +344,17 @@ TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spe
       spec.channels < 1 || spec.chunk_bytes < 0 || spec.line_data_bytes < 1 ||
       spec.line_bytes < spec.line_data_bytes || spec.step_latency_ps < 0 ||
       spec.launch_latency_ps < 0 || spec.staging_latency_ps < 0 || spec.staging_rate_bps < 0 ||
-      spec.staging_unit_bytes < 0) {
+      spec.staging_unit_bytes < 0 || spec.pace_bps < 0 || spec.stream_unit_bytes < 0 ||
+      spec.stream_unit_bytes % spec.line_data_bytes != 0) {
     throw std::invalid_argument("build_collective: bad layout, buffer or spec");
   }
   if (spec.root < 0 || spec.root >= n) {
     throw std::invalid_argument("build_collective: root outside [0, ranks)");
   }
   const CollectiveAlgorithm& algorithm = *find_collective_algorithm(spec.algorithm);
-  return finalize(algorithm.build(layout, spec, buffer_count, elem_bytes), spec, layout);
+  TransferDag dag = finalize(algorithm.build(layout, spec, buffer_count, elem_bytes), spec, layout);
+  if (spec.stream_unit_bytes == 0) return dag;
+  return stream(dag, spec.stream_unit_bytes / spec.line_data_bytes * spec.line_bytes, layout);
 }
 
 int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,
@@ -310,7 +370,8 @@ int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,
     const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
     total += algorithm.estimate_transfers(layout, spec, bytes, elem_bytes);
   }
-  return total;
+  // Streamed: up to three parts each, where a server has GPUs to stream between.
+  return spec.stream_unit_bytes > 0 && layout.gpus_per_server > 1 ? 3 * total : total;
 }
 
 }  // namespace fabricsim

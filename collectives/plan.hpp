@@ -51,6 +51,19 @@ struct CollectiveSpec {
   /// `line_data_bytes` each (LL 16/8, LL128 128/120, Simple 1/1); 1 <= data <= line.
   int line_bytes = 1;
   int line_data_bytes = 1;
+  /// The fastest one channel's sends go, bits per second of the transfers' framed bytes
+  /// (Transfer::pace_bps; 0 = the network's pace alone): the protocol's GPU throughput.
+  int64_t pace_bps = 0;
+  /// Streaming (LL, LL128): payload bytes the receiving GPU's threads take in one pass (0 =
+  /// store and forward, Simple). A transfer inside a server that forwards what its sender
+  /// received is sent as it arrives: cut into a head of this many payload bytes, a tail of
+  /// at most as many and the rest between them (transfers of at most one unit stay whole);
+  /// its head and the rest start once the head of what it forwards has arrived, its tail once
+  /// that transfer's tail has. Each hop then adds one step latency and one pass of this size,
+  /// not the whole chunk. A transfer between servers is sent whole (NCCL's proxy posts a step
+  /// once the GPU has filled it) but arrives in the same parts, so the GPU after it forwards
+  /// as it arrives. Must be a multiple of line_data_bytes.
+  int64_t stream_unit_bytes = 0;
   int root = 0;                   ///< broadcast, reduce
   int64_t step_latency_ps = 0;    ///< software latency of each step, before its post
   int64_t launch_latency_ps = 0;  ///< once per collective, before the first steps
@@ -88,15 +101,18 @@ bool algorithm_supports(const std::string& algorithm, const std::string& collect
 /// Every transfer's bytes are its payload in whole lines, ⌈payload / line_data⌉ × line; every
 /// transfer gets
 /// step_latency_ps as its delay, plus launch_latency_ps if it has no dependency, plus the
-/// staging delay if it crosses servers.
+/// staging delay if it crosses servers, and pace_bps as its pace. With stream_unit_bytes,
+/// transfers are cut as that field says (up to three transfers each).
 /// Throws std::invalid_argument for an unknown or unsupported collective/algorithm, ranks < 2,
 /// buffer_count < 0, elem_bytes <= 0, channels < 1, chunk_bytes < 0, bad line sizes, a root
-/// outside [0, ranks), a negative latency or staging setting.
+/// outside [0, ranks), a negative latency, staging setting or pace, a stream unit that is
+/// negative or not whole lines.
 TransferDag build_collective(const RankLayout& layout, const CollectiveSpec& spec,
                              int64_t buffer_count, int elem_bytes);
 
 /// How many transfers build_collective would make for these arguments (upper bound for
-/// alltoall/sendrecv, whose PXN split is counted for every transfer), without building them:
+/// alltoall/sendrecv, whose PXN split is counted for every transfer, and for streamed
+/// transfers on servers of several GPUs, counted as three parts each), without building them:
 /// what a run checks before it commits memory (about 100 bytes per transfer, twice while the
 /// DAG is finalized). Throws as build_collective for bad arguments.
 int64_t estimate_transfers(const RankLayout& layout, const CollectiveSpec& spec,

@@ -38,6 +38,18 @@ double replay_s(const Scenario& sc, const TransferDag& dag) {
 constexpr double kFrameOverhead = 14 + 20 + 8 + 12 + 4 + 4 + 8 + 12;
 constexpr double kAckWire = kFrameOverhead + 4;
 
+// 16 ranks on 16 one-GPU nodes, 2 channels of 25 GB/s each way (the graph NCCL would find).
+NcclRunSetup sixteen_nodes_two_channels() {
+  NcclRunSetup setup;
+  setup.layout = RankLayout{16, 1};
+  setup.channels = 2;
+  setup.tune.nranks = 16;
+  setup.tune.nnodes = 16;
+  setup.tune.nchannels = 2;
+  setup.tune.bw_intra_GBps = setup.tune.bw_inter_GBps = 25;
+  return setup;
+}
+
 }  // namespace
 
 TEST_CASE("ring_order: every rank once, and every hop between servers stays on one rail") {
@@ -349,13 +361,7 @@ TEST_CASE(
 
 TEST_CASE("plan_size: NCCL's chunk and channel rules for the pair it runs") {
   // 16 ranks of one GPU, 2 channels, NCCL's default buffers (NCCL 2.20 enqueue.cc).
-  NcclRunSetup setup;
-  setup.layout = RankLayout{16, 1};
-  setup.channels = 2;
-  setup.tune.nranks = 16;
-  setup.tune.nnodes = 16;
-  setup.tune.nchannels = 2;
-  setup.tune.bw_intra_GBps = setup.tune.bw_inter_GBps = 25;
+  NcclRunSetup setup = sixteen_nodes_two_channels();
   setup.algorithm = "tree";
   setup.protocol = "simple";
   // Tree Simple, 1 MiB: step 512 KiB; depth log2 16 = 4. Halve while 1 MiB / (2 × chunk) < 32
@@ -386,6 +392,93 @@ TEST_CASE("plan_size: NCCL's chunk and channel rules for the pair it runs") {
   p = plan_size(setup, 1 << 20, 4);
   CHECK(p.algorithm == "ring");
   CHECK(p.protocol == "simple");
+}
+
+TEST_CASE("a paced transfer: its last packet leaves once produced, t = S / pace + 2 wire / R + α") {
+  // One transfer of S between two hosts of one leaf, paced at 50 Gb/s on a 400 Gb/s link: the
+  // sender produces the bytes at the pace, each packet leaves once its last byte is produced,
+  // so the last packet starts at S / pace on an idle link and then crosses the NIC and the
+  // leaf (store-and-forward): + 2 × its wire time + 2 propagations + the leaf's latency.
+  const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
+  const auto sc = fabricsim::testing::one_leaf(2, rate, prop, lat, 64 << 20, mtu);
+  const int64_t bytes = 4 << 20;
+  const double wire = mtu + kFrameOverhead;
+  const double tail_s = 2 * wire * 8 / rate + (2 * prop + lat) * 1e-12;
+  TransferDag dag;
+  dag.add(0, 1, bytes);
+  dag.set_pace(0, 50'000'000'000);
+  CHECK(replay_s(sc, dag) == Approx(bytes * 8 / 50e9 + tail_s).epsilon(0.002));
+  // Paced above the link's rate: the link's own time, S / B + the same tail less one packet
+  // (the ACKs go the other way: B is the link's payload rate).
+  const double b_Bps = rate / 8.0 * mtu / wire;
+  dag.set_pace(0, 4 * rate);
+  const double unpaced = replay_s(sc, dag);
+  CHECK(unpaced == Approx(bytes / b_Bps + tail_s - wire * 8 / rate).epsilon(0.002));
+}
+
+TEST_CASE(
+    "a streamed chain pays one unit a hop, not one chunk: launch + λ + α + S/B + (H−1)(λ + α + "
+    "U/B)") {
+  // Broadcast of S = 4 MiB down a chain of 8 ranks of one server (H = 7 hops, one leaf: every
+  // hop host → leaf → host, the same α), in chunks of C = 1 MiB. Stored and forwarded, every
+  // hop after the first adds a whole chunk (λ + α + C/B); streamed (LL and LL128: the GPU
+  // forwards each line as its flag arrives), one unit U = 32 KiB (λ + α + U/B). The links all
+  // carry S, so the first hop's S/B is the bandwidth term in both.
+  const int64_t rate = 400'000'000'000, prop = 250'000, lat = 500'000, mtu = 4096;
+  const int n = 8;
+  const auto sc = fabricsim::testing::one_leaf(n, rate, prop, lat, 64 << 20, mtu);
+  const double wire = mtu + kFrameOverhead;
+  const double b_Bps = rate / 8.0 * mtu / (wire + kAckWire);  // ACKs share each host's links
+  const double alpha_s = (2 * prop + lat) * 1e-12 + wire * 8 / rate;
+  const double lambda_s = 1e-6, launch_s = 5e-6, size = 4 << 20;
+  for (const int64_t unit : {int64_t{0}, int64_t{32768}}) {
+    CollectiveSpec spec;
+    spec.collective = "broadcast";
+    spec.channels = 1;
+    spec.chunk_bytes = 1 << 20;
+    spec.step_latency_ps = 1'000'000;
+    spec.launch_latency_ps = 5'000'000;
+    spec.stream_unit_bytes = unit;
+    const double t = replay_s(sc, build_collective(RankLayout{n, n}, spec, (4 << 20) / 4, 4));
+    const double per_hop = static_cast<double>(unit > 0 ? unit : spec.chunk_bytes) / b_Bps;
+    const double predicted =
+        launch_s + lambda_s + alpha_s + size / b_Bps + (n - 2) * (lambda_s + alpha_s + per_hop);
+    INFO("unit " << unit << ": simulated " << t * 1e6 << " us, closed form " << predicted * 1e6
+                 << " us");
+    CHECK(t == Approx(predicted).epsilon(0.02));
+  }
+}
+
+TEST_CASE("plan_size: LL and LL128 paced at NCCL's protocol bandwidth over the channels running") {
+  // 16 ranks on 16 nodes, 2 channels of 25 GB/s (NCCL 2.20 tuning.cc, Ring): LL's bus
+  // bandwidth is min(llMaxBw, 2 × 25 / 4) = 12.5 GB/s (llMaxBw 20.4 on more than 2 nodes,
+  // Intel), 6.25 GB/s a channel when both run, with LL's 16 wire bytes per 8: 100 Gb/s of
+  // framed bytes. LL128 with one GPU a node: min(50 × 0.7, 2 × perChMaxRingLL128Bw 20) = 35
+  // GB/s, 17.5 a channel, min'd with the per-channel 20, × 128/120: 149.33 Gb/s. Simple: none.
+  // Streaming units: a warp's lines, 32 threads × 8 B (LL), × 60 B (LL128).
+  NcclRunSetup setup = sixteen_nodes_two_channels();
+  setup.tune.compute_capability = 80;
+  setup.algorithm = "ring";
+  setup.protocol = "ll";
+  SizePlan p = plan_size(setup, 1 << 20, 4);
+  REQUIRE(p.spec.channels == 2);
+  CHECK(p.spec.pace_bps == 100'000'000'000);
+  CHECK(p.spec.stream_unit_bytes == 256);
+  setup.protocol = "ll128";
+  p = plan_size(setup, 1 << 20, 4);
+  REQUIRE(p.spec.channels == 2);
+  CHECK(p.spec.pace_bps == Approx(17.5e9 * 8 * 128 / 120).epsilon(1e-9));
+  CHECK(p.spec.stream_unit_bytes == 1920);
+  // One channel running (a small size): the protocol's bandwidth on it, up to the per-channel
+  // limit: LL 12.5 GB/s × 2 = 200 Gb/s framed; LL128 min(35, 20) GB/s.
+  setup.protocol = "ll";
+  p = plan_size(setup, 4096, 4);
+  REQUIRE(p.spec.channels == 1);
+  CHECK(p.spec.pace_bps == 200'000'000'000);
+  setup.protocol = "simple";
+  p = plan_size(setup, 64 << 20, 4);
+  CHECK(p.spec.pace_bps == 0);
+  CHECK(p.spec.stream_unit_bytes == 0);
 }
 
 TEST_CASE("plan_size: p2p LL up to 2 channels per network peer x NCCL_P2P_LL_THRESHOLD") {
@@ -440,6 +533,17 @@ TEST_CASE("estimate_transfers: the count build_collective makes, without buildin
           } else {
             CHECK(estimated == built);
           }
+          // Streamed (LL128's warp of lines): at most three parts a transfer, the estimate an
+          // upper bound where a server has several GPUs, exact where it has one.
+          CollectiveSpec streamed = spec;
+          streamed.line_bytes = 128;
+          streamed.line_data_bytes = 120;
+          streamed.stream_unit_bytes = 1920;
+          const int64_t cut =
+              static_cast<int64_t>(build_collective(layout, streamed, count, 4).size());
+          const int64_t bound = estimate_transfers(layout, streamed, count, 4);
+          CHECK(cut <= bound);
+          if (layout.gpus_per_server == 1 && std::string(algo) != "p2p") CHECK(cut == bound);
         }
       }
     }
