@@ -93,8 +93,9 @@ status=0
 # One run: its comparison rows "size measured simulated error" into $work/N.rows, the lines
 # fabricsim warned with into $work/N.warn, and its summary fields into $work/N.sum, separated by
 # the ASCII unit separator (so empty fields stay): scenario, log, metric, rows, median, worst,
-# worst at, from-rows, from-median, from-worst, wall s, note, exit code, the "from" size, and
-# "transport" when the log's network transport is not modelled.
+# worst at, from-rows, from-median, from-worst, wall s, note, exit code, the "from" size,
+# "transport" when the log's network transport is not modelled, and for busbw the rows and
+# median of the mid sizes (64 KiB to 32 MiB: where NCCL's protocols and pipelines decide).
 n=0
 for scen in "${scenarios[@]}"; do
   n=$((n + 1))
@@ -136,11 +137,13 @@ for scen in "${scenarios[@]}"; do
       return k == 0 ? "" : (k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2)
     }
     { e = $4 < 0 ? -$4 : $4; all[++na] = e; if (e > worst) { worst = e; at = $1 }
-      if ($1 >= min) { from[++nf] = e; if (e > fworst) fworst = e } }
+      if ($1 >= min) { from[++nf] = e; if (e > fworst) fworst = e }
+      if (metric == "busbw" && $1 >= 65536 && $1 <= 33554432) mid[++nm] = e }
     END {
-      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n",
+      printf "%s\037%s\037%s\037%d\037%s\037%s\037%s\037%d\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%d\037%s\n",
              scen, logf, metric, na, median(all, na), na ? worst : "", na ? at : "", nf,
-             median(from, nf), nf ? fworst : "", wall, note, rc, min, unmodelled
+             median(from, nf), nf ? fworst : "", wall, note, rc, min, unmodelled, nm,
+             median(mid, nm)
     }' "$work/$n.rows" >"$work/$n.sum"
 done
 
@@ -167,24 +170,25 @@ target() {  # metric, sizes, median, worst, unmodelled
 # The summary table, one line per scenario.
 summary="$work/summary.md"
 {
-  printf '| log | scenario | compared | median error | worst (at) | from a size up: sizes, median, worst | target | wall |\n'
-  printf '|---|---|---|---|---|---|---|---|\n'
+  printf '| log | scenario | compared | median error | worst (at) | from a size up: sizes, median, worst | 64 KiB-32 MiB: sizes, median | target | wall |\n'
+  printf '|---|---|---|---|---|---|---|---|---|\n'
   for i in $(seq 1 "$n"); do
-    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from unmodelled <"$work/$i.sum"
+    IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from unmodelled nm mmed <"$work/$i.sum"
     rel="${scen#"$root"/}"
     if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; then
-      printf '| %s | %s | run failed (exit %s) | - | - | - | - | %s s |\n' "$(basename "${log:--}")" "$rel" "$rc" "$wall"
+      printf '| %s | %s | run failed (exit %s) | - | - | - | - | - | %s s |\n' "$(basename "${log:--}")" "$rel" "$rc" "$wall"
       continue
     fi
     if [ -z "$log" ]; then
-      printf '| - | %s | no measured log in the scenario | - | - | - | - | %s s |\n' "$rel" "$wall"
+      printf '| - | %s | no measured log in the scenario | - | - | - | - | - | %s s |\n' "$rel" "$wall"
       continue
     fi
     if [ "$from" -eq 0 ]; then from_text="every size"; else from_text="from $(human "$from")"; fi
-    printf '| %s | %s | %s, %s | %s | %s (%s) | %s: %s, %s, %s | %s | %s s |\n' \
+    if [ "${nm:-0}" -gt 0 ]; then mid_text="$nm, $(fmt_pct "$mmed")"; else mid_text="-"; fi
+    printf '| %s | %s | %s, %s | %s | %s (%s) | %s: %s, %s, %s | %s | %s | %s s |\n' \
       "$(basename "$log")" "$rel" "$(sizes "$na")" "$metric" "$(fmt_pct "$med")" "$(fmt_pct "$worst")" \
       "$(human "${at:-0}")" "$from_text" "$nf" "$(fmt_pct "$fmed")" "$(fmt_pct "$fworst")" \
-      "$(target "$metric" "$nf" "$fmed" "$fworst" "$unmodelled")" "$wall"
+      "$mid_text" "$(target "$metric" "$nf" "$fmed" "$fworst" "$unmodelled")" "$wall"
   done
 } >"$summary"
 
@@ -222,7 +226,7 @@ if [ -n "$markdown" ]; then
     echo
     echo "## Per size"
     for i in $(seq 1 "$n"); do
-      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from unmodelled <"$work/$i.sum"
+      IFS=$'\037' read -r scen log metric na med worst at nf fmed fworst wall note rc from unmodelled nm mmed <"$work/$i.sum"
       echo
       echo "### $(basename "${log:-${scen}}")"
       echo
