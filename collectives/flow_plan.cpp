@@ -232,14 +232,19 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
     const int64_t bytes = part_count(buffer_count, spec.channels, c) * elem_bytes;
     const auto flow = static_cast<uint32_t>(c);
     std::vector<uint32_t> ids;
-    int64_t alpha_max = 0, alpha_sum = 0, rate_min = 0, network_hops = 0;
+    int64_t alpha_max = 0, alpha_sum = 0, rate_min = 0;
+    // Hops inside a server right after another (in the order added): the ones a chain streams.
+    int64_t fed_inside = 0;
+    bool last_inside = false;
     const auto add = [&](int src, int dst, int64_t payload) {
       const uint32_t id = dag.add(src, dst, framed(payload, spec), flow);
       dag.set_delay(id, spec.launch_latency_ps + step);
       dag.set_pace(id, spec.pace_bps);
       ids.push_back(id);
       const Hop h = hop_latency(src, dst);
-      if (layout.server_of(src) != layout.server_of(dst)) ++network_hops;
+      const bool inside = layout.server_of(src) == layout.server_of(dst);
+      if (inside && last_inside) ++fed_inside;
+      last_inside = inside;
       alpha_max = std::max(alpha_max, h.latency_ps);
       alpha_sum += h.latency_ps;
       if (h.rate_bps > 0 && (rate_min == 0 || h.rate_bps < rate_min)) rate_min = h.rate_bps;
@@ -258,8 +263,11 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
         add(r, p, bytes);  // reduce up
         add(p, r, bytes);  // broadcast down
       }
-      tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), 2 * (g - 1), bytes, spec, step,
-                                 alpha_max, paced(rate_min, spec));
+      // Streamed: the hops of a server's chain fed by another of its hops, up and down (on one
+      // server the root's first send down too); a hop fed over the network waits for it whole.
+      const int64_t chain_streamed = servers == 1 ? 2 * (g - 1) - 1 : 2 * std::max(0, g - 2);
+      tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), chain_streamed, bytes, spec,
+                                 step, alpha_max, paced(rate_min, spec));
     } else {
       const std::vector<int> order = ring_order(layout, c);
       if (spec.collective == "broadcast" || spec.collective == "reduce") {
@@ -276,8 +284,8 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
           }
         }
         // Every channel's chain runs through each rank's one NIC: a chunk moves at its share.
-        tail_ps = pipeline_tail_ps(n - 1, n - 1 - network_hops, bytes, spec, step,
-                                   alpha_sum / (n - 1), paced(rate_min / spec.channels, spec));
+        tail_ps = pipeline_tail_ps(n - 1, fed_inside, bytes, spec, step, alpha_sum / (n - 1),
+                                   paced(rate_min / spec.channels, spec));
       } else {
         const int64_t k = spec.collective == "all_reduce" ? 2 * (n - 1) : n - 1;
         const int64_t loop_bytes = spec.chunk_bytes > 0 ? int64_t{n} * spec.chunk_bytes : 0;
@@ -305,7 +313,11 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
           paced_step[u] = spec.pace_bps > 0 ? step_payload * 8e12 / spec.pace_bps : 0;
           lat_hop[u] = static_cast<double>(h.latency_ps);
           sharing[u] = load.sharing(layout, a, b);
-          streamed[u] = layout.server_of(a) == layout.server_of(b) && streams(spec, step_payload);
+          // A step streams inside a server when the step it forwards came from inside it too.
+          const int before = order[static_cast<size_t>((i + n - 1) % n)];
+          streamed[u] = layout.server_of(a) == layout.server_of(b) &&
+                        layout.server_of(before) == layout.server_of(a) &&
+                        streams(spec, step_payload);
           unit[u] = unit_ps(spec, static_cast<double>(paced(h.rate_bps, spec)));
           if (std::max(alone[u] * sharing[u], paced_step[u]) > s_max) {
             s_max = std::max(alone[u] * sharing[u], paced_step[u]);

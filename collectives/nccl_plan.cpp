@@ -170,6 +170,10 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     const NcclAlgoProtoCost cost = nccl_tuned_cost(in, algo, proto);
     double channel_GBps = cost.bus_bw_GBps / channels;
     if (cost.channel_cap_GBps > 0) channel_GBps = std::min(channel_GBps, cost.channel_cap_GBps);
+    // A tree's channel sends up and down at once, each of its bytes twice in NCCL's bus
+    // bandwidth (tuning.cc: Tree's algorithm bandwidth is half its bus bandwidth): each of its
+    // connections gets half.
+    if (algo == NcclAlgo::kTree) channel_GBps *= 0.5;
     const double framing = static_cast<double>(spec.line_bytes) / spec.line_data_bytes;
     spec.pace_bps = std::llround(channel_GBps * 8e9 * framing);
     spec.stream_unit_bytes = 32 * (proto == NcclProto::kLL ? 8 : 60);

@@ -299,6 +299,7 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   constexpr int64_t kMaxTransfers = 10'000'000;
   const int elem = datatype_bytes(w.datatype);
   int64_t worst = 0, worst_size = 0;
+  std::string worst_protocol;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
     const int64_t t = in.flow_mode
@@ -307,6 +308,7 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
     if (t > worst) {
       worst = t;
       worst_size = size;
+      worst_protocol = plan.protocol;
     }
   }
   if (worst > kMaxTransfers && in.flow_mode) {
@@ -322,8 +324,12 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
                         std::to_string(worst) + " transfers (about " +
                         std::to_string(worst * 200 / (1 << 20)) +
                         " MiB while built); expected at most " + std::to_string(kMaxTransfers) +
-                        ": lower workload.maxbytes, or raise nccl.buffsize (NCCL_BUFFSIZE) for "
-                        "fewer, larger chunks");
+                        (worst_protocol == "simple"
+                             ? ": lower workload.maxbytes, or raise nccl.buffsize (NCCL_BUFFSIZE) "
+                               "for fewer, larger chunks"
+                             : ": lower workload.maxbytes, or run it in Simple (workload.protocol: "
+                               "simple; its chunks are larger than " +
+                                   worst_protocol + "'s)"));
   }
   return setup;
 }

@@ -98,15 +98,20 @@ TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layou
     const Transfer& t = dag.transfer(i);
     return !t.is_compute() && !t.loopback && t.bytes > unit;
   };
-  // p forwards into i: i sends on, from the GPU p delivered to, what p brought.
+  auto inside = [&](uint32_t i) {
+    return layout.server_of(dag.transfer(i).src_rank) == layout.server_of(dag.transfer(i).dst_rank);
+  };
+  // p forwards into i inside one server: i sends on, from the GPU p delivered to, what p
+  // brought. (After a network hop the GPU would forward at the network's rate, which the
+  // parts cannot follow: a body sent on at the GPU's pace would overtake its own data. There
+  // i waits for the whole of p.)
   auto feeds = [&](uint32_t p, uint32_t i) {
-    return moves(p) && dag.transfer(p).dst_rank == dag.transfer(i).src_rank;
+    return moves(p) && inside(p) && dag.transfer(p).dst_rank == dag.transfer(i).src_rank;
   };
   // i streams: it stays in one server (a GPU writing to its peer as it reads) and forwards.
   std::vector<uint8_t> streams(n, 0), cut(n, 0);
   for (uint32_t i = 0; i < n; ++i) {
-    const Transfer& t = dag.transfer(i);
-    if (!moves(i) || layout.server_of(t.src_rank) != layout.server_of(t.dst_rank)) continue;
+    if (!moves(i) || !inside(i)) continue;
     for (uint32_t p : waits[i]) {
       if (feeds(p, i)) streams[i] = 1;
     }

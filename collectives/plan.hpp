@@ -60,9 +60,9 @@ struct CollectiveSpec {
   /// at most as many and the rest between them (transfers of at most one unit stay whole);
   /// its head and the rest start once the head of what it forwards has arrived, its tail once
   /// that transfer's tail has. Each hop then adds one step latency and one pass of this size,
-  /// not the whole chunk. A transfer between servers is sent whole (NCCL's proxy posts a step
-  /// once the GPU has filled it) but arrives in the same parts, so the GPU after it forwards
-  /// as it arrives. Must be a multiple of line_data_bytes.
+  /// not the whole chunk. Transfers between servers stay whole, and a transfer fed by one waits
+  /// for all of it (its GPU would forward at the network's rate, which the parts cannot
+  /// follow). Must be a multiple of line_data_bytes.
   int64_t stream_unit_bytes = 0;
   int root = 0;                   ///< broadcast, reduce
   int64_t step_latency_ps = 0;    ///< software latency of each step, before its post

@@ -350,14 +350,15 @@ TEST_CASE("flow mode: rings through multi-GPU servers take the packet model's ti
   // queue of steps hides the step latency (flow_plan.hpp). 16 GPUs under one switch, G GPUs per
   // NVSwitch server, NCCL's protocol per size. Measured: G = 2 within 3.4 %, G = 4 within 2 %,
   // G = 8 within 1.3 % but +8.3 % at 16 MiB (docs/flow-mode.md: its rings stay more in step than
-  // the model counts).
+  // the model counts). With LL and LL128 paced and streamed inside servers, G = 4 all_gather is
+  // 3 to 6 % faster in the flow mode (16 MiB: 102.5 against 109.1 us).
   struct Case {
     int gpus;
     const char* collective;
     double tolerance;
   };
   for (const Case& k : {Case{2, "all_reduce", 0.05}, Case{4, "all_reduce", 0.05},
-                        Case{4, "all_gather", 0.05}, Case{8, "all_reduce", 0.10}}) {
+                        Case{4, "all_gather", 0.07}, Case{8, "all_reduce", 0.10}}) {
     const std::string args =
         " --set 'topology={kind: spine-leaf, leaves: 1, spines: 1, hosts_per_leaf: 16, "
         "gpus_per_server: " +
