@@ -95,18 +95,8 @@ int64_t parse_integer(const std::string& variable, const std::string& value, int
   return v;
 }
 
-// ----- cost model tables (NCCL 2.20.3 src/graph/tuning.cc) -----
-
-// baseLat[algo][proto], µs. Tree, Ring, NVLS × LL, LL128, Simple.
-constexpr double kBaseLat[kNcclNumAlgos][kNcclNumProtos] = {
-    {6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 0}};
-
-// hwLat[hw][algo][proto], µs. NVLINK, PCI, NET × Tree, Ring, NVLS × LL, LL128, Simple.
-constexpr double kHwLat[3][kNcclNumAlgos][kNcclNumProtos] = {
-    {{.6, 1.25, 28}, {.6, 1.9, 3.4}, {0, 0, 23}},
-    {{1.0, 1.9, 28}, {1.0, 2.5, 5.7}, {0, 0, 0}},
-    {{5.0, 8.5, 28}, {2.7, 4.0, 14.0}, {0, 0, 18}},
-};
+// ----- cost model constants common to every release line (src/graph/tuning.cc); the tables
+// that differ are in collectives/nccl_versions/ -----
 
 // search.cc sm90SpeedArrayIntra: the speeds (GB/s per channel) the graph search tries on SM90
 // without a network, fastest first.
@@ -115,16 +105,6 @@ constexpr double kSm90SpeedArrayIntra[] = {60.0, 50.0, 40.0, 30.0, 24.0,
 
 // tuning.cc: NVLS's bus bandwidth × 5/6 is the algorithm bandwidth NCCL stores.
 constexpr double kNvlsRatio = 5.0 / 6.0;
-
-// Rows: Volta, Ampere, Hopper (compCapIndex); columns: 1 node, 2 nodes, more (index2).
-// llMaxBws rows on several nodes are the CPU instead: 0 Intel, 1 AMD.
-constexpr double kLlMaxBws[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {87.7, 22.5, 19.0}};
-constexpr double kPerChMaxRingLL128Bws[3][3] = {
-    {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}};
-constexpr double kPerChMaxTreeLL128Bws[3][3] = {
-    {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
-constexpr double kPerChMaxTreeBws[3][3] = {
-    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
 
 // treeCorrectionFactor[proto][log2(bytes/64)], powers of two from 64 B to 256 MiB.
 constexpr int kTreeCorrectionEntries = 23;
@@ -183,7 +163,8 @@ void validate(const NcclTuneInputs& in) {
   }
 }
 
-int comp_cap_index(int cc) {
+int comp_cap_index(int cc, const NcclTuning& t) {
+  if (cc >= 100 && t.blackwell_row) return 3;
   return cc >= 90 ? 2 : cc >= 80 ? 1 : 0;
 }
 
@@ -414,12 +395,12 @@ NcclSettings parse_nccl_env(const std::map<std::string, std::string>& env) {
 
 // ----- cost model -----
 
-double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, NcclProto p) {
-  return kHwLat[idx(hw)][idx(a)][idx(p)];
+double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, NcclProto p, const NcclTuning& t) {
+  return t.hw_lat_us[idx(hw)][idx(a)][idx(p)];
 }
 
-double nccl_base_latency_us(NcclAlgo a, NcclProto p) {
-  return kBaseLat[idx(a)][idx(p)];
+double nccl_base_latency_us(NcclAlgo a, NcclProto p, const NcclTuning& t) {
+  return t.base_lat_us[idx(a)][idx(p)];
 }
 
 double nccl_tree_correction_factor(NcclProto p, int64_t bytes) {
@@ -474,7 +455,12 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
     throw std::invalid_argument(std::string("NCCL cost model: NCCL has no ") + to_string(a) +
                                 " algorithm for " + in.collective);
   }
+  const NcclTuning& t = tuning_of(in);
   const int nranks = in.nranks, nnodes = in.nnodes;
+  const bool all_reduce = f == Func::kAllReduce;
+  const bool ag_rs = f == Func::kAllGather || f == Func::kReduceScatter;
+  const int nsteps = all_reduce ? 2 * (nranks - 1) : ag_rs ? nranks - 1 : nranks;
+  const int cc_index = comp_cap_index(in.compute_capability, t);
   if (a == NcclAlgo::kNvls) {
     if (p != NcclProto::kSimple) {
       throw std::invalid_argument("NCCL cost model: NCCL's NVLS runs the Simple protocol only");
@@ -483,22 +469,31 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
       throw std::invalid_argument(
           "NCCL cost model: NVLS needs its graph (nvls_channels, nvls_bw_GBps) on one node");
     }
-    // tuning.cc: busBw = nChannels × min(bwIntra, bwInter), × 5/6; latency = intraLat.
-    return {kHwLat[idx(NcclHw::kNvlink)][idx(a)][idx(p)],
-            in.nvls_channels * in.nvls_bw_GBps * kNvlsRatio, in.nvls_channels * in.nvls_bw_GBps, 0};
+    // tuning.cc: latency = baseLat (23 µs in 2.18) + intraLat (from 2.19); one node.
+    const double lat =
+        t.base_lat_us[idx(a)][idx(p)] + t.hw_lat_us[idx(NcclHw::kNvlink)][idx(a)][idx(p)];
+    const double nch = in.nvls_channels;
+    const double efficiency = t.nvls_efficiency[cc_index];
+    if (efficiency > 0) {
+      // 2.28: min(bwIntra × nvlsEfficiency × (nCh − 1)/nCh × 2 (AllReduce), bwInter) a
+      // channel, converted as Ring's (nRanks / nsteps).
+      const double per_channel =
+          std::min(in.nvls_bw_GBps * efficiency * (nch - 1) / nch * 2.0, in.nvls_bw_GBps);
+      const double bus = nch * per_channel;
+      return {lat, bus * nranks / nsteps, bus, 0};
+    }
+    // tuning.cc: busBw = nChannels × min(bwIntra, bwInter), × 5/6.
+    return {lat, nch * in.nvls_bw_GBps * kNvlsRatio, nch * in.nvls_bw_GBps, 0};
   }
-  const bool all_reduce = f == Func::kAllReduce;
-  const bool ag_rs = f == Func::kAllGather || f == Func::kReduceScatter;
-  const int nsteps = all_reduce ? 2 * (nranks - 1) : ag_rs ? nranks - 1 : nranks;
-  const int ninter_steps = all_reduce ? (nnodes > 1 ? 2 * nnodes : 0) : ag_rs ? nnodes - 1 : nnodes;
+  int ninter_steps = all_reduce ? (nnodes > 1 ? 2 * nnodes : 0) : ag_rs ? nnodes - 1 : nnodes;
+  if (all_reduce && t.ring_inter_steps_minus_one) ninter_steps = 2 * (nnodes - 1);
 
-  const int cc_index = comp_cap_index(in.compute_capability);
   const int index2 = nnodes <= 2 ? nnodes - 1 : 2;
   const int index1 = nnodes == 1 ? cc_index : in.cpu_amd ? 1 : 0;
-  const double ll_max_bw = kLlMaxBws[index1][index2];
-  const double per_ch_max_tree_bw = kPerChMaxTreeBws[cc_index][index2];
-  const double per_ch_max_ring_ll128_bw = kPerChMaxRingLL128Bws[cc_index][index2];
-  const double per_ch_max_tree_ll128_bw = kPerChMaxTreeLL128Bws[cc_index][index2];
+  const double ll_max_bw = t.ll_max_bws[index1][index2];
+  const double per_ch_max_tree_bw = t.per_ch_max_tree_bws[cc_index][index2];
+  const double per_ch_max_ring_ll128_bw = t.per_ch_max_ring_ll128_bws[cc_index][index2];
+  const double per_ch_max_tree_ll128_bw = t.per_ch_max_tree_ll128_bws[cc_index][index2];
   const double ppn = static_cast<double>(nranks) / nnodes;
   const double nch = in.nchannels;
 
@@ -509,9 +504,11 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
   if (a == NcclAlgo::kRing) {
     if (p == NcclProto::kLL) {
       const bool quarter = nnodes > 1 || all_reduce || f == Func::kReduce;
-      bus_bw = std::min(ll_max_bw, bus_bw * (quarter ? 1.0 / 4.0 : 1.0 / 3.0));
+      const double factor = t.ring_ll_half ? 0.5 : quarter ? 1.0 / 4.0 : 1.0 / 3.0;
+      bus_bw = std::min(ll_max_bw, bus_bw * factor);
     } else if (p == NcclProto::kLL128) {
-      bus_bw = std::min(bus_bw * (ppn < 2 ? 0.7 : 0.92), nch * per_ch_max_ring_ll128_bw);
+      const double factor = t.ring_ll128_ppn1_penalty && ppn < 2 ? 0.7 : 0.92;
+      bus_bw = std::min(bus_bw * factor, nch * per_ch_max_ring_ll128_bw);
       channel_cap = per_ch_max_ring_ll128_bw;
     }
     proto_bus_bw = bus_bw;
@@ -529,19 +526,23 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
   }
 
   // Latency.
-  double lat = kBaseLat[idx(a)][idx(p)];
-  double intra_lat = kHwLat[idx(in.intra_hw)][idx(a)][idx(p)];
-  double inter_lat = kHwLat[idx(NcclHw::kNet)][idx(a)][idx(p)] + in.latency_inter_us;
+  const auto hw_lat = [&](NcclHw hw, NcclAlgo row) {
+    return t.hw_lat_us[idx(hw)][idx(row)][idx(p)];
+  };
+  double lat = t.base_lat_us[idx(a)][idx(p)];
+  double intra_lat = hw_lat(in.intra_hw, a);
+  // 2.23+: "with ppn=1 latencies are fully exposed, use the Tree network latency".
+  const bool tree_net = t.ppn1_tree_net_latency && nranks == nnodes;
+  double inter_lat = hw_lat(NcclHw::kNet, tree_net ? NcclAlgo::kTree : a) + in.latency_inter_us;
   if (p == NcclProto::kSimple) inter_lat += in.latency_inter_us;  // the flush
   if (a == NcclAlgo::kRing) {
     const NcclHw hw = nnodes == 1 ? in.intra_hw : NcclHw::kNet;
     if (f == Func::kReduce || f == Func::kBroadcast) {
       if (in.ring_same_channels) {
-        lat += kHwLat[idx(hw)][idx(a)][idx(p)];
+        lat += hw_lat(hw, a);
       } else {
         // Simple takes Tree's Simple entry ("some chunk latency").
-        const NcclAlgo row = p == NcclProto::kSimple ? NcclAlgo::kTree : a;
-        lat += nsteps * kHwLat[idx(hw)][idx(row)][idx(p)];
+        lat += nsteps * hw_lat(hw, p == NcclProto::kSimple ? NcclAlgo::kTree : a);
       }
     } else {
       double net_overhead = 0;
@@ -557,10 +558,13 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
 
 bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in) {
   validate(in);
+  const NcclTuning& t = tuning_of(in);
   const int cc = in.compute_capability;
   const NcclPathType limit = cc >= 90 ? NcclPathType::kPxn : NcclPathType::kPxb;
-  return in.gpu_nic_path <= limit && in.intra_hw == NcclHw::kNvlink &&
-         (cc == 70 || cc == 80 || cc == 90);
+  const bool arch = t.ll128_from_70 ? cc >= 70
+                                    : std::find(t.ll128_archs.begin(), t.ll128_archs.end(), cc) !=
+                                          t.ll128_archs.end();
+  return in.gpu_nic_path <= limit && in.intra_hw == NcclHw::kNvlink && arch;
 }
 
 double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int64_t bytes) {

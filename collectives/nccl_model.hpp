@@ -1,8 +1,11 @@
 // NCCL's protocols (LL, LL128, Simple), the NCCL_* settings that steer it, and its
 // algorithm/protocol cost model (ncclTopoTuneModel + ncclTopoGetAlgoTime), as a pure library.
 //
-// Every constant and formula here is taken from NVIDIA NCCL v2.20.3-1 (git commit
-// b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, makefiles/version.mk 2.20.3), files:
+// The formulas here are NVIDIA NCCL v2.20.3-1's (git commit
+// b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, makefiles/version.mk 2.20.3), with what the other
+// release lines from 2.18 to 2.28 change in them switched by their tuning tables
+// (collectives/nccl_versions/nccl_tuning.hpp: latencies, per-channel caps, the protocols'
+// factors, the LL128 rule); the constants below are 2.20.3's unless said. Files read:
 //   src/graph/tuning.cc    baseLat, hwLat, llMaxBws, perChMaxRingLL128Bws, perChMaxTreeLL128Bws,
 //                          perChMaxTreeBws, getNetOverhead, treeCorrectionFactor, the bandwidth and
 //                          latency formulas, the LL128 default-enable rule, parseList (NCCL_ALGO /
@@ -36,6 +39,8 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+
+#include "collectives/nccl_versions/nccl_tuning.hpp"
 
 namespace fabricsim {
 
@@ -226,10 +231,12 @@ enum class NcclHw { kNvlink, kPci, kNet };
 /// NVLS has only Simple (its LL and LL128 entries are 0), and its NVLINK entry is the whole
 /// collective's latency on one node, not a per-step one (tuning.cc sets latency = intraLat).
 /// (NCCL sets PCI/Tree/Simple to PCI/Ring/Simple on POWER CPUs; not modelled.)
-double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, NcclProto p);
+/// Other release lines differ (nccl_tuning.hpp); `t` picks one (default: the newest).
+double nccl_hw_latency_us(NcclHw hw, NcclAlgo a, NcclProto p,
+                          const NcclTuning& t = newest_nccl_tuning());
 /// NCCL's base latency baseLat[algo][proto], µs (tuning.cc): Tree {6.8, 14.0, 0},
-/// Ring {6.6, 14.0, 8.4}, NVLS {0, 0, 0} for {LL, LL128, Simple}.
-double nccl_base_latency_us(NcclAlgo a, NcclProto p);
+/// Ring {6.6, 14.0, 8.4}, NVLS {0, 0, 0} for {LL, LL128, Simple} in 2.20; `t` picks the line.
+double nccl_base_latency_us(NcclAlgo a, NcclProto p, const NcclTuning& t = newest_nccl_tuning());
 /// NCCL's treeCorrectionFactor[proto][log2(bytes / 64)] (tuning.cc, 23 entries, powers of two
 /// from 64 B to 256 MiB); 1 from 2^23 × 64 B = 512 MiB up. Multiplies the tree bandwidth.
 /// Throws std::invalid_argument for bytes < 0.
@@ -270,7 +277,14 @@ struct NcclTuneInputs {
   /// bandwidth (bwIntra = bwInter on one node), GB/s. Needed when nvls_available.
   int nvls_channels = 0;
   double nvls_bw_GBps = 0;
+  /// The NCCL release line whose tuning tables apply (nccl_tuning.hpp); nullptr = the newest.
+  const NcclTuning* tuning = nullptr;
 };
+
+/// The tables `in` asks for: *in.tuning, or the newest.
+inline const NcclTuning& tuning_of(const NcclTuneInputs& in) {
+  return in.tuning != nullptr ? *in.tuning : newest_nccl_tuning();
+}
 
 /// NCCL's NVLS graph on one NVSwitch server (search.cc ncclTopoCompute, pattern NVLS, no
 /// network): one channel per GPU (minChannels = maxChannels = the GPU count), and the largest
@@ -322,26 +336,32 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 /// std::invalid_argument for invalid inputs, an algorithm the collective does not have, NVLS
 /// with LL or LL128 (NCCL has Simple only) and NVLS without its graph (nvls_channels < 1,
 /// nvls_bw_GBps <= 0) or on more than one node.
-/// Bandwidth, with busBw = nchannels × (nnodes <= 2 ? bw_intra : bw_inter):
-///   Ring LL     min(llMaxBw, busBw × (nnodes > 1 or all_reduce or reduce ? 1/4 : 1/3))
-///   Ring LL128  min(busBw × (ppn < 2 ? 0.7 : 0.92), nchannels × perChMaxRingLL128Bw)
+/// Bandwidth, with busBw = nchannels × (nnodes <= 2 ? bw_intra : bw_inter), caps from the
+/// release line's tables (tuning_of(in)):
+///   Ring LL     min(llMaxBw, busBw × f): f = 1/2 from 2.21; before, 1/4 (nnodes > 1,
+///               all_reduce, reduce) or 1/3
+///   Ring LL128  min(busBw × 0.92, nchannels × perChMaxRingLL128Bw), × 0.7 instead of 0.92 with
+///               ppn < 2 up to 2.22
 ///   Ring Simple busBw;  the three then × nranks / nsteps
 ///   Tree        t = min(busBw × 0.92, nchannels × perChMaxTreeBw); LL min(t / 3.8, llMaxBw);
 ///               LL128 min(t × (nnodes == 1 ? 7/9 : 120/128), nchannels × perChMaxTreeLL128Bw);
 ///               Simple t; the three then × 0.5
 ///   NVLS        Simple only: nvls_channels × nvls_bw × 5/6 (tuning.cc: bw = min(bwIntra,
-///               bwInter), the NVLS bus-to-algorithm ratio 5/6); 8 × H100: 8 × 40 × 5/6 = 266.7
+///               bwInter), the NVLS bus-to-algorithm ratio 5/6); 8 × H100: 8 × 40 × 5/6 = 266.7.
+///               From 2.28: nvls_channels × min(nvls_bw × nvlsEfficiency × (nch − 1)/nch × 2,
+///               nvls_bw) × nranks / nsteps; 8 × H100: 8 × 40 × 8/14 = 182.9
 /// Latency, intraLat = hwLat[intra_hw], interLat = hwLat[NET] + latency_inter (+ again for
-/// Simple):
+/// Simple); from 2.23 with one GPU a node interLat takes Tree's NET row:
 ///   Ring AllReduce/AllGather/ReduceScatter: baseLat + (nsteps − nInterSteps) ×
 ///       max(intraLat, netOverhead) + nInterSteps × interLat, netOverhead = 0 on one node, else
 ///       1 µs (Intel) or 2 µs (AMD), × 3 for Simple
 ///   Ring Broadcast/Reduce: baseLat + hwLat[hw] (same channels) or nsteps × hwLat[hw] with
 ///       Simple using Tree's Simple entry; hw = intra_hw on one node, NET otherwise
 ///   Tree: baseLat + 2 × ((nranks/nnodes − 1) × intraLat + floor(log2 nnodes) × interLat)
-///   NVLS: intraLat (hwLat[NVLINK][NVLS][Simple] = 23 µs), one node only
+///   NVLS: baseLat + hwLat[NVLINK][NVLS][Simple] (23 µs to 2.20, 25 from 2.21), one node only
 /// nsteps = 2(n−1) AllReduce, n−1 AllGather/ReduceScatter, n Broadcast/Reduce; nInterSteps =
-/// 2·nnodes (0 on one node) AllReduce, nnodes−1 AllGather/ReduceScatter, nnodes otherwise.
+/// 2·nnodes (2·(nnodes − 1) from 2.23; 0 on one node) AllReduce, nnodes−1
+/// AllGather/ReduceScatter, nnodes otherwise.
 /// Left out: Tree × 0.85 when NCCL's tree search fell back to NCCL_TOPO_PATTERN_TREE (it starts
 /// from the balanced tree), multi-node NVLink (MNNVL, counted as one node), NCCL_NET_OVERHEAD,
 /// and the POWER-CPU hwLat tweak.
@@ -349,7 +369,8 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
 
 /// NCCL's rule for LL128 when NCCL_PROTO is unset (tuning.cc): on iff the GPU-NIC path is at
 /// most PXB (at most PXN on compute capability >= 90), the intra-node path is NVLink, and the
-/// arch is exactly 70, 80 or 90. (NCCL also disables it for Ring AllReduce on 2 ranks of
+/// arch is one the release line enables (70, 80, 90 to 2.24; also 100 and 120 from 2.25; any
+/// from 70 in 2.28). (NCCL also disables it for Ring AllReduce on 2 ranks of
 /// sm90 built with CUDA 11.8; not modelled.) Throws like nccl_tuned_cost for invalid inputs.
 bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in);
 

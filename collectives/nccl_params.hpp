@@ -34,6 +34,12 @@ struct NcclConfig {
   /// B200): what NCCL's tuning tables and NVLS (>= 90) depend on (NCCL reads it from the device,
   /// cudaDevAttrComputeCapabilityMajor/Minor).
   int compute_capability = 90;
+  /// nccl.version: the NCCL release whose tuning tables the cost model uses ("2.20", "2.26.6");
+  /// "" = the newest modelled (collectives/nccl_versions/nccl_tuning.hpp).
+  std::string version;
+  /// The version was read from the measured log's "NCCL version" line (measured.nccl_tests), not
+  /// written in the scenario: a version no table covers takes the nearest, with a note.
+  bool version_from_log = false;
   /// Keys whose value came from the environment: key -> "NCCL_ALGO=Tree".
   std::map<std::string, std::string> from_env;
 };

@@ -179,14 +179,16 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     spec.stream_unit_bytes = 32 * (proto == NcclProto::kLL ? 8 : 60);
   }
   // NVLS's hwLat entry is the whole collective's latency on one node (tuning.cc: latency =
-  // intraLat, baseLat 0): paid once, as the launch latency. NCCL 2.20's table has no per-step
-  // latency for NVLS; its steps wait the per-step NVLink latency of Simple (hwLat[NVLINK][Ring]
-  // [Simple], 3.4 µs), the synchronization every NCCL step of Simple pays.
+  // intraLat, baseLat 0 from 2.19; baseLat 23 µs and no hwLat in 2.18): paid once, as the
+  // launch latency. NCCL's tables have no per-step latency for NVLS; its steps wait the
+  // per-step NVLink latency of Simple (hwLat[NVLINK][Ring][Simple], 3.4 µs), the
+  // synchronization every NCCL step of Simple pays. The release line's tables give both.
   const bool nvls = algo == NcclAlgo::kNvls;
+  const NcclTuning& tuning = tuning_of(setup.tune);
   const double step_us =
-      nccl_hw_latency_us(setup.tune.intra_hw, nvls ? NcclAlgo::kRing : algo, proto);
-  const double launch_us =
-      nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto) : nccl_base_latency_us(algo, proto);
+      nccl_hw_latency_us(setup.tune.intra_hw, nvls ? NcclAlgo::kRing : algo, proto, tuning);
+  const double launch_us = nccl_base_latency_us(algo, proto, tuning) +
+                           (nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto, tuning) : 0.0);
   spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps
                                                     : static_cast<int64_t>(step_us * 1e6 + 0.5);
   spec.launch_latency_ps = setup.launch_latency_ps >= 0

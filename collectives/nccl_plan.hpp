@@ -60,6 +60,11 @@ struct NcclRunSetup {
   bool flow_mode = false;
   /// Why NVLS is off for this setup's communicator ("" = on; nccl_nvls_unavailable).
   std::string nvls_off;
+  /// Which NCCL release line's tuning is used and why: "2.28 (the newest modelled)", "2.25-2.27
+  /// (nccl.version 2.26)", "2.25-2.27 (the measured log's NCCL 2.25.1)".
+  std::string tuning_label;
+  /// A log's NCCL version no table covers: which one stands in ("" = none).
+  std::string version_note;
 };
 
 /// One size of the sweep, planned.

@@ -34,6 +34,31 @@ void set_nvls(NcclRunSetup& s) {
   t.nvls_bw_GBps = graph.bw_GBps;
 }
 
+/// The release line's tuning tables nccl.version (or the measured log's version) names.
+void set_tuning(NcclRunSetup& s, const CollectiveInputs& in) {
+  const std::string& v = in.nccl.version;
+  if (v.empty()) {
+    s.tune.tuning = &newest_nccl_tuning();
+    s.tuning_label = s.tune.tuning->name + " (the newest modelled)";
+    return;
+  }
+  try {
+    if (in.nccl.version_from_log) {
+      const NcclTuningMatch m = nccl_tuning_nearest(v);
+      s.tune.tuning = m.tuning;
+      s.version_note = m.note;
+      s.tuning_label = m.tuning->name + " (the measured log's NCCL " + v + ")";
+      if (!m.note.empty()) std::fprintf(stderr, "fabricsim: note: %s\n", m.note.c_str());
+    } else {
+      s.tune.tuning = &nccl_tuning(v);
+      s.tuning_label = s.tune.tuning->name + " (nccl.version " + v + ")";
+    }
+  } catch (const std::invalid_argument& e) {
+    throw key_error(in.places, in.nccl.version_from_log ? "measured.nccl_tests" : "nccl.version",
+                    e.what());
+  }
+}
+
 }  // namespace
 
 /// An AllReduce among `ranks` GPUs, `per_server` of them in each server, with the run's NCCL
@@ -225,6 +250,7 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   // is off then, above); ranks within one server are one node.
   if (ranks % g != 0) t.nnodes = ranks <= g ? 1 : ranks;
   t.compute_capability = in.nccl.compute_capability;
+  set_tuning(setup, in);
   setup.nvswitch = fabric.gpus_per_server > 1 && in.nvlink_rate_bps > 0;
   setup.nvlink_GBps = static_cast<double>(in.nvlink_rate_bps) / 8e9;
   setup.flow_mode = in.flow_mode;

@@ -1,6 +1,7 @@
 // The scenario's top-level keys and the `workload:`, `nccl:` and `measured:` sections'
 // parameters (Scenario, WorkloadConfig, NcclConfig; scenario.hpp): their tables and the
 // workload's cross-field rules.
+#include "collectives/nccl_versions/nccl_tuning.hpp"
 #include "sim/config/loader_detail.hpp"
 
 namespace fabricsim::config_detail {
@@ -157,6 +158,20 @@ std::span<const Field> nccl_params() {
   {"nccl", "compute_capability", false, Int(50, 120), at<kNccl, &N::compute_capability>,
    "the GPUs' compute capability x 10 (70 V100, 80 A100, 90 H100/H200, 100 B200): NCCL's "
    "tuning tables; NVLS needs 90 or above"},
+  {"nccl", "version", false, Custom("string", "2.18 … 2.28"), at<kNccl, &N::version>,
+   "the NCCL release whose tuning tables pick algorithms and protocols (2.18 to 2.28, "
+   "e.g. 2.26 or 2.26.6); absent = the measured log's NCCL version, else the newest",
+   nullptr, nullptr, nullptr,
+   [](const Value& v, Scenario& s) {
+     const std::string text = v.scalar("an NCCL version such as 2.26");
+     try {
+       nccl_tuning(text);
+     } catch (const std::invalid_argument& e) {
+       v.fail(e.what());
+     }
+     s.nccl.version = text;
+     s.nccl.version_from_log = false;
+   }},
   };
   return rows;
 }

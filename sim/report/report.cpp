@@ -333,7 +333,10 @@ std::string results_json_text(const RunReport& r) {
                   n.step_latency_ps >= 0 ? ordered_json(n.step_latency_ps) : ordered_json(nullptr)},
                  {"launch_latency_ps", n.launch_latency_ps >= 0 ? ordered_json(n.launch_latency_ps)
                                                                 : ordered_json(nullptr)},
-                 {"environment", n.environment}};
+                 {"environment", n.environment},
+                 {"tuning", n.tuning},
+                 {"version", n.version.empty() ? ordered_json(nullptr) : ordered_json(n.version)},
+                 {"version_source", n.version_source}};
     for (const auto& [proto, bytes] : n.buffsize_bytes) j["nccl"]["buffsize_bytes"][proto] = bytes;
   }
   if (r.training) {  // only when the scenario has a training section

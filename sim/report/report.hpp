@@ -202,6 +202,10 @@ struct NcclSummary {
   std::string net_gdr_level;                 ///< NCCL_NET_GDR_LEVEL in force (PXB unset)
   int64_t step_latency_ps = -1;              ///< nccl.step_latency; -1 = NCCL's per-step constants
   int64_t launch_latency_ps = -1;            ///< nccl.launch_latency; -1 = NCCL's base latencies
+  /// The NCCL release line whose tuning tables picked algorithms and protocols ("2.28",
+  /// "2.25-2.27"), the version asked for ("" = none: the newest) and where that came from
+  /// ("default", "scenario", "measured log").
+  std::string tuning, version, version_source;
 };
 
 /// A real nccl-tests log beside the simulated sweep (scenario `measured.nccl_tests`): busbw at

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -25,6 +26,27 @@ std::string scenario_relative_path(const Scenario& sc, const std::string& path) 
   return p.is_absolute()
              ? p.string()
              : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
+}
+
+void take_measured_nccl_version(Scenario& sc) {
+  if (sc.measured_nccl_tests.empty() || sc.origins.count("nccl.version")) return;
+  NcclLog log;
+  try {
+    log = parse_nccl_tests_file(scenario_relative_path(sc, sc.measured_nccl_tests));
+  } catch (const ParseError&) {
+    return;
+  }
+  std::string version = log.nccl_version;
+  const auto software = log.meta.find("software");
+  static const std::regex kNccl(R"(\bNCCL (\d+\.\d+\.\d+(?:\+[A-Za-z0-9.]+)?))");
+  std::smatch m;
+  if (version.empty() && software != log.meta.end() &&
+      std::regex_search(software->second, m, kNccl)) {
+    version = m[1];
+  }
+  if (version.empty()) return;
+  sc.nccl.version = version;
+  sc.nccl.version_from_log = true;
 }
 
 NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {

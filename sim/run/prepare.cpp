@@ -36,6 +36,7 @@ Scenario load(const RunOptions& opts) {
   if (opts.seed) sets.push_back("seed=" + std::to_string(*opts.seed));
   Scenario sc = load_scenario(opts.scenario_path, sets, opts.varied);
   apply_nccl_environment(sc);
+  take_measured_nccl_version(sc);
   return sc;
 }
 

@@ -41,6 +41,11 @@ RunReport report_header(const Scenario& sc, const Prepared& prepared) {
     rep.nccl.net_gdr_level = to_string(n.settings.net_gdr_level);
     rep.nccl.step_latency_ps = n.step_latency_ps;
     rep.nccl.launch_latency_ps = n.launch_latency_ps;
+    rep.nccl.tuning = tuning_of(n.tune).name;
+    rep.nccl.version = sc.nccl.version;
+    rep.nccl.version_source = sc.nccl.version.empty()    ? "default"
+                              : sc.nccl.version_from_log ? "measured log"
+                                                         : "scenario";
     for (const auto& [key, assignment] : sc.nccl.from_env)
       rep.nccl.environment.push_back(assignment);
   }

@@ -203,7 +203,8 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
               << (effective_net(n.settings) == NcclNet::kSocket ? "Socket" : "IB")
               << (n.staged ? " staged through host memory" : " with GPUDirect RDMA")
               << ", NCCL_ALGO " << (sc.nccl.algo.empty() ? "(all)" : sc.nccl.algo)
-              << ", NCCL_PROTO " << (sc.nccl.proto.empty() ? "(NCCL's)" : sc.nccl.proto);
+              << ", NCCL_PROTO " << (sc.nccl.proto.empty() ? "(NCCL's)" : sc.nccl.proto)
+              << ", tuning of NCCL " << n.tuning_label;
     for (const auto& [key, assignment] : sc.nccl.from_env) {
       std::cout << (key == sc.nccl.from_env.begin()->first ? "; from the environment: " : ", ")
                 << assignment;

@@ -38,6 +38,11 @@ void check_accounted(const Scenario& sc, const Prepared& prepared, const RunRepo
 /// its collective and rank count must be the workload's. Throws ConfigError (exit 2) at the key
 /// for a log that cannot be read or does not match.
 NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup);
+/// When the scenario names a measured nccl-tests log and no nccl.version, the log's NCCL version
+/// (its "NCCL version X" line, else the "NCCL X.Y.Z" of its "## software:" header) becomes
+/// nccl.version, marked as read from the log (NcclConfig::version_from_log). A log that cannot
+/// be read is left to measured_log to report.
+void take_measured_nccl_version(Scenario& sc);
 /// `path` as a scenario key gives it (a measured log): resolved against the scenario's folder
 /// unless absolute, and normalised.
 std::string scenario_relative_path(const Scenario& sc, const std::string& path);

@@ -562,10 +562,13 @@ TEST_CASE(
   // each GPU forwards a line as soon as its flag arrives. Paced and streamed so, the sizes NCCL
   // runs in LL on 4 and 8 channels (64 and 128 KiB) come within 10 % of the real log (+8.4 and
   // -0.6 %); with only the PCIe links' LL framing (half the link) they were +45 and +64 %.
-  // (32 KiB, on 2 channels, stays +34 %.)
+  // (32 KiB, on 2 channels, stays +34 %.) The log does not say which NCCL ran it; the quarter
+  // is NCCL 2.20's Ring LL factor (2.21 raised it to a half, which puts these sizes at +45 and
+  // +53 %), so the check runs 2.20's tables.
   CHECK(check_against_log("nccl-allreduce-rtx4090-1node-4gpu-pcie-p2p-patched-01.txt",
-                          "--set workload.minbytes=64KiB --set workload.maxbytes=128KiB", 0.10,
-                          "ring") == 2);
+                          "--set workload.minbytes=64KiB --set workload.maxbytes=128KiB "
+                          "--set nccl.version=2.20",
+                          0.10, "ring") == 2);
 }
 
 TEST_CASE("PCIe peer-to-peer on one-GPU servers changes nothing: there is no intra-server path") {

@@ -20,6 +20,7 @@ using Env = std::map<std::string, std::string>;
 /// inside a node, 12.5 GB/s per channel between nodes, Intel CPUs, GPU-NIC path PXB.
 NcclTuneInputs h100(int nnodes, const std::string& collective = "all_reduce") {
   NcclTuneInputs in;
+  in.tuning = &nccl_tuning("2.20");  // the expected values are 2.20.3's
   in.collective = collective;
   in.nranks = 8 * nnodes;
   in.nnodes = nnodes;
@@ -267,19 +268,24 @@ TEST_CASE("bad NCCL values throw NcclSettingError naming the variable", "[nccl_m
 // ----- cost model -----
 
 TEST_CASE("hwLat and baseLat tables", "[nccl_model]") {
-  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kTree, NcclProto::kLL) == Approx(0.6));
-  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kTree, NcclProto::kLL128) == Approx(1.25));
-  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kRing, NcclProto::kSimple) == Approx(3.4));
-  CHECK(nccl_hw_latency_us(NcclHw::kPci, NcclAlgo::kRing, NcclProto::kLL128) == Approx(2.5));
-  CHECK(nccl_hw_latency_us(NcclHw::kPci, NcclAlgo::kRing, NcclProto::kSimple) == Approx(5.7));
-  CHECK(nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kTree, NcclProto::kSimple) == Approx(28));
-  CHECK(nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kRing, NcclProto::kLL) == Approx(2.7));
-  CHECK(nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kRing, NcclProto::kSimple) == Approx(14.0));
-  CHECK(nccl_base_latency_us(NcclAlgo::kTree, NcclProto::kLL) == Approx(6.8));
-  CHECK(nccl_base_latency_us(NcclAlgo::kTree, NcclProto::kSimple) == 0);
-  CHECK(nccl_base_latency_us(NcclAlgo::kRing, NcclProto::kLL) == Approx(6.6));
-  CHECK(nccl_base_latency_us(NcclAlgo::kRing, NcclProto::kLL128) == Approx(14.0));
-  CHECK(nccl_base_latency_us(NcclAlgo::kRing, NcclProto::kSimple) == Approx(8.4));
+  const NcclTuning& v2_20 = nccl_tuning("2.20");
+  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kTree, NcclProto::kLL, v2_20) == Approx(0.6));
+  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kTree, NcclProto::kLL128, v2_20) ==
+        Approx(1.25));
+  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kRing, NcclProto::kSimple, v2_20) ==
+        Approx(3.4));
+  CHECK(nccl_hw_latency_us(NcclHw::kPci, NcclAlgo::kRing, NcclProto::kLL128, v2_20) == Approx(2.5));
+  CHECK(nccl_hw_latency_us(NcclHw::kPci, NcclAlgo::kRing, NcclProto::kSimple, v2_20) ==
+        Approx(5.7));
+  CHECK(nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kTree, NcclProto::kSimple, v2_20) == Approx(28));
+  CHECK(nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kRing, NcclProto::kLL, v2_20) == Approx(2.7));
+  CHECK(nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kRing, NcclProto::kSimple, v2_20) ==
+        Approx(14.0));
+  CHECK(nccl_base_latency_us(NcclAlgo::kTree, NcclProto::kLL, v2_20) == Approx(6.8));
+  CHECK(nccl_base_latency_us(NcclAlgo::kTree, NcclProto::kSimple, v2_20) == 0);
+  CHECK(nccl_base_latency_us(NcclAlgo::kRing, NcclProto::kLL, v2_20) == Approx(6.6));
+  CHECK(nccl_base_latency_us(NcclAlgo::kRing, NcclProto::kLL128, v2_20) == Approx(14.0));
+  CHECK(nccl_base_latency_us(NcclAlgo::kRing, NcclProto::kSimple, v2_20) == Approx(8.4));
 }
 
 TEST_CASE("AllReduce on 2 nodes x 8 GPUs: NCCL's latencies and bandwidths", "[nccl_model]") {

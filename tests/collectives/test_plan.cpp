@@ -458,6 +458,7 @@ TEST_CASE("plan_size: LL and LL128 paced at NCCL's protocol bandwidth over the c
   // Streaming units: a warp's lines, 32 threads × 8 B (LL), × 60 B (LL128).
   NcclRunSetup setup = sixteen_nodes_two_channels();
   setup.tune.compute_capability = 80;
+  setup.tune.tuning = &nccl_tuning("2.20");
   setup.algorithm = "ring";
   setup.protocol = "ll";
   SizePlan p = plan_size(setup, 1 << 20, 4);
@@ -479,6 +480,17 @@ TEST_CASE("plan_size: LL and LL128 paced at NCCL's protocol bandwidth over the c
   p = plan_size(setup, 64 << 20, 4);
   CHECK(p.spec.pace_bps == 0);
   CHECK(p.spec.stream_unit_bytes == 0);
+  // NCCL 2.28's tables: LL min(llMaxBw 20.4, 50 × 0.5) = 20.4 GB/s, 10.2 a channel, × 16/8:
+  // 163.2 Gb/s; LL128 without the one-GPU penalty min(50 × 0.92, 2 × 20) = 40, 20 a channel, ×
+  // 128/120: 170.67 Gb/s.
+  setup.tune.tuning = &nccl_tuning("2.28");
+  setup.protocol = "ll";
+  p = plan_size(setup, 1 << 20, 4);
+  REQUIRE(p.spec.channels == 2);
+  CHECK(p.spec.pace_bps == Approx(163.2e9).epsilon(1e-9));
+  setup.protocol = "ll128";
+  p = plan_size(setup, 1 << 20, 4);
+  CHECK(p.spec.pace_bps == Approx(20e9 * 8 * 128 / 120).epsilon(1e-9));
 }
 
 TEST_CASE("plan_size: p2p LL up to 2 channels per network peer x NCCL_P2P_LL_THRESHOLD") {

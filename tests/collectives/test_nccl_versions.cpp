@@ -1,0 +1,164 @@
+// NCCL's tuning per release line (collectives/nccl_versions): nccl.version's names, and the cost
+// model with each line's tables.
+//
+// Expected values are worked out by hand from the constants and formulas of each line's
+// src/graph/tuning.cc (the copies versions.cpp names: 2.18.3, 2.20.3, 2.21/2.22, 2.24, 2.25,
+// 2.28.3), written out as arithmetic with the constant named.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "collectives/nccl_model.hpp"
+
+using namespace fabricsim;
+
+namespace {
+
+/// `nranks` GPUs on `nnodes` nodes, 2 channels of 25 GB/s (one 400G NIC a node), Intel CPUs,
+/// GPU-NIC path PIX, under the release line `version`.
+NcclTuneInputs cluster(const std::string& version, int nranks, int nnodes,
+                       const std::string& collective = "all_reduce") {
+  NcclTuneInputs in;
+  in.tuning = &nccl_tuning(version);
+  in.collective = collective;
+  in.nranks = nranks;
+  in.nnodes = nnodes;
+  in.nchannels = 2;
+  in.bw_intra_GBps = in.bw_inter_GBps = 25.0;
+  in.compute_capability = 90;
+  in.gpu_nic_path = NcclPathType::kPix;
+  return in;
+}
+
+std::string error_of(const std::string& version) {
+  try {
+    nccl_tuning(version);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("nccl.version: a minor version, a release or a log's version string names a table") {
+  CHECK(nccl_tuning("2.20").name == "2.19-2.20");
+  CHECK(nccl_tuning("2.19.3").name == "2.19-2.20");
+  CHECK(nccl_tuning("2.26.6+cuda12.8").name == "2.25-2.27");
+  CHECK(nccl_tuning("2.28.3").name == "2.28");
+  CHECK(newest_nccl_tuning().name == "2.28");
+  // Oldest first, no minor version covered twice, none skipped from 2.18 to 2.28.
+  int next = 18;
+  for (const NcclTuning& t : nccl_tunings()) {
+    CHECK(t.first_minor == next);
+    CHECK(t.last_minor >= t.first_minor);
+    next = t.last_minor + 1;
+  }
+  CHECK(next == 29);
+}
+
+TEST_CASE("nccl.version: an unmodelled or malformed version says what is modelled") {
+  CHECK(error_of("2.16").find("2.18 to 2.28") != std::string::npos);
+  CHECK(error_of("2.2").find("did you mean '2.20'") != std::string::npos);
+  CHECK(error_of("two").find("MAJOR.MINOR") != std::string::npos);
+  CHECK(error_of("2.26.6 cuda").find("MAJOR.MINOR") != std::string::npos);
+  // A log's version outside the tables takes the nearest one and says so.
+  const NcclTuningMatch old = nccl_tuning_nearest("2.16.2+cuda11.6");
+  CHECK(old.tuning->name == "2.18");
+  CHECK(old.note.find("oldest") != std::string::npos);
+  const NcclTuningMatch newer = nccl_tuning_nearest("2.29.7");
+  CHECK(newer.tuning->name == "2.28");
+  CHECK(newer.note.find("newest") != std::string::npos);
+  CHECK(nccl_tuning_nearest("2.24.3").note.empty());
+}
+
+TEST_CASE("nccl.version: Tree Simple's and NVLS's latencies by release line") {
+  // hwLat[NET][Tree][Simple]: 14 (2.18.3), 28 (2.19-2.22), 14 (2.23+); [NVLINK][Tree][Simple]
+  // 4, 28, 4. hwLat[NVLINK][NVLS][Simple]: 0 in 2.18.3 (its baseLat is 23), 23 in 2.20.3, 25
+  // from 2.21.
+  const auto net = [](const std::string& v) {
+    return nccl_hw_latency_us(NcclHw::kNet, NcclAlgo::kTree, NcclProto::kSimple, nccl_tuning(v));
+  };
+  CHECK(net("2.18") == Approx(14));
+  CHECK(net("2.20") == Approx(28));
+  CHECK(net("2.22") == Approx(28));
+  CHECK(net("2.24") == Approx(14));
+  CHECK(nccl_hw_latency_us(NcclHw::kNvlink, NcclAlgo::kTree, NcclProto::kSimple,
+                           nccl_tuning("2.28")) == Approx(4));
+  CHECK(nccl_base_latency_us(NcclAlgo::kTree, NcclProto::kSimple, nccl_tuning("2.20")) == 0);
+  CHECK(nccl_base_latency_us(NcclAlgo::kTree, NcclProto::kSimple, nccl_tuning("2.24")) ==
+        Approx(8.4));
+  // NVLS on one 8 x H100 server (8 channels of 40 GB/s): latency baseLat + hwLat[NVLINK].
+  NcclTuneInputs in = cluster("2.18", 8, 1);
+  in.nvls_available = true;
+  in.nvls_channels = 8;
+  in.nvls_bw_GBps = 40;
+  for (const auto& [version, latency] :
+       {std::pair{"2.18", 23.0}, {"2.20", 23.0}, {"2.22", 25.0}, {"2.28", 25.0}}) {
+    in.tuning = &nccl_tuning(version);
+    INFO(version);
+    CHECK(nccl_tuned_cost(in, NcclAlgo::kNvls, NcclProto::kSimple).latency_us == Approx(latency));
+  }
+  // Bandwidth: 8 × 40 × 5/6 = 266.67 to 2.27; 2.28: 8 × min(40 × 0.85 × 7/8 × 2, 40) = 320, ×
+  // nRanks / nsteps = 8/14: 182.86.
+  in.tuning = &nccl_tuning("2.27");
+  CHECK(nccl_tuned_cost(in, NcclAlgo::kNvls, NcclProto::kSimple).bw_GBps == Approx(266.667));
+  in.tuning = &nccl_tuning("2.28");
+  CHECK(nccl_tuned_cost(in, NcclAlgo::kNvls, NcclProto::kSimple).bw_GBps == Approx(182.857));
+}
+
+TEST_CASE("nccl.version: Ring LL and LL128 bandwidth and latency on one GPU a node") {
+  // 2 nodes × 1 GPU, AllReduce: busBw = 2 channels × 25 = 50 GB/s; nsteps = 2; × nRanks/nsteps 1.
+  // Ring LL: 2.20 min(llMaxBw[Intel][2 nodes] 39, 50/4) = 12.5; 2.22 min(39, 50 × .5) = 25.
+  // Ring LL128: 2.22 min(50 × 0.7 (ppn < 2), 2 × 36.7) = 35; 2.24 min(50 × .92, 73.4) = 46.
+  const auto bw = [](const std::string& v, NcclProto p) {
+    return nccl_tuned_cost(cluster(v, 2, 2), NcclAlgo::kRing, p).bw_GBps;
+  };
+  CHECK(bw("2.20", NcclProto::kLL) == Approx(12.5));
+  CHECK(bw("2.22", NcclProto::kLL) == Approx(25.0));
+  CHECK(bw("2.22", NcclProto::kLL128) == Approx(35.0));
+  CHECK(bw("2.24", NcclProto::kLL128) == Approx(46.0));
+  // Ring AllReduce Simple latency, latencyInter 0: 2.20 baseLat 8.4 + (nsteps 2 - nInterSteps
+  // 2 × 2) × max(hwLat[NVLINK][Ring][Simple] 3.4, netOverhead 1 × 3) + 4 × hwLat[NET][Ring]
+  // [Simple] 14 = 57.6; 2.24 (one GPU a node: Tree's NET row, nInterSteps 2 × (2 - 1)):
+  // 8.4 + 0 + 2 × 14 = 36.4.
+  CHECK(nccl_tuned_cost(cluster("2.20", 2, 2), NcclAlgo::kRing, NcclProto::kSimple).latency_us ==
+        Approx(57.6));
+  CHECK(nccl_tuned_cost(cluster("2.24", 2, 2), NcclAlgo::kRing, NcclProto::kSimple).latency_us ==
+        Approx(36.4));
+  // Ring LL on one 8-GPU Hopper node (llMaxBws' Hopper row, one node): 2 channels of 100 GB/s,
+  // × 1/3 for AllGather to 2.20: min(87.7, 66.7); from 2.21 min(141, 100).
+  NcclTuneInputs node = cluster("2.20", 8, 1, "all_gather");
+  node.bw_intra_GBps = node.bw_inter_GBps = 100;
+  CHECK(nccl_tuned_cost(node, NcclAlgo::kRing, NcclProto::kLL).bus_bw_GBps == Approx(200.0 / 3));
+  node.tuning = &nccl_tuning("2.22");
+  CHECK(nccl_tuned_cost(node, NcclAlgo::kRing, NcclProto::kLL).bus_bw_GBps == Approx(100.0));
+}
+
+TEST_CASE("nccl.version: Blackwell's rows and LL128's default by release line") {
+  // One 8 x B200 node, Tree AllReduce: min(busBw × .92, nChannels × perChMaxTreeBw[arch][1
+  // node]); busBw = 2 × 100. Hopper's row (38.7) to 2.24, 2 × 38.7 = 77.4 in 2.25-2.27, 70.0 in
+  // 2.28.
+  NcclTuneInputs b200 = cluster("2.24", 8, 1);
+  b200.compute_capability = 100;
+  b200.bw_intra_GBps = b200.bw_inter_GBps = 100;
+  const auto tree = [&](const std::string& v) {
+    b200.tuning = &nccl_tuning(v);
+    return nccl_tuned_cost(b200, NcclAlgo::kTree, NcclProto::kSimple).bus_bw_GBps;
+  };
+  CHECK(tree("2.24") == Approx(2 * 38.7));
+  CHECK(tree("2.27") == Approx(2 * 77.4));
+  CHECK(tree("2.28") == Approx(2 * 70.0));
+  // LL128 unset: compute capability 10.0 only from 2.25 (case 100); 8.9 (a GPU NCCL lists in
+  // no case) only once 2.28 takes any from 7.0.
+  b200.tuning = &nccl_tuning("2.24");
+  CHECK_FALSE(nccl_ll128_enabled_by_default(b200));
+  b200.tuning = &nccl_tuning("2.25");
+  CHECK(nccl_ll128_enabled_by_default(b200));
+  NcclTuneInputs ada = cluster("2.27", 8, 1);
+  ada.compute_capability = 89;
+  CHECK_FALSE(nccl_ll128_enabled_by_default(ada));
+  ada.tuning = &nccl_tuning("2.28");
+  CHECK(nccl_ll128_enabled_by_default(ada));
+}
