@@ -660,4 +660,13 @@ NcclLog parse_nccl_tests_file(const std::string& path) {
   return parse_nccl_tests(read_log_text(path), path);
 }
 
+std::string nccl_version_of(const NcclLog& log) {
+  if (!log.nccl_version.empty()) return log.nccl_version;
+  static const std::regex kNccl(R"(\bNCCL (\d+\.\d+\.\d+(?:\+[A-Za-z0-9.]+)?))");
+  const auto software = log.meta.find("software");
+  std::smatch m;
+  if (software != log.meta.end() && std::regex_search(software->second, m, kNccl)) return m[1];
+  return "";
+}
+
 }  // namespace fabricsim

@@ -138,6 +138,10 @@ struct NcclLog {
 /// sizes go down for the same root (rows of several runs interleaved; that row's line).
 NcclLog parse_nccl_tests(const std::string& text, const std::string& path);
 
+/// The NCCL version the log ran: its "NCCL version X" line (NcclLog::nccl_version), else the
+/// "NCCL X.Y.Z[+suffix]" of its "## software:" header; "" when neither says.
+std::string nccl_version_of(const NcclLog& log);
+
 /// Reads `path` (read_log_text: a regular file of at most kMaxLogFileBytes) and parses it with
 /// parse_nccl_tests. Throws ParseError (line 0) if the file cannot be read.
 NcclLog parse_nccl_tests_file(const std::string& path);

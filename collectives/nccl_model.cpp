@@ -48,7 +48,8 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
 
 // NCCL's spellings (init.cc ncclAlgoStr / ncclProtoStr), in index order.
 const std::vector<std::string> kAlgoNames = {"Tree", "Ring", "NVLS"};
-const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain", "NVLSTree"};
+const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain", "NVLSTree",
+                                                  "PAT"};
 const std::vector<std::string> kProtoNames = {"LL", "LL128", "Simple"};
 const std::vector<std::string> kPathNames = {"LOC", "NVL", "NVB", "PIX",
                                              "PXB", "PXN", "PHB", "SYS"};
@@ -577,6 +578,22 @@ double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int6
       bytes / (int64_t{in.nchannels} * in.nranks) >= 64) {
     lat *= in.compute_capability < 80 ? 1.9 : 1.4;  // the ring's plateau
   }
+  return lat + static_cast<double>(bytes) / (1000.0 * bw);
+}
+
+double nccl_pat_time_us(const NcclTuneInputs& in, int64_t bytes) {
+  validate(in);
+  if (bytes < 0) throw std::invalid_argument("nccl_pat_time_us: bytes must be >= 0");
+  const NcclTuning& t = tuning_of(in);
+  const Func f = func_of(in.collective);
+  if (!t.pat || (f != Func::kAllGather && f != Func::kReduceScatter) || in.nranks != in.nnodes) {
+    return -1;
+  }
+  const double inter_lat =
+      t.hw_lat_us[idx(NcclHw::kNet)][idx(NcclAlgo::kTree)][idx(NcclProto::kSimple)] +
+      2 * in.latency_inter_us;
+  const double lat = 8 + log2i(in.nnodes) * (inter_lat / 3.5) + in.nranks * 2.8;
+  const double bw = in.nchannels * (in.nnodes <= 2 ? in.bw_intra_GBps : in.bw_inter_GBps) * .75;
   return lat + static_cast<double>(bytes) / (1000.0 * bw);
 }
 

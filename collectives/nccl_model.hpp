@@ -386,6 +386,14 @@ bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in);
 /// bytes < 0.
 double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int64_t bytes);
 
+/// NCCL's predicted time for PAT (2.23+, tuning.cc), µs, or -1 where the release line has no
+/// PAT or it does not apply (a collective other than all_gather / reduce_scatter, or more than
+/// one GPU a node): latency 8 + floor(log2 nnodes) × interLat / 3.5 + nranks × 2.8 (interLat:
+/// hwLat[NET][Tree][Simple] + 2 × latency_inter), bandwidth nchannels × graph bandwidth × 0.75,
+/// not converted to an algorithm bandwidth. fabricsim does not run PAT; this says where NCCL
+/// would. Throws like predicted_time_us.
+double nccl_pat_time_us(const NcclTuneInputs& in, int64_t bytes);
+
 struct NcclChoice {
   NcclAlgo algo;
   NcclProto proto;

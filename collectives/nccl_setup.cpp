@@ -326,8 +326,21 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const int elem = datatype_bytes(w.datatype);
   int64_t worst = 0, worst_size = 0;
   std::string worst_protocol;
+  // Where NCCL's own model would pick PAT (2.23+), which fabricsim does not run: said, not
+  // silently replaced by Ring.
+  int64_t pat_from = 0, pat_to = 0;
+  const bool pat_possible = w.algorithm == "auto" && in.nccl.algo.empty();
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
+    if (pat_possible && plan.nccl_model_time_us >= 0) {
+      NcclTuneInputs pat_in = t;
+      pat_in.collective = w.collective;
+      const double pat = nccl_pat_time_us(pat_in, plan.size.size_bytes);
+      if (pat >= 0 && pat < plan.nccl_model_time_us) {
+        if (pat_from == 0) pat_from = plan.size.size_bytes;
+        pat_to = plan.size.size_bytes;
+      }
+    }
     const int64_t t = in.flow_mode
                           ? estimate_flows(setup.layout, plan.spec)
                           : estimate_transfers(setup.layout, plan.spec, plan.buffer_count, elem);
@@ -336,6 +349,14 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
       worst_size = size;
       worst_protocol = plan.protocol;
     }
+  }
+  if (pat_from > 0) {
+    const std::string pat = "NCCL " + tuning_of(t).name + "'s model picks PAT for " + w.collective +
+                            " from " + format_size(pat_from) + " to " + format_size(pat_to) +
+                            " here; PAT is not modelled, and fabricsim runs those sizes as "
+                            "its model's next choice";
+    setup.note += (setup.note.empty() ? "" : "; ") + pat;
+    std::fprintf(stderr, "fabricsim: note: %s\n", pat.c_str());
   }
   if (worst > kMaxTransfers && in.flow_mode) {
     throw key_error(in.places, "mode",

@@ -116,6 +116,12 @@ SimCurve simulate_log(const SimContext& ctx, const NcclLog& log, const Placement
     run.sets.push_back("nccl.step_latency=" + std::to_string(params.step_ps) + "ps");
   }
   Scenario sc = load(run);
+  // NCCL's tuning tables: the fitted log's NCCL version, unless the scenario sets one (load()
+  // took the scenario's own measured log's, which is not the log fitted here).
+  if (sc.nccl.version.empty() || sc.nccl.version_from_log) {
+    sc.nccl.version = nccl_version_of(log);
+    sc.nccl.version_from_log = !sc.nccl.version.empty();
+  }
   // The scenario's own measured log and training step are for `run`, not this fit (its
   // traffic flows stay: background load the collective shares the fabric with).
   sc.measured_nccl_tests.clear();

@@ -59,6 +59,10 @@ struct NcclTuning {
   /// / nCh (× 2 for AllReduce) and converts to algorithm bandwidth as Ring's does; 0 = the
   /// older rule (the graph's bandwidth, × 5/6).
   double nvls_efficiency[kNcclArchRows] = {};
+  /// NCCL has PAT (2.23+): AllGather and ReduceScatter with one GPU a node, Simple, which
+  /// fabricsim does not run; nccl_pat_time_us gives its cost so a run can say where NCCL would
+  /// pick it.
+  bool pat = false;
 };
 
 /// The modelled release lines, oldest first (static storage).

@@ -107,6 +107,7 @@ NcclTuning v2_24() {
   t.ring_ll128_ppn1_penalty = false;
   t.ppn1_tree_net_latency = true;
   t.ring_inter_steps_minus_one = true;
+  t.pat = true;
   return t;
 }
 

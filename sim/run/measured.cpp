@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <map>
-#include <regex>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -36,14 +35,7 @@ void take_measured_nccl_version(Scenario& sc) {
   } catch (const ParseError&) {
     return;
   }
-  std::string version = log.nccl_version;
-  const auto software = log.meta.find("software");
-  static const std::regex kNccl(R"(\bNCCL (\d+\.\d+\.\d+(?:\+[A-Za-z0-9.]+)?))");
-  std::smatch m;
-  if (version.empty() && software != log.meta.end() &&
-      std::regex_search(software->second, m, kNccl)) {
-    version = m[1];
-  }
+  const std::string version = nccl_version_of(log);
   if (version.empty()) return;
   sc.nccl.version = version;
   sc.nccl.version_from_log = true;

@@ -60,3 +60,18 @@ TEST_CASE("nccl.version: a log's version older than the tables takes the oldest,
   CHECK(old.result.err.find("NCCL 2.16.2+cuda11.6's tuning is not modelled (2.18 to 2.28); its "
                             "oldest table, 2.18, stands in") != std::string::npos);
 }
+
+TEST_CASE("nccl.version: where NCCL's model would pick PAT the run says so") {
+  // The quickstart's 16 one-GPU servers, 2 channels of 25 GB/s, NCCL 2.28, AllGather. PAT:
+  // 8 + log2(16) × 14 / 3.5 + 16 × 2.8 = 68.8 µs + S / 37.5 GB/s. Ring LL: 6.6 + 15 × 5.0 =
+  // 81.6 µs + S / (20.4 × 16/15); Ring LL128: 14 + 15 × 8.5 = 141.5 µs + S / (46 × 16/15).
+  // At 8 KiB PAT 69.0 against LL 82.0; at 8 MiB 292.5 against LL128 312.4; at 16 MiB 516.2
+  // against LL128 483.4: PAT from 8 KiB to 8 MiB.
+  const Run r = run("version_pat", "scenarios/quickstart.yaml",
+                    "--set workload.collective=all_gather --set workload.maxbytes=32MiB");
+  CHECK(r.result.err.find("NCCL 2.28's model picks PAT for all_gather from 8 KiB to 8 MiB") !=
+        std::string::npos);
+  // An AllReduce has no PAT.
+  const Run ar = run("version_no_pat", "scenarios/quickstart.yaml", "--set workload.maxbytes=1MiB");
+  CHECK(ar.result.err.find("PAT") == std::string::npos);
+}
