@@ -213,6 +213,7 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   static const std::regex kNetUsing(R"(NCCL INFO NET/(IB|Socket)\s*: Using)");
   static const std::regex kNetName(R"(NCCL INFO NET/([A-Za-z0-9_]+))");
   static const std::regex kChannel(R"(Channel (\d+)/(\d+) :)");
+  static const std::regex kChoice(R"((\d+) Bytes -> Algo (\d+) proto (\d+) time )");
   static const std::regex kEnv(R"(NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*)$)");
   static const std::regex kAvg(R"(^#\s*Avg bus bandwidth\s*:\s*(\S+))");
   static const std::regex kOob(R"(^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*))");
@@ -279,6 +280,11 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
       } else if (std::regex_search(t, m, kNetUsing)) {
         if (log.transport.empty()) log.transport = m[1];
         log.net_info.emplace("using NET/" + m[1].str(), NcclInfoLine{ln, t});
+      }
+      if (std::regex_search(t, m, kChoice)) {
+        log.choices.push_back({count_of(m[1], path, ln, std::numeric_limits<int64_t>::max()),
+                               static_cast<int>(count_of(m[2], path, ln)),
+                               static_cast<int>(count_of(m[3], path, ln)), ln});
       }
       if (std::regex_search(t, m, kChannel)) {
         log.channels = std::max(log.channels, static_cast<int>(count_of(m[2], path, ln)));
@@ -667,6 +673,17 @@ std::string nccl_version_of(const NcclLog& log) {
   std::smatch m;
   if (software != log.meta.end() && std::regex_search(software->second, m, kNccl)) return m[1];
   return "";
+}
+
+std::string nccl_algo_name(int algo) {
+  static const char* const names[] = {
+      "tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"};
+  return algo >= 0 && algo < 7 ? names[algo] : "";
+}
+
+std::string nccl_proto_name(int proto) {
+  static const char* const names[] = {"ll", "ll128", "simple"};
+  return proto >= 0 && proto < 3 ? names[proto] : "";
 }
 
 }  // namespace fabricsim

@@ -100,6 +100,17 @@ struct NcclLog {
   /// -1 when the log says nothing about it.
   int gdr = -1;
   int channels = 0;  ///< max yy over "Channel xx/yy :" lines; 0 when none
+  /// NCCL's algorithm and protocol for one operation, where the log prints them: enqueue.cc's
+  /// "N Bytes -> Algo A proto P time T" line (NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=TUNING in
+  /// the releases that print it at INFO level). `algo` and `proto` are NCCL's indices (algo
+  /// 0 Tree, 1 Ring, 2 CollNetDirect, 3 CollNetChain, 4 NVLS, 5 NVLSTree, 6 PAT; proto 0 LL,
+  /// 1 LL128, 2 Simple), `bytes` NCCL's nBytes (nccl-tests' size column), `line` the log's line.
+  struct Choice {
+    int64_t bytes = 0;
+    int algo = -1, proto = -1;
+    int line = 0;
+  };
+  std::vector<Choice> choices;  ///< in the order printed
   /// "NCCL INFO NCCL_X set by environment to Y" lines: NCCL_X -> Y (trailing '.' dropped).
   std::map<std::string, std::string> nccl_env;
   /// The first NCCL INFO line of each kind that names a network transport, by kind:
@@ -141,6 +152,12 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path);
 /// The NCCL version the log ran: its "NCCL version X" line (NcclLog::nccl_version), else the
 /// "NCCL X.Y.Z[+suffix]" of its "## software:" header; "" when neither says.
 std::string nccl_version_of(const NcclLog& log);
+
+/// NCCL's name of algorithm index `algo` as fabricsim spells algorithms ("tree", "ring",
+/// "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat"; the same order in NCCL 2.18 to
+/// 2.28) and of protocol index `proto` ("ll", "ll128", "simple"); "" for an index out of range.
+std::string nccl_algo_name(int algo);
+std::string nccl_proto_name(int proto);
 
 /// Reads `path` (read_log_text: a regular file of at most kMaxLogFileBytes) and parses it with
 /// parse_nccl_tests. Throws ParseError (line 0) if the file cannot be read.

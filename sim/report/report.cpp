@@ -365,21 +365,33 @@ std::string results_json_text(const RunReport& r) {
     const MeasuredComparison& m = *r.measured;
     ordered_json pts = ordered_json::array();
     for (const auto& p : m.points) {
-      pts.push_back({{"size_bytes", p.size_bytes},
-                     {"measured_busbw_GBps", p.measured_busbw_GBps},
-                     {"simulated_busbw_GBps", p.simulated_busbw_GBps},
-                     {"error_pct", p.error_pct}});
+      ordered_json pt = {{"size_bytes", p.size_bytes},
+                         {"measured_busbw_GBps", p.measured_busbw_GBps},
+                         {"simulated_busbw_GBps", p.simulated_busbw_GBps},
+                         {"error_pct", p.error_pct}};
+      if (!p.log_algorithm.empty()) {
+        pt["nccl_choice"] = {{"algorithm", p.log_algorithm},
+                             {"protocol", p.log_protocol},
+                             {"same_as_run", p.log_algorithm == p.simulated_algorithm &&
+                                                 p.log_protocol == p.simulated_protocol}};
+      }
+      pts.push_back(pt);
     }
     const auto opt = [](double v) { return v >= 0 ? ordered_json(v) : ordered_json(nullptr); };
-    j["measured"] = {{"nccl_tests", m.path},
-                     {"points", pts},
-                     {"median_abs_pct_error", opt(m.median_abs_pct_error)},
-                     {"max_abs_pct_error", opt(m.max_abs_pct_error)},
-                     {"network_transport",
-                      {{"support", m.transport_support},
-                       {"name", m.transport_name},
-                       {"line", m.transport_line},
-                       {"evidence", m.transport_evidence}}}};
+    j["measured"] = {
+        {"nccl_tests", m.path},
+        {"points", pts},
+        {"median_abs_pct_error", opt(m.median_abs_pct_error)},
+        {"max_abs_pct_error", opt(m.max_abs_pct_error)},
+        {"channels",
+         {{"log", m.log_channels > 0 ? ordered_json(m.log_channels) : ordered_json(nullptr)},
+          {"model", m.model_channels}}},
+        {"nccl_choices", {{"compared", m.choices_compared}, {"same", m.choices_same}}},
+        {"network_transport",
+         {{"support", m.transport_support},
+          {"name", m.transport_name},
+          {"line", m.transport_line},
+          {"evidence", m.transport_evidence}}}};
   }
   if (r.measured_perftest) {  // only when the scenario names a perftest log
     const PerftestComparison& m = *r.measured_perftest;

@@ -217,8 +217,17 @@ struct MeasuredComparison {
     int64_t size_bytes;
     double measured_busbw_GBps, simulated_busbw_GBps;
     double error_pct;  ///< (simulated − measured) / measured × 100
+    std::string simulated_algorithm, simulated_protocol;  ///< what the run used at this size
+    /// NCCL's own choice at this size where the log prints it (NcclLog::choices), else "".
+    std::string log_algorithm, log_protocol;
   };
   std::vector<Point> points;
+  /// The communicator's channels: the log's (its "Channel xx/yy" lines; 0 when it has none)
+  /// and the model's (NcclRunSetup::channels).
+  int log_channels = 0, model_channels = 0;
+  /// Sizes where the log prints NCCL's choice, and of those, where the run used the same
+  /// algorithm and protocol.
+  int choices_compared = 0, choices_same = 0;
   /// Median and worst |error_pct| over the points; -1 when no size is in both.
   double median_abs_pct_error = -1, max_abs_pct_error = -1;
   /// The log's network transport (calibration/net_transport.hpp): "modelled", "not_modelled",

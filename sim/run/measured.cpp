@@ -68,8 +68,12 @@ NcclLog measured_log(const Scenario& sc, const NcclRunSetup& setup) {
 }
 
 MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
-                                    const std::vector<CollectiveRow>& rows) {
+                                    const std::vector<CollectiveRow>& rows, int model_channels) {
   MeasuredComparison m;
+  m.log_channels = log.channels;
+  m.model_channels = model_channels;
+  std::map<int64_t, const NcclLog::Choice*> choice_at;  // the first line printed for a size
+  for (const NcclLog::Choice& c : log.choices) choice_at.emplace(c.bytes, &c);
   m.path = sc.measured_nccl_tests;  // as written: not how the scenario's own path was typed
   const NetTransport net = classify_net_transport(log);
   m.transport_support = to_string(net.support);
@@ -85,8 +89,22 @@ MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
     const auto it = by_size.find(row.size_bytes);
     if (it == by_size.end() || row.time_ps <= 0) continue;
     const double measured = nccl_row_busbw_GBps(log, *it->second);
-    m.points.push_back(
-        {row.size_bytes, measured, row.busbw_GBps, (row.busbw_GBps - measured) / measured * 100.0});
+    MeasuredComparison::Point p{row.size_bytes,
+                                measured,
+                                row.busbw_GBps,
+                                (row.busbw_GBps - measured) / measured * 100.0,
+                                row.algorithm,
+                                row.protocol,
+                                "",
+                                ""};
+    const auto choice = choice_at.find(row.size_bytes);
+    if (choice != choice_at.end()) {
+      p.log_algorithm = nccl_algo_name(choice->second->algo);
+      p.log_protocol = nccl_proto_name(choice->second->proto);
+      ++m.choices_compared;
+      if (p.log_algorithm == row.algorithm && p.log_protocol == row.protocol) ++m.choices_same;
+    }
+    m.points.push_back(p);
     pairs.emplace_back(measured, row.busbw_GBps);
   }
   if (!pairs.empty()) std::tie(m.median_abs_pct_error, m.max_abs_pct_error) = abs_pct_errors(pairs);

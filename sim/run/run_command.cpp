@@ -15,6 +15,7 @@
 #include "collectives/nccl_model.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/memory_budget.hpp"
+#include "sim/core/units.hpp"
 #include "sim/parallel/partition.hpp"
 #include "sim/report/output_file.hpp"
 #include "sim/run/run_outputs.hpp"
@@ -70,6 +71,27 @@ void print_measured(std::ostream& os, const MeasuredComparison& m) {
   std::snprintf(buf, sizeof buf, "#   busbw error over %zu sizes: median %.1f %%, worst %.1f %%\n",
                 m.points.size(), m.median_abs_pct_error, m.max_abs_pct_error);
   os << buf;
+  if (m.log_channels > 0) {
+    os << "#   channels: the log's NCCL opened " << m.log_channels << ", the model "
+       << m.model_channels << "\n";
+  }
+  if (m.choices_compared > 0) {
+    os << "#   NCCL's choice (the log's \"Bytes -> Algo\" lines) at " << m.choices_compared
+       << " size" << (m.choices_compared == 1 ? "" : "s") << ": the run used the same algorithm "
+       << "and protocol at " << m.choices_same;
+    const char* sep = "; not at ";
+    for (const auto& p : m.points) {
+      if (p.log_algorithm.empty() ||
+          (p.log_algorithm == p.simulated_algorithm && p.log_protocol == p.simulated_protocol)) {
+        continue;
+      }
+      os << sep << format_size(p.size_bytes) << " (NCCL " << p.log_algorithm << "/"
+         << p.log_protocol << ", run " << p.simulated_algorithm << "/" << p.simulated_protocol
+         << ")";
+      sep = ", ";
+    }
+    os << "\n";
+  }
 }
 
 /// The measured perftest log beside the simulated run, size by size, and the median and worst

@@ -48,9 +48,10 @@ void take_measured_nccl_version(Scenario& sc);
 std::string scenario_relative_path(const Scenario& sc, const std::string& path);
 
 /// The measured log beside the simulated rows, size by size (sizes in both), with the median and
-/// worst absolute busbw error, percent.
+/// worst absolute busbw error, percent; and where the log prints them, its channels against
+/// `model_channels` and NCCL's algorithm and protocol against the run's.
 MeasuredComparison compare_measured(const Scenario& sc, const NcclLog& log,
-                                    const std::vector<CollectiveRow>& rows);
+                                    const std::vector<CollectiveRow>& rows, int model_channels);
 
 /// The scenario's `measured.perftest` log, resolved against the scenario's folder and parsed;
 /// its test must be the perftest section's (the title's or command's program, a BW or latency

@@ -135,7 +135,8 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
                              net.link_bytes()};
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
-  if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
+  if (prepared.measured)
+    rep.measured = compare_measured(sc, *prepared.measured, rep.rows, prepared.nccl.channels);
   return rep;
 }
 

@@ -322,7 +322,8 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   rep.packet_struct_bytes = static_cast<int64_t>(Network::packet_bytes());
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
-  if (prepared.measured) rep.measured = compare_measured(sc, *prepared.measured, rep.rows);
+  if (prepared.measured)
+    rep.measured = compare_measured(sc, *prepared.measured, rep.rows, prepared.nccl.channels);
   if (rep.deadlock.detected_at_ps >= 0) rep.deadlock.fixes = deadlock_fixes(sc, fabric.kind);
   if (rep.simulated_ps > 0 && !fabric.hosts.empty()) {
     double paused = 0;

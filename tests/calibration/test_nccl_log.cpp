@@ -271,6 +271,26 @@ TEST_CASE("NCCL INFO hints: network, channels, GDR off, env", "[nccl_log]") {
   CHECK(karp.nodes == 2);
 }
 
+TEST_CASE("NCCL's choice lines: size, algorithm and protocol indices", "[nccl_log]") {
+  // The format of enqueue.cc's line: "%ld Bytes -> Algo %d proto %d time %f" (NCCL 2.19-2.2x
+  // print it from rank 0 under NCCL_DEBUG_SUBSYS=TUNING), here after NCCL's INFO prefix.
+  const NcclLog log = parse_nccl_tests(
+      "node01:1:1 [0] NCCL INFO 8 Bytes -> Algo 1 proto 0 time 12.500000\n"
+      "node01:1:1 [0] NCCL INFO AllReduce: 8589934592 Bytes -> Algo 5 proto 2 time 9.9\n" +
+          kHeader + kRow8 + kRow16,
+      "t.txt");
+  REQUIRE(log.choices.size() == 2);
+  CHECK(log.choices[0].bytes == 8);
+  CHECK(nccl_algo_name(log.choices[0].algo) == "ring");
+  CHECK(nccl_proto_name(log.choices[0].proto) == "ll");
+  CHECK(log.choices[0].line == 1);
+  CHECK(log.choices[1].bytes == 8589934592);  // above 2^31
+  CHECK(nccl_algo_name(log.choices[1].algo) == "nvls_tree");
+  CHECK(nccl_proto_name(log.choices[1].proto) == "simple");
+  CHECK(nccl_algo_name(6) == "pat");
+  CHECK(nccl_algo_name(7).empty());
+}
+
 TEST_CASE("alltoall GB300: elided device list, '# Truncated' rows, N/A in-place #wrong",
           "[nccl_log]") {
   const NcclLog log = parse_nccl_tests_file(data("nccl-alltoall-gb300-16node-mnnvl-oci-01.txt"));

@@ -2,6 +2,7 @@
 // "NCCL version" line, else the newest), as `fabricsim run` prints it and results.json records it.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -74,4 +75,55 @@ TEST_CASE("nccl.version: where NCCL's model would pick PAT the run says so") {
   // An AllReduce has no PAT.
   const Run ar = run("version_no_pat", "scenarios/quickstart.yaml", "--set workload.maxbytes=1MiB");
   CHECK(ar.result.err.find("PAT") == std::string::npos);
+}
+
+TEST_CASE("measured: the log's channel count beside the model's") {
+  // The T4 log's "Channel 00/02 :" lines (line 39): NCCL opened 2 channels on one NIC a node;
+  // the model opens 2 per NIC (NCCL's ring search duplicates the channels it finds).
+  const fs::path out = scratch("channels_log");
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.ngpus=2 --set workload.minbytes=1MiB "
+      "--set workload.maxbytes=1MiB --set "
+      "measured.nccl_tests=../tests/data/nccl/nccl-allreduce-t4-2node-aws-g4dn-metal-efa-01.txt "
+      "--out " +
+      out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("channels: the log's NCCL opened 2, the model 2") != std::string::npos);
+  const auto measured = nlohmann::json::parse(slurp(out / "results.json"))["measured"];
+  CHECK(measured["channels"]["log"] == 2);
+  CHECK(measured["channels"]["model"] == 2);
+  CHECK(measured["nccl_choices"]["compared"] == 0);  // the log prints no choice lines
+}
+
+TEST_CASE("measured: NCCL's printed choice per size beside the run's") {
+  // No log in tests/data prints NCCL's choices, so this one is made here: the quickstart's own
+  // nccl-tests table (fabricsim's output reads as a log) after two lines in the format of
+  // enqueue.cc's "%ld Bytes -> Algo %d proto %d time %f", saying Ring/LL (1, 0) at 8 KiB and
+  // Tree/LL (0, 0) at 16 KiB. The quickstart runs Tree/LL at both (NCCL's cost model on 16
+  // one-GPU nodes; README.md), so one of the two is the same.
+  const fs::path dir = scratch("choices_log");
+  const Result table = fabricsim("run scenarios/quickstart.yaml --set workload.maxbytes=16KiB");
+  REQUIRE(table.exit_code == 0);
+  const fs::path log = dir / "choices.txt";
+  {
+    std::ofstream f(log);
+    f << "node01:1:1 [0] NCCL INFO 8192 Bytes -> Algo 1 proto 0 time 30.1\n"
+      << "node01:1:1 [0] NCCL INFO 16384 Bytes -> Algo 0 proto 0 time 31.2\n"
+      << table.out;
+  }
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.maxbytes=16KiB --set "
+      "measured.nccl_tests=" +
+      fs::absolute(log).string() + " --out " + dir.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("NCCL's choice (the log's \"Bytes -> Algo\" lines) at 2 sizes: the run used "
+                   "the same algorithm and protocol at 1; not at 8 KiB (NCCL ring/ll, run "
+                   "tree/ll)") != std::string::npos);
+  const auto measured = nlohmann::json::parse(slurp(dir / "results.json"))["measured"];
+  CHECK(measured["nccl_choices"]["compared"] == 2);
+  CHECK(measured["nccl_choices"]["same"] == 1);
+  CHECK(measured["points"][0]["nccl_choice"]["algorithm"] == "ring");
+  CHECK(measured["points"][0]["nccl_choice"]["same_as_run"] == false);
 }
