@@ -22,6 +22,17 @@ void set_row(double (&row)[kNcclNodeColumns], double one, double two, double mor
   row[2] = more;
 }
 
+/// The line after `before`: its tables, renamed, to be changed where the new line differs.
+NcclTuning next_line(const NcclTuning& before, const char* name, int first_minor, int last_minor,
+                     const char* source) {
+  NcclTuning t = before;
+  t.name = name;
+  t.first_minor = first_minor;
+  t.last_minor = last_minor;
+  t.source = source;
+  return t;
+}
+
 // 2.18: sochinpub/nccl 30d2ab976af57cf894a5e85e645aa42f654cf43a, src/graph/tuning.cc (its
 // makefiles/version.mk: 2.18.3).
 NcclTuning v2_18() {
@@ -64,11 +75,8 @@ NcclTuning v2_18() {
 // copy read (dfyz/nccl eadad549, inferred 2.19) has the same tables. NVLS's latency becomes its
 // NVLink hwLat, and Tree Simple's per-hop latency 28 µs everywhere.
 NcclTuning v2_20() {
-  NcclTuning t = v2_18();
-  t.name = "2.19-2.20";
-  t.first_minor = 19;
-  t.last_minor = 20;
-  t.source = "NVIDIA/nccl b6475625 (version.mk 2.20.3)";
+  NcclTuning t =
+      next_line(v2_18(), "2.19-2.20", 19, 20, "NVIDIA/nccl b6475625 (version.mk 2.20.3)");
   t.base_lat_us[kNvls][kSimple] = 0;
   t.hw_lat_us[kNvlink][kNvls][kSimple] = 23;
   for (int h : {kNvlink, kPci, kNet}) t.hw_lat_us[h][kTree][kSimple] = 28;
@@ -79,11 +87,9 @@ NcclTuning v2_20() {
 // GuangyaoZhang/nccl 159e84af (inferred 2.22: ncclTopoGetAlgoTime(comm, coll, ...)), identical
 // tables. Ring LL at half the graph's bandwidth, Hopper's LL caps raised, NVLS 25 µs.
 NcclTuning v2_22() {
-  NcclTuning t = v2_20();
-  t.name = "2.21-2.22";
-  t.first_minor = 21;
-  t.last_minor = 22;
-  t.source = "louieOAO/nccl 188a2622, GuangyaoZhang/nccl 159e84af (inferred 2.21, 2.22)";
+  NcclTuning t =
+      next_line(v2_20(), "2.21-2.22", 21, 22,
+                "louieOAO/nccl 188a2622, GuangyaoZhang/nccl 159e84af (inferred 2.21, 2.22)");
   t.hw_lat_us[kNvlink][kNvls][kSimple] = 25;
   t.ring_ll_half = true;
   for (int arch : {kHopper, kBlackwell}) set_row(t.ll_max_bws[arch], 141.0, 45.0, 35.0);
@@ -95,11 +101,8 @@ NcclTuning v2_22() {
 // hwLat 4 / 4 / 14), no LL128 penalty for one GPU a node, and with one GPU a node the Tree NET
 // latency for every algorithm; a ring AllReduce's inter-node steps are 2 (nNodes - 1).
 NcclTuning v2_24() {
-  NcclTuning t = v2_22();
-  t.name = "2.23-2.24";
-  t.first_minor = 23;
-  t.last_minor = 24;
-  t.source = "ruben-laso/nccl 3704cac2 (inferred 2.24)";
+  NcclTuning t =
+      next_line(v2_22(), "2.23-2.24", 23, 24, "ruben-laso/nccl 3704cac2 (inferred 2.24)");
   t.base_lat_us[kTree][kSimple] = 8.4;
   t.hw_lat_us[kNvlink][kTree][kSimple] = 4.0;
   t.hw_lat_us[kPci][kTree][kSimple] = 4.0;
@@ -116,11 +119,8 @@ NcclTuning v2_24() {
 // capability 10.0 and 12.0. (A copy of 2.26/2.27 read without its repository shows LL128 on for
 // any capability from 7.0 and an NVLS AllGather/ReduceScatter formula; neither is in this table.)
 NcclTuning v2_27() {
-  NcclTuning t = v2_24();
-  t.name = "2.25-2.27";
-  t.first_minor = 25;
-  t.last_minor = 27;
-  t.source = "yukinoandhui/NCCL-SourceCode-Reading d59e5b40 (inferred 2.25)";
+  NcclTuning t = next_line(v2_24(), "2.25-2.27", 25, 27,
+                           "yukinoandhui/NCCL-SourceCode-Reading d59e5b40 (inferred 2.25)");
   t.blackwell_row = true;
   set_row(t.ll_max_bws[kBlackwell], 2 * 141.0, 2 * 45.0, 2 * 35.0);
   set_row(t.per_ch_max_ring_ll128_bws[kBlackwell], 2 * 36.7, 2 * 36.7, 2 * 36.7);
@@ -135,10 +135,7 @@ NcclTuning v2_27() {
 // nvlsEfficiency (src/graph/tuning.cc, later src/tuning/nvls.cc), LL128 for any capability from
 // 7.0 (NCCL_LL128_C2C).
 NcclTuning v2_28() {
-  NcclTuning t = v2_27();
-  t.name = "2.28";
-  t.first_minor = t.last_minor = 28;
-  t.source = "zhanglin496/nccl-2.28.3-1 850a18f5 (2.28.3)";
+  NcclTuning t = next_line(v2_27(), "2.28", 28, 28, "zhanglin496/nccl-2.28.3-1 850a18f5 (2.28.3)");
   set_row(t.per_ch_max_tree_bws[kBlackwell], 70.0, 42.8, 24.0);
   set_row(t.per_ch_max_tree_ll128_bws[kBlackwell], 55.6, 31.67, 20.0);
   t.nvls_efficiency[kHopper] = 0.85;
