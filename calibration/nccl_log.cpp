@@ -208,12 +208,15 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
   static const std::regex kRank(
       R"(^#\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s*(.*)$)");
   static const std::regex kStarting(R"(^#\s*Collective test starting:\s*(\S+))");
-  static const std::regex kVersion(R"(NCCL version (\S+))");
+  // A version as NCCL prints it ("2.26.6+cuda12.8"); other text after "NCCL version" is not one.
+  static const std::regex kVersion(R"(NCCL version (\d+\.\d+\.\d+(?:\+[A-Za-z0-9.]+)?))");
   static const std::regex kNetwork(R"(NCCL INFO Using network (.+)$)");
   static const std::regex kNetUsing(R"(NCCL INFO NET/(IB|Socket)\s*: Using)");
   static const std::regex kNetName(R"(NCCL INFO NET/([A-Za-z0-9_]+))");
   static const std::regex kChannel(R"(Channel (\d+)/(\d+) :)");
-  static const std::regex kChoice(R"((\d+) Bytes -> Algo (\d+) proto (\d+) time )");
+  // enqueue.cc's choice: "N Bytes -> Algo 1 proto 2 time T" (indices) or, in newer releases,
+  // "AllReduce: N Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}=..." (names).
+  static const std::regex kChoice(R"((\d+) Bytes -> Algo (\w+) proto (\w+))");
   static const std::regex kEnv(R"(NCCL INFO (NCCL_[A-Z0-9_]+) set by environment to (.*)$)");
   static const std::regex kAvg(R"(^#\s*Avg bus bandwidth\s*:\s*(\S+))");
   static const std::regex kOob(R"(^#\s*Out of bounds values\s*:\s*(\d+)\s*(\S*))");
@@ -270,7 +273,10 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
 
     // NCCL INFO lines and "NCCL version" lines.
     if (std::regex_search(t, m, kVersion)) {
-      if (log.nccl_version.empty()) log.nccl_version = m[1];
+      if (log.nccl_version.empty()) {
+        log.nccl_version = m[1];
+        log.nccl_version_line = ln;
+      }
       versions.insert(m[1]);
     }
     if (t.find("NCCL INFO") != std::string::npos) {
@@ -282,11 +288,15 @@ NcclLog parse_nccl_tests(const std::string& text, const std::string& path) {
         log.net_info.emplace("using NET/" + m[1].str(), NcclInfoLine{ln, t});
       }
       if (std::regex_search(t, m, kChoice)) {
-        log.choices.push_back({count_of(m[1], path, ln, std::numeric_limits<int64_t>::max()),
-                               static_cast<int>(count_of(m[2], path, ln)),
-                               static_cast<int>(count_of(m[3], path, ln)), ln});
+        const int algo = nccl_algo_index(m[2]), proto = nccl_proto_index(m[3]);
+        if (algo >= 0 && proto >= 0) {
+          log.choices.push_back(
+              {count_of(m[1], path, ln, std::numeric_limits<int64_t>::max()), algo, proto, ln});
+        }
       }
-      if (std::regex_search(t, m, kChannel)) {
+      // "Channel 00/02 :    0   1" lists a ring; "Channel 00/0 : 0[0] -> 1[0] via ..." is a
+      // connection, whose number after the slash is not the channel count.
+      if (t.find("->") == std::string::npos && std::regex_search(t, m, kChannel)) {
         log.channels = std::max(log.channels, static_cast<int>(count_of(m[2], path, ln)));
       }
       if (t.find("via NET/") != std::string::npos) {
@@ -673,6 +683,39 @@ std::string nccl_version_of(const NcclLog& log) {
   std::smatch m;
   if (software != log.meta.end() && std::regex_search(software->second, m, kNccl)) return m[1];
   return "";
+}
+
+namespace {
+
+/// `word` lower-cased without '_': "NVLS_TREE" and "NVLSTree" both "nvlstree".
+std::string folded(const std::string& word) {
+  std::string out;
+  for (char c : word) {
+    if (c != '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace
+
+int nccl_algo_index(const std::string& word) {
+  if (!word.empty() && std::all_of(word.begin(), word.end(), ::isdigit)) {
+    return word.size() == 1 && word[0] <= '6' ? word[0] - '0' : -1;
+  }
+  for (int a = 0; a < 7; ++a) {
+    if (folded(nccl_algo_name(a)) == folded(word)) return a;
+  }
+  return -1;
+}
+
+int nccl_proto_index(const std::string& word) {
+  if (!word.empty() && std::all_of(word.begin(), word.end(), ::isdigit)) {
+    return word.size() == 1 && word[0] <= '2' ? word[0] - '0' : -1;
+  }
+  for (int p = 0; p < 3; ++p) {
+    if (folded(nccl_proto_name(p)) == folded(word)) return p;
+  }
+  return -1;
 }
 
 std::string nccl_algo_name(int algo) {

@@ -85,7 +85,8 @@ struct NcclLog {
   /// else the ## "nodes x GPUs" header's node count, else the distinct listed hosts; 0 if none.
   int nodes = 0;
 
-  std::string nccl_version;  ///< "2.26.6+cuda12.8" from the first "NCCL version X" line
+  std::string nccl_version;  ///< "2.26.6+cuda12.8" from the first "NCCL version X.Y.Z" line
+  int nccl_version_line = 0;  ///< that line; 0 when none
 
   std::vector<NcclLogRow> rows;  ///< in the order printed
   /// "# Avg bus bandwidth : X" (GB/s, mean of the busbw column over rows); NaN when absent.
@@ -101,8 +102,9 @@ struct NcclLog {
   int gdr = -1;
   int channels = 0;  ///< max yy over "Channel xx/yy :" lines; 0 when none
   /// NCCL's algorithm and protocol for one operation, where the log prints them: enqueue.cc's
-  /// "N Bytes -> Algo A proto P time T" line (NCCL_DEBUG=INFO with NCCL_DEBUG_SUBSYS=TUNING in
-  /// the releases that print it at INFO level). `algo` and `proto` are NCCL's indices (algo
+  /// "N Bytes -> Algo A proto P time T" line (indices; NCCL_DEBUG_SUBSYS=TUNING in the releases
+  /// that print it at INFO level) or "Coll: N Bytes -> Algo NAME proto NAME ..." (names, newer
+  /// releases); lines naming neither are skipped. `algo` and `proto` are NCCL's indices (algo
   /// 0 Tree, 1 Ring, 2 CollNetDirect, 3 CollNetChain, 4 NVLS, 5 NVLSTree, 6 PAT; proto 0 LL,
   /// 1 LL128, 2 Simple), `bytes` NCCL's nBytes (nccl-tests' size column), `line` the log's line.
   struct Choice {
@@ -158,6 +160,11 @@ std::string nccl_version_of(const NcclLog& log);
 /// 2.28) and of protocol index `proto` ("ll", "ll128", "simple"); "" for an index out of range.
 std::string nccl_algo_name(int algo);
 std::string nccl_proto_name(int proto);
+/// The index of an algorithm or protocol as a choice line prints it: NCCL's index ("1") or its
+/// name in any case, with or without '_' ("RING", "NVLS_TREE", "NVLSTree", "SIMPLE"); -1 for
+/// anything else.
+int nccl_algo_index(const std::string& word);
+int nccl_proto_index(const std::string& word);
 
 /// Reads `path` (read_log_text: a regular file of at most kMaxLogFileBytes) and parses it with
 /// parse_nccl_tests. Throws ParseError (line 0) if the file cannot be read.

@@ -65,6 +65,9 @@ struct NcclRunSetup {
   std::string tuning_label;
   /// A log's NCCL version no table covers: which one stands in ("" = none).
   std::string version_note;
+  /// Where NCCL's model of this release would pick PAT, which fabricsim does not run ("" =
+  /// nowhere in the sweep); reported as a limit of the run.
+  std::string pat_note;
 };
 
 /// One size of the sweep, planned.

@@ -329,7 +329,13 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   // Where NCCL's own model would pick PAT (2.23+), which fabricsim does not run: said, not
   // silently replaced by Ring.
   int64_t pat_from = 0, pat_to = 0;
-  const bool pat_possible = w.algorithm == "auto" && in.nccl.algo.empty();
+  // PAT runs Simple only; NCCL_ALGO cannot name it here, so a list of its own leaves it out
+  // and an exclusion ("^Tree") keeps it.
+  const bool simple_allowed = (w.protocol == "auto" || w.protocol == "simple") &&
+                              (!setup.settings.proto.set_by_user ||
+                               setup.settings.proto.allowed[static_cast<int>(NcclProto::kSimple)]);
+  const bool pat_possible = w.algorithm == "auto" && simple_allowed &&
+                            (in.nccl.algo.empty() || in.nccl.algo.find('^') != std::string::npos);
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
     if (pat_possible && plan.nccl_model_time_us >= 0) {
@@ -351,12 +357,14 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
     }
   }
   if (pat_from > 0) {
-    const std::string pat = "NCCL " + tuning_of(t).name + "'s model picks PAT for " + w.collective +
-                            " from " + format_size(pat_from) + " to " + format_size(pat_to) +
-                            " here; PAT is not modelled, and fabricsim runs those sizes as "
-                            "its model's next choice";
-    setup.note += (setup.note.empty() ? "" : "; ") + pat;
-    std::fprintf(stderr, "fabricsim: note: %s\n", pat.c_str());
+    setup.pat_note =
+        "NCCL " + tuning_of(t).name +
+        "'s model picks PAT (AllGather and "
+        "ReduceScatter on one GPU a server, NCCL 2.23+) for " +
+        w.collective +
+        (pat_from == pat_to ? " at " + format_size(pat_from)
+                            : " from " + format_size(pat_from) + " to " + format_size(pat_to)) +
+        " here; fabricsim runs those sizes as its model's next choice";
   }
   if (worst > kMaxTransfers && in.flow_mode) {
     throw key_error(in.places, "mode",

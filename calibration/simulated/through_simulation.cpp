@@ -11,6 +11,7 @@
 #include "calibration/net_transport.hpp"
 #include "calibration/report_json.hpp"
 #include "collectives/nccl_tests.hpp"
+#include "collectives/nccl_versions/nccl_tuning.hpp"
 #include "sim/config/loader.hpp"
 #include "sim/core/units.hpp"
 
@@ -316,6 +317,14 @@ SimFit calibrate_through_simulation(const SimContext& ctx, const NcclLog& log, i
 
 }  // namespace
 
+/// The NCCL version and tuning table `log`'s simulations use on `base` (see simulate_log).
+void set_tuning(SimFit& s, const Scenario& base, const NcclLog& log) {
+  s.nccl_version = !base.nccl.version.empty() && !base.nccl.version_from_log ? base.nccl.version
+                                                                             : nccl_version_of(log);
+  s.nccl_tuning = s.nccl_version.empty() ? newest_nccl_tuning().name
+                                         : nccl_tuning_nearest(s.nccl_version).tuning->name;
+}
+
 SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
                             const std::atomic<bool>* interrupt, const std::vector<NcclLog>& nccls,
                             const Holdout& holdout, ClosedFormFits& cf, ordered_json& report,
@@ -369,6 +378,7 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
     }
     try {
       s = calibrate_through_simulation(ctx, log, heldout_of(log, max_sim_bytes), start_rate);
+      set_tuning(s, base, log);
     } catch (const SimStopped& stop) {
       s.path = log.path;
       if (stop.interrupted) {
@@ -391,6 +401,7 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
       s.path = log.path;
       s.params = chosen->params;
       s.fabric_rate_bps = chosen->fabric_rate_bps;
+      set_tuning(s, base, log);
       const Placement where = place(ctx, log);
       s.layout_note = where.note;
       std::vector<int64_t> sizes;
@@ -431,6 +442,10 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
         << (s.simulations > 0 ? " (" + std::to_string(s.simulations) + " simulations)"
                               : std::string(" (predicted)"))
         << "\n";
+    out << "#   NCCL's tuning: " << s.nccl_tuning
+        << (s.nccl_version.empty() ? " (the newest: the log names no version)"
+                                   : " (NCCL " + s.nccl_version + ")")
+        << "\n";
     if (!s.warning.empty()) {
       out << "#   not used for the fragment: " << s.warning << "\n";
       hints.push_back({s.path, s.warning});
@@ -438,6 +453,14 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
     if (!s.layout_note.empty()) {
       out << "#   note: " << s.layout_note << "\n";
       hints.push_back({s.path, s.layout_note});
+    }
+    if (s.simulations > 0 && s.params.launch_ps == 0 && s.params.step_ps > 0) {
+      const std::string bound =
+          "nccl.launch_latency is at its bound, 0: the fit puts the log's fixed cost into "
+          "nccl.step_latency, which every step pays; the two trade off where the log has few "
+          "steps, so read them together";
+      out << "#   note: " << bound << "\n";
+      hints.push_back({s.path, bound});
     }
     out << "#        bytes  busbw measured  busbw simulated\n";
     ordered_json pts = ordered_json::array();
@@ -474,6 +497,9 @@ SimulatedLogs simulate_logs(const RunOptions& scenario, int64_t max_sim_bytes,
                         {"step_latency_ps", s.params.step_ps < 0 ? ordered_json(nullptr)
                                                                  : ordered_json(s.params.step_ps)},
                         {"simulations", s.simulations},
+                        {"nccl_tuning", s.nccl_tuning},
+                        {"nccl_version", s.nccl_version.empty() ? ordered_json(nullptr)
+                                                                : ordered_json(s.nccl_version)},
                         {"points", pts},
                         {"fitted_median_abs_pct_error", optional_json(s.fitted_median)},
                         {"fitted_max_abs_pct_error", optional_json(s.fitted_max)},

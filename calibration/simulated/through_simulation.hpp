@@ -42,6 +42,9 @@ struct SimFit {
   std::string skipped;      ///< why the log was not simulated ("" = it was)
   std::string warning;      ///< a fit the scenario cannot really make ("" = none)
   std::string layout_note;  ///< the scenario's layout differs from the log's
+  /// NCCL's tuning the simulations used: the version (the scenario's nccl.version when it writes
+  /// one, else the log's; "" = the newest) and its table's name ("2.25-2.27").
+  std::string nccl_version, nccl_tuning;
 };
 
 /// The logs simulated, in order (a held-out log's prediction last).

@@ -52,7 +52,7 @@ struct NcclTuning {
   /// Ring AllReduce's inter-node steps: 2 (nNodes - 1) (2.23+), else 2 nNodes.
   bool ring_inter_steps_minus_one = false;
   /// LL128 on by default (NCCL_PROTO unset) for these compute capabilities exactly, with the
-  /// path rules of nccl_ll128_enabled_by_default; from 2.26 any capability from 7.0.
+  /// path rules of nccl_ll128_enabled_by_default; in 2.28 any capability from 7.0.
   std::vector<int> ll128_archs;
   bool ll128_from_70 = false;
   /// nvlsEfficiency[arch] (2.28+): NVLS's per-channel bandwidth is the graph's × this × (nCh - 1)

@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "collectives/nccl_versions/nccl_tuning.hpp"
-#include "sim/core/strings.hpp"  // closest_match
 
 namespace fabricsim {
 
@@ -181,14 +180,19 @@ const NcclTuning& nccl_tuning(const std::string& version) {
   for (const NcclTuning& t : nccl_tunings()) {
     if (v.major == 2 && v.minor >= t.first_minor && v.minor <= t.last_minor) return t;
   }
-  std::vector<std::string> minors;
-  for (const NcclTuning& t : nccl_tunings()) {
-    for (int m = t.first_minor; m <= t.last_minor; ++m) minors.push_back("2." + std::to_string(m));
+  // A one-digit minor is most often a YAML number that lost its 0 (2.20 read as 2.2); else the
+  // nearest end of the range.
+  const auto& all = nccl_tunings();
+  int guess = v.major < 2 || (v.major == 2 && v.minor < all.front().first_minor)
+                  ? all.front().first_minor
+                  : all.back().last_minor;
+  if (v.major == 2 && v.minor < 10 && v.minor * 10 >= all.front().first_minor &&
+      v.minor * 10 <= all.back().last_minor) {
+    guess = v.minor * 10;
   }
-  const std::string guess = closest_match(version, minors);
   throw std::invalid_argument("NCCL " + version + "'s tuning is not modelled; expected " +
-                              modelled_list() +
-                              (guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+                              modelled_list() + "; did you mean '2." + std::to_string(guess) +
+                              "'?");
 }
 
 NcclTuningMatch nccl_tuning_nearest(const std::string& version) {

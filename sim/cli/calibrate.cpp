@@ -230,7 +230,13 @@ int cmd_calibrate(const CalibrateOptions& opts, const std::atomic<bool>* interru
     }
   }
   if (chosen) {
-    yaml << "nccl:\n  launch_latency: " << chosen->params.launch_ps << "ps   # "
+    yaml << "nccl:\n";
+    if (!chosen->nccl_version.empty()) {  // the tables the values were fitted under
+      yaml << "  version: " << chosen->nccl_version << "   # NCCL " << chosen->nccl_tuning
+           << "'s tuning, which the fit used\n";
+      fragment["nccl.version"] = chosen->nccl_version;
+    }
+    yaml << "  launch_latency: " << chosen->params.launch_ps << "ps   # "
          << format_time(chosen->params.launch_ps) << "\n";
     fragment["nccl.launch_latency"] = std::to_string(chosen->params.launch_ps) + "ps";
     if (chosen->params.step_ps >= 0) {

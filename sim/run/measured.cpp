@@ -1,6 +1,7 @@
 // A measured nccl-tests log (scenario `measured.nccl_tests`) read and set beside the simulated
 // rows (results.json `measured`).
 
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -28,7 +29,7 @@ std::string scenario_relative_path(const Scenario& sc, const std::string& path) 
 }
 
 void take_measured_nccl_version(Scenario& sc) {
-  if (sc.measured_nccl_tests.empty() || sc.origins.count("nccl.version")) return;
+  if (sc.measured_nccl_tests.empty()) return;
   NcclLog log;
   try {
     log = parse_nccl_tests_file(scenario_relative_path(sc, sc.measured_nccl_tests));
@@ -37,6 +38,24 @@ void take_measured_nccl_version(Scenario& sc) {
   }
   const std::string version = nccl_version_of(log);
   if (version.empty()) return;
+  const std::string where =
+      log.nccl_version_line > 0 ? " (line " + std::to_string(log.nccl_version_line) + ")" : "";
+  if (sc.origins.count("nccl.version")) {  // the scenario's wins; say when they differ
+    const auto minor = [](const std::string& v) { return v.substr(0, v.find('.', 2)); };
+    if (minor(version) != minor(sc.nccl.version)) {
+      std::fprintf(stderr,
+                   "fabricsim: note: nccl.version %s is used, not the measured log's NCCL %s%s\n",
+                   sc.nccl.version.c_str(), version.c_str(), where.c_str());
+    }
+    return;
+  }
+  for (const std::string& n : log.notes) {
+    if (n.find("different NCCL versions") != std::string::npos) {
+      std::fprintf(stderr,
+                   "fabricsim: note: the measured log prints %s; the first, %s%s, is used\n",
+                   n.substr(0, n.find(" in the log")).c_str(), version.c_str(), where.c_str());
+    }
+  }
   sc.nccl.version = version;
   sc.nccl.version_from_log = true;
 }

@@ -53,6 +53,9 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                        "server's peer-to-peer traffic may cross is not modelled, nor the GPU's "
                        "PCIe link toward its NIC (the pcie section sets the GPU-to-GPU links)"});
   }
+  if (sc.has_workload && !prepared.nccl.pat_note.empty()) {
+    out.push_back({"NCCL's PAT algorithm", prepared.nccl.pat_note});
+  }
   if (sc.mode == "flow") {
     out.push_back({"queues, PFC, ECN/DCQCN, drops and retransmissions",
                    "mode: flow shares each link max-min fairly between the flows crossing it; "

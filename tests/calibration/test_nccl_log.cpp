@@ -276,10 +276,19 @@ TEST_CASE("NCCL's choice lines: size, algorithm and protocol indices", "[nccl_lo
   // print it from rank 0 under NCCL_DEBUG_SUBSYS=TUNING), here after NCCL's INFO prefix.
   const NcclLog log = parse_nccl_tests(
       "node01:1:1 [0] NCCL INFO 8 Bytes -> Algo 1 proto 0 time 12.500000\n"
-      "node01:1:1 [0] NCCL INFO AllReduce: 8589934592 Bytes -> Algo 5 proto 2 time 9.9\n" +
+      "node01:1:1 [0] NCCL INFO AllReduce: 8589934592 Bytes -> Algo 5 proto 2 time 9.9\n"
+      // the named form of newer releases' enqueue.cc
+      "node01:1:1 [0] NCCL INFO AllReduce: 16 Bytes -> Algo NVLS_TREE proto LL128 "
+      "channel{Lo..Hi}={0..1}\n"
+      "node01:1:1 [0] NCCL INFO AllReduce: 16 Bytes -> Algo SHORTCUT proto LL\n"  // unknown: skipped
+      // a connection line: "/0" is a connection index, not a channel count
+      "node01:1:1 [0] NCCL INFO Channel 05/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n" +
           kHeader + kRow8 + kRow16,
       "t.txt");
-  REQUIRE(log.choices.size() == 2);
+  CHECK(log.channels == 0);
+  REQUIRE(log.choices.size() == 3);
+  CHECK(nccl_algo_name(log.choices[2].algo) == "nvls_tree");
+  CHECK(nccl_proto_name(log.choices[2].proto) == "ll128");
   CHECK(log.choices[0].bytes == 8);
   CHECK(nccl_algo_name(log.choices[0].algo) == "ring");
   CHECK(nccl_proto_name(log.choices[0].proto) == "ll");
@@ -288,6 +297,12 @@ TEST_CASE("NCCL's choice lines: size, algorithm and protocol indices", "[nccl_lo
   CHECK(nccl_algo_name(log.choices[1].algo) == "nvls_tree");
   CHECK(nccl_proto_name(log.choices[1].proto) == "simple");
   CHECK(nccl_algo_name(6) == "pat");
+  // Text after "NCCL version" that is no version names none; a longer one keeps X.Y.Z.
+  CHECK(parse_nccl_tests("NCCL version not printed by this image\n" + kHeader + kRow8, "t.txt")
+            .nccl_version.empty());
+  const NcclLog dotted = parse_nccl_tests("NCCL version 2.19.3.1\n" + kHeader + kRow8, "t.txt");
+  CHECK(dotted.nccl_version == "2.19.3");
+  CHECK(dotted.nccl_version_line == 1);
   CHECK(nccl_algo_name(7).empty());
 }
 

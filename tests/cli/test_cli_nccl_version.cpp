@@ -44,6 +44,8 @@ TEST_CASE(
       run("version_set", scenario, "--set workload.maxbytes=64KiB --set nccl.version=2.20");
   CHECK(set.nccl["tuning"] == "2.19-2.20");
   CHECK(set.nccl["version_source"] == "scenario");
+  CHECK(set.result.err.find("nccl.version 2.20 is used, not the measured log's NCCL "
+                            "2.25.1+cuda12.8 (line 26)") != std::string::npos);
   const Run plain =
       run("version_default", "scenarios/quickstart.yaml", "--set workload.maxbytes=64KiB");
   CHECK(plain.nccl["tuning"] == "2.28");
@@ -70,11 +72,18 @@ TEST_CASE("nccl.version: where NCCL's model would pick PAT the run says so") {
   // against LL128 483.4: PAT from 8 KiB to 8 MiB.
   const Run r = run("version_pat", "scenarios/quickstart.yaml",
                     "--set workload.collective=all_gather --set workload.maxbytes=32MiB");
-  CHECK(r.result.err.find("NCCL 2.28's model picks PAT for all_gather from 8 KiB to 8 MiB") !=
-        std::string::npos);
-  // An AllReduce has no PAT.
+  const std::string said =
+      "NCCL 2.28's model picks PAT (AllGather and ReduceScatter on one GPU "
+      "a server, NCCL 2.23+) for all_gather from 8 KiB to 8 MiB here";
+  CHECK(r.result.out.find("# not modelled: NCCL's PAT algorithm (" + said) != std::string::npos);
+  CHECK(slurp(scratch("version_pat") / "results.json").find(said) != std::string::npos);
+  // An AllReduce has no PAT; and PAT runs Simple only, so NCCL_PROTO=LL leaves it out.
   const Run ar = run("version_no_pat", "scenarios/quickstart.yaml", "--set workload.maxbytes=1MiB");
-  CHECK(ar.result.err.find("PAT") == std::string::npos);
+  CHECK(ar.result.out.find("PAT") == std::string::npos);
+  const Run ll = run("version_pat_ll", "scenarios/quickstart.yaml",
+                     "--set workload.collective=all_gather --set workload.maxbytes=1MiB "
+                     "--set nccl.proto=LL");
+  CHECK(ll.result.out.find("PAT") == std::string::npos);
 }
 
 TEST_CASE("measured: the log's channel count beside the model's") {

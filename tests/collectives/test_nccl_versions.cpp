@@ -173,3 +173,10 @@ TEST_CASE("nccl.version: PAT's cost from 2.23 for one GPU a node") {
   CHECK(nccl_pat_time_us(cluster("2.28", 16, 16, "all_reduce"), 1 << 20) == -1);  // AG/RS only
   CHECK(nccl_pat_time_us(cluster("2.28", 16, 2, "all_gather"), 1 << 20) == -1);   // 8 GPUs a node
 }
+
+TEST_CASE("nccl.version: the suggestion for a version outside the tables is the nearest end") {
+  CHECK(error_of("2.29").find("did you mean '2.28'") != std::string::npos);
+  CHECK(error_of("3.0").find("did you mean '2.28'") != std::string::npos);
+  CHECK(error_of("2.16").find("did you mean '2.18'") != std::string::npos);
+  CHECK(error_of("1.9").find("did you mean '2.18'") != std::string::npos);
+}
