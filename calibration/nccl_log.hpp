@@ -85,7 +85,7 @@ struct NcclLog {
   /// else the ## "nodes x GPUs" header's node count, else the distinct listed hosts; 0 if none.
   int nodes = 0;
 
-  std::string nccl_version;  ///< "2.26.6+cuda12.8" from the first "NCCL version X.Y.Z" line
+  std::string nccl_version;   ///< "2.26.6+cuda12.8" from the first "NCCL version X.Y.Z" line
   int nccl_version_line = 0;  ///< that line; 0 when none
 
   std::vector<NcclLogRow> rows;  ///< in the order printed

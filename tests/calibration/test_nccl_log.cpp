@@ -280,7 +280,8 @@ TEST_CASE("NCCL's choice lines: size, algorithm and protocol indices", "[nccl_lo
       // the named form of newer releases' enqueue.cc
       "node01:1:1 [0] NCCL INFO AllReduce: 16 Bytes -> Algo NVLS_TREE proto LL128 "
       "channel{Lo..Hi}={0..1}\n"
-      "node01:1:1 [0] NCCL INFO AllReduce: 16 Bytes -> Algo SHORTCUT proto LL\n"  // unknown: skipped
+      "node01:1:1 [0] NCCL INFO AllReduce: 16 Bytes -> Algo SHORTCUT proto LL\n"  // unknown:
+                                                                                  // skipped
       // a connection line: "/0" is a connection index, not a channel count
       "node01:1:1 [0] NCCL INFO Channel 05/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n" +
           kHeader + kRow8 + kRow16,
