@@ -696,26 +696,24 @@ std::string folded(const std::string& word) {
   return out;
 }
 
-}  // namespace
-
-int nccl_algo_index(const std::string& word) {
-  if (!word.empty() && std::all_of(word.begin(), word.end(), ::isdigit)) {
-    return word.size() == 1 && word[0] <= '6' ? word[0] - '0' : -1;
-  }
-  for (int a = 0; a < 7; ++a) {
-    if (folded(nccl_algo_name(a)) == folded(word)) return a;
+/// The index of `word` among `count` names (`name_of`): a one-digit index, or a name matched
+/// by `folded`; -1 for anything else.
+int index_of(const std::string& word, int count, std::string (*name_of)(int)) {
+  if (word.size() == 1 && word[0] >= '0' && word[0] < '0' + count) return word[0] - '0';
+  for (int i = 0; i < count; ++i) {
+    if (folded(name_of(i)) == folded(word)) return i;
   }
   return -1;
 }
 
+}  // namespace
+
+int nccl_algo_index(const std::string& word) {
+  return index_of(word, 7, nccl_algo_name);
+}
+
 int nccl_proto_index(const std::string& word) {
-  if (!word.empty() && std::all_of(word.begin(), word.end(), ::isdigit)) {
-    return word.size() == 1 && word[0] <= '2' ? word[0] - '0' : -1;
-  }
-  for (int p = 0; p < 3; ++p) {
-    if (folded(nccl_proto_name(p)) == folded(word)) return p;
-  }
-  return -1;
+  return index_of(word, 3, nccl_proto_name);
 }
 
 std::string nccl_algo_name(int algo) {
