@@ -2,9 +2,9 @@
 // as a transfer DAG.
 //
 // What NCCL runs (NCCL 2.19/2.20 src/device/all_reduce.h, RunWorkElement<ncclFuncAllReduce, ...,
-// NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE>; src/enqueue.cc, ncclPatternNvlsTree; the trees in
-// src/graph/connect.cc, connectNvls): the buffer is cut into one slice per local GPU, its
-// "head" h (local GPU h of every server). For each chunk of slice h:
+// NCCL_ALGO_NVLS_TREE, NCCL_PROTO_SIMPLE>, RunWorkColl from 2.22 on; src/enqueue.cc,
+// ncclPatternNvlsTree; the trees in src/graph/connect.cc, connectNvls): the buffer is cut into one
+// slice per local GPU, its "head" h (local GPU h of every server). For each chunk of slice h:
 //   - on every server the NVSwitch reduces the chunk over the server's G GPUs: head h loads it
 //     through the multicast address with multimem.ld_reduce (the "reduce" warps, which receive
 //     from treeDown: nvls.down, the in-node sum, and the network children);
@@ -21,7 +21,9 @@
 // dtree_second_links over the servers, collectives/tree.hpp). NCCL alternates the trees channel
 // by channel, each channel taking an equal part of every slice; alternating chunk by chunk
 // splits each slice's bytes between the two trees the same way (exactly in half for an even
-// number of chunks).
+// number of equal chunks). NCCL also interleaves the heads' chunks within each channel's part
+// (chunkOffset = elemOffset + headRank × chunkCount); a contiguous slice per head moves the
+// same bytes over the same links.
 //
 // How it is modelled: as nvls.hpp (read its comment) inside each server, with the tree between:
 // per chunk k of slice h (b bytes), on every server v (ranks server-major: rank = v × G + i):
