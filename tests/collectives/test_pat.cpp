@@ -12,7 +12,10 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include "collectives/pat/pat.hpp"
@@ -322,6 +325,37 @@ TEST_CASE("pat dags: one chunk critical path D or D - 1 for large A and equal fo
     CHECK(critical_path(pat_all_gather(n, 3, 4, 1, 12, 1)) ==
           critical_path(pat_reduce_scatter(n, 3, 4, 1, 12, 1)));
     CHECK(pat_all_gather(n, 3, 4, 1, 12, 1).size() == pat_reduce_scatter(n, 3, 4, 1, 12, 1).size());
+  }
+}
+
+TEST_CASE("pat_reduce_scatter: one chunk is the all_gather dag reversed") {
+  // RS message m of dimension d of rank r plays AG message m of dimension d of rank
+  // (-r - 2^d) mod N: every AG edge before -> after is an RS edge after' -> before'.
+  for (int n : {2, 3, 5, 7, 8, 12, 18, 33}) {
+    for (int64_t step : {int64_t{1}, kHuge}) {
+      INFO("ranks " << n << " step " << step);
+      const Args a{n, 10, 4, 1, 40, step};
+      const std::vector<Msg> ag = expected_messages(true, a), rs = expected_messages(false, a);
+      const TransferDag ag_dag = pat_all_gather(n, 10, 4, 1, 40, step);
+      const TransferDag rs_dag = pat_reduce_scatter(n, 10, 4, 1, 40, step);
+      REQUIRE(ag_dag.size() == rs_dag.size());
+      // (dim, rank, first entry as an AG offset) -> AG id.
+      std::map<std::tuple<int, int, int64_t>, uint32_t> ag_id;
+      for (uint32_t t = 0; t < ag.size(); ++t)
+        ag_id[{ag[t].dim, ag[t].rank, ag[t].entries.front()}] = t;
+      std::vector<uint32_t> as_ag(rs.size());
+      for (uint32_t t = 0; t < rs.size(); ++t) {
+        const int d = rs[t].dim;
+        const int rank = wrap(-int64_t{rs[t].rank} - (int64_t{1} << d), n);
+        as_ag[t] = ag_id.at({d, rank, rs[t].entries.front() - (int64_t{1} << d)});
+      }
+      std::set<std::pair<uint32_t, uint32_t>> ag_edges, rs_edges;
+      for (uint32_t t = 0; t < ag_dag.size(); ++t) {
+        for (uint32_t after : ag_dag.dependents(t)) ag_edges.insert({t, after});
+        for (uint32_t after : rs_dag.dependents(t)) rs_edges.insert({as_ag[after], as_ag[t]});
+      }
+      CHECK(rs_edges == ag_edges);
+    }
   }
 }
 
