@@ -65,9 +65,11 @@
 //  - AllGather with A >= k_0 and `chunks` chunks in every channel: critical path = chunks × the
 //    one-chunk path (a rank's last send, dimension 0, ends the longest chain of its chunk).
 //
-// Where NCCL's kernel differs: it runs each rank's steps in a fixed order, several at a time
-// (parallelFactor), over NCCL_STEPS buffer slots per connection; the DAG keeps only the data
-// dependencies and the chunk order, so independent messages of a rank may overlap freely.
+// Where NCCL's kernel differs: one thread computes a fixed sequence of copy/send/receive ops
+// (getNextOp: phases, aggregated steps, postFreq), and worker groups run up to parallelFactor
+// of them at a time over NCCL_STEPS buffer slots per connection; the DAG keeps only the data
+// dependencies and the chunk order, so a rank's independent messages may overlap freely, and
+// the local copies (a rank's own piece into its output) are not modelled.
 #pragma once
 
 #include <cstdint>
@@ -77,11 +79,14 @@
 namespace fabricsim {
 
 /// NCCL's PAT aggregation factor (PatAGAlgorithm and PatRSAlgorithm constructors, NCCL
-/// src/include/collectives.h): the most pieces of piece_bytes one message carries when the
-/// buffer step is step_bytes (NCCL: buffSizes[SIMPLE] / NCCL_STEPS). A = 1, doubled while
+/// src/include/collectives.h): the most pieces one message carries, for a step of step_bytes
+/// (the constructors' stepSize, which NCCL's PAT kernels set to the chunk size, chunkCount ×
+/// sizeof(T), src/device/all_gather.h) and a per-rank channel piece of piece_bytes (the
+/// constructors' channelSize × sizeof(T), the whole part, not one chunk). A = 1, doubled while
 /// ⌊⌊step_bytes / piece_bytes⌋ / A⌋ >= 2 and A < ⌊ranks / 2⌋, then doubled log2(NCCL_STEPS) = 3
 /// more times while A < ⌊ranks / 2⌋ (NCCL's step depth). piece_bytes = 0 counts as 1 byte (an
-/// empty channel). Throws std::invalid_argument for ranks < 2, step_bytes < 1 or piece_bytes < 0.
+/// empty channel; NCCL runs none). Throws std::invalid_argument for ranks < 2, step_bytes < 1 or
+/// piece_bytes < 0.
 int pat_aggregation(int ranks, int64_t step_bytes, int64_t piece_bytes);
 
 /// NCCL's PAT chunk size (calcCollChunking, NCCL src/enqueue.cc): start at step_bytes (Simple's
@@ -93,7 +98,9 @@ int64_t pat_chunk_bytes(bool all_gather, int64_t total_bytes, int channels, int6
 
 /// PAT AllGather over `ranks` ranks (one per server), each contributing `count` elements of
 /// `elem_bytes` (the output is ranks × count), as described above; transfers go from rank r to
-/// (r + 2^d) mod N. Throws std::invalid_argument for ranks < 2, count < 0, elem_bytes <= 0,
+/// (r + 2^d) mod N. step_bytes is pat_aggregation's; NCCL's kernels pass the chunk size, so a
+/// caller following NCCL passes step_bytes = chunk_bytes (pat_chunk_bytes).
+/// Throws std::invalid_argument for ranks < 2, count < 0, elem_bytes <= 0,
 /// channels < 1, chunk_bytes < elem_bytes, step_bytes < 1, or more than 2^32 − 1 transfers.
 TransferDag pat_all_gather(int ranks, int64_t count, int elem_bytes, int channels,
                            int64_t chunk_bytes, int64_t step_bytes);

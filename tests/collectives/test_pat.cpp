@@ -240,6 +240,12 @@ TEST_CASE("pat_aggregation: hand-worked cases of NCCL's rule") {
   CHECK(pat_aggregation(6, 512 * kKiB, 512 * kKiB) == 4);
   // An empty piece counts as 1 byte: B / 1 is large, so A goes to the cap (N = 16: 8).
   CHECK(pat_aggregation(16, 512 * kKiB, 0) == 8);
+  // As NCCL's kernels call it (step = the chunk): AllGather of 1 MiB over 16 ranks on 2
+  // channels; each rank's 64 KiB piece is two 32 KiB parts, the chunk 64 KiB (below); 64K / 32K
+  // = 2 -> 2, 2 / 2 = 1 stops; step doublings 4, 8, then 8 < 8 fails.
+  CHECK(pat_aggregation(16, pat_chunk_bytes(true, 1 * kMiB, 2, 512 * kKiB), 32 * kKiB) == 8);
+  // 32 ranks, 1 GiB on 16 channels: piece 32 MiB, part 2 MiB, chunk 512 KiB: A = 1, then 8.
+  CHECK(pat_aggregation(32, pat_chunk_bytes(true, 1024 * kMiB, 16, 512 * kKiB), 2 * kMiB) == 8);
 }
 
 TEST_CASE("pat_chunk_bytes: hand-worked cases of NCCL's calcCollChunking") {
