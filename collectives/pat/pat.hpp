@@ -62,8 +62,12 @@
 //    only its own piece crosses dimension 1, so no chain goes 2 → 1 → 0). With A < k_0 the
 //    path can be shorter (a message then waits only for its own pieces' arrivals); pat_aggregation
 //    gives A >= min(8, k_0), so that happens only from N = 18 on;
-//  - AllGather with A >= k_0 and `chunks` chunks in every channel: critical path = chunks × the
-//    one-chunk path (a rank's last send, dimension 0, ends the longest chain of its chunk).
+//  - AllGather with A >= k_0 and `chunks` chunks (channel 0's, the most): critical path =
+//    chunks × the one-chunk path (a rank's last send, dimension 0, ends the longest chain of its
+//    chunk). ReduceScatter's last send is at dimension D − 1, which ends the longest chain when
+//    N > 3 × 2^(D−2) (the same path as AllGather's, e.g. N = 8, 3 chunks: 9) but not otherwise
+//    (N = 5, 3 chunks: 4, AllGather 6): there a rank's chunk k + 1 may start while its chunk k
+//    messages of lower dimensions still wait.
 //
 // Where NCCL's kernel differs: one thread computes a fixed sequence of copy/send/receive ops
 // (getNextOp: phases, aggregated steps, postFreq), and worker groups run up to parallelFactor

@@ -365,13 +365,19 @@ TEST_CASE("pat_reduce_scatter: one chunk is the all_gather dag reversed") {
   }
 }
 
-TEST_CASE("pat_all_gather: critical path is chunks times the one chunk path for large A") {
+TEST_CASE("pat dags: critical path over chunks for large A") {
   // A rank's chunk k + 1 waits for its last send of chunk k, its dimension 0 message, which
   // ends the longest chain of chunk k.
   CHECK(critical_path(pat_all_gather(8, 30, 4, 1, 40, kHuge)) == 3 * 3);
   CHECK(critical_path(pat_all_gather(5, 40, 4, 1, 40, kHuge)) == 4 * 2);
   CHECK(critical_path(pat_all_gather(16, 21, 4, 1, 40, kHuge)) == 3 * 4);  // chunks 10, 10, 1
   CHECK(critical_path(pat_all_gather(2, 50, 4, 1, 40, kHuge)) == 5 * 1);
+  // ReduceScatter chains chunks through its dimension D - 1 message: the same for N = 8 (that
+  // message ends the longest chain, 1 -> 2 -> 4), shorter for N = 5 (its dimension 2 message
+  // waits for nothing, 4 + 1 >= 5, so chunk k's is at depth k + 1, and the last chunk's
+  // dimension 0 then dimension 1 messages add 2: 2 + 2).
+  CHECK(critical_path(pat_reduce_scatter(8, 30, 4, 1, 40, kHuge)) == 3 * 3);
+  CHECK(critical_path(pat_reduce_scatter(5, 30, 4, 1, 40, kHuge)) == 4);
 }
 
 TEST_CASE("pat dags: messages per rank per chunk sum ceil(k_d / A) and scale with chunks") {
