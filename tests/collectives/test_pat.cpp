@@ -378,6 +378,16 @@ TEST_CASE("pat dags: critical path over chunks for large A") {
   // dimension 0 then dimension 1 messages add 2: 2 + 2).
   CHECK(critical_path(pat_reduce_scatter(8, 30, 4, 1, 40, kHuge)) == 3 * 3);
   CHECK(critical_path(pat_reduce_scatter(5, 30, 4, 1, 40, kHuge)) == 4);
+  // The closed forms over N: AllGather chunks x (D or D - 1); ReduceScatter the same when its
+  // one-chunk path is D (N = 2 or N > 3 x 2^(D-2)).
+  for (int n = 2; n <= 40; ++n) {
+    INFO("ranks " << n);
+    const int d = ceil_log2(n);
+    const bool full = n == 2 || n > 3 * (1 << (d - 2));
+    const int ag = critical_path(pat_all_gather(n, 30, 4, 1, 40, kHuge));
+    CHECK(ag == 3 * (full ? d : d - 1));
+    if (full) CHECK(critical_path(pat_reduce_scatter(n, 30, 4, 1, 40, kHuge)) == ag);
+  }
 }
 
 TEST_CASE("pat dags: messages per rank per chunk sum ceil(k_d / A) and scale with chunks") {
