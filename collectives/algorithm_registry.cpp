@@ -29,6 +29,8 @@ std::deque<CollectiveAlgorithm>& registry() {
         {"halving_doubling", {"all_reduce"}, halving_doubling_dag, halving_doubling_transfers, std::nullopt, false, {}, {}},
         {"p2p", {"alltoall", "sendrecv"}, p2p_dag, p2p_transfers, std::nullopt, false, p2p_flows, p2p_flow_count},
         {"nvls", {"all_reduce"}, nvls_dag, nvls_transfers, NcclAlgo::kNvls, true, {}, {}},
+        {"nvls_tree", {"all_reduce"}, nvls_tree_dag, nvls_tree_dag_transfers, NcclAlgo::kNvlsTree, true, {}, {}},
+        {"pat", {"all_gather", "reduce_scatter"}, pat_dag, pat_dag_transfers, NcclAlgo::kPat, true, {}, {}},
     };
     // clang-format on
     for (const CollectiveAlgorithm& a : builtin) register_choice("workload.algorithm", a.name);

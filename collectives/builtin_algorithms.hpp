@@ -1,6 +1,6 @@
 // The built-in algorithms' hooks (algorithm_registry.hpp), defined next to the code they share:
-// the DAG builders and transfer counts in plan.cpp (NVLS's in nvls.cpp), the flow builders in
-// flow_plan.cpp.
+// the DAG builders and transfer counts in plan.cpp (NVLS's in nvls.cpp, NVLSTree's and PAT's in
+// their folders), the flow builders in flow_plan.cpp.
 // Internal to the collectives library.
 #pragma once
 
@@ -23,6 +23,12 @@ TransferDag p2p_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_
 /// NVLS (nvls.cpp): one server, the whole buffer in one DAG (spec.channels is not used).
 TransferDag nvls_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
                      int elem_bytes);
+/// NVLSTree (nvls_tree/nvls_tree.cpp): whole NVSwitch servers, the whole buffer in one DAG.
+TransferDag nvls_tree_dag(const RankLayout& layout, const CollectiveSpec& spec,
+                          int64_t buffer_count, int elem_bytes);
+/// PAT (pat/pat.cpp): AllGather and ReduceScatter, one rank a server.
+TransferDag pat_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                    int elem_bytes);
 
 int64_t ring_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
                        int elem_bytes);
@@ -34,6 +40,10 @@ int64_t p2p_transfers(const RankLayout& layout, const CollectiveSpec& spec, int6
                       int elem_bytes);
 int64_t nvls_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
                        int elem_bytes);
+int64_t nvls_tree_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
+                                int elem_bytes);
+int64_t pat_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
+                          int elem_bytes);
 
 /// Ring and tree flows (one builder: they share the per-channel join).
 TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,

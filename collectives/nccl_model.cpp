@@ -47,9 +47,8 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
 }
 
 // NCCL's spellings (init.cc ncclAlgoStr / ncclProtoStr), in index order.
-const std::vector<std::string> kAlgoNames = {"Tree", "Ring", "NVLS"};
-const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain", "NVLSTree",
-                                                  "PAT"};
+const std::vector<std::string> kAlgoNames = {"Tree", "Ring", "NVLS", "NVLSTree", "PAT"};
+const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain"};
 const std::vector<std::string> kProtoNames = {"LL", "LL128", "Simple"};
 const std::vector<std::string> kPathNames = {"LOC", "NVL", "NVB", "PIX",
                                              "PXB", "PXN", "PHB", "SYS"};
@@ -213,6 +212,10 @@ const char* to_string(NcclAlgo a) {
       return "ring";
     case NcclAlgo::kNvls:
       return "nvls";
+    case NcclAlgo::kNvlsTree:
+      return "nvls_tree";
+    case NcclAlgo::kPat:
+      return "pat";
   }
   return "?";
 }
@@ -243,11 +246,12 @@ NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable) {
   }
   for (const auto& other : kOtherAlgoNames) {
     if (l == lower(other)) {
-      fail(variable, "NCCL algorithm '" + other +
-                         "' is not modelled by fabricsim; expected Tree, Ring or NVLS");
+      fail(variable,
+           "NCCL algorithm '" + other +
+               "' is not modelled by fabricsim; expected Tree, Ring, NVLS, NVLSTree or PAT");
     }
   }
-  fail(variable, "unknown algorithm '" + name + "'; expected Tree, Ring or NVLS" +
+  fail(variable, "unknown algorithm '" + name + "'; expected Tree, Ring, NVLS, NVLSTree or PAT" +
                      suggestion(trim(name), kAlgoNames));
 }
 
@@ -293,7 +297,7 @@ int64_t nccl_buffsize_bytes(NcclProto p, const NcclSettings& s) {
 NcclAlgoFilter parse_algo_list(const std::string& value, const std::string& variable) {
   NcclAlgoFilter f;
   f.allowed = parse_list<kNcclNumAlgos>(
-      value, variable, "Tree, Ring, NVLS", "algorithm",
+      value, variable, "Tree, Ring, NVLS, NVLSTree, PAT", "algorithm",
       [](const std::string& t, const std::string& v) { return idx(parse_nccl_algo(t, v)); });
   return f;
 }
@@ -412,16 +416,19 @@ double nccl_tree_correction_factor(NcclProto p, int64_t bytes) {
 
 bool nccl_algo_supported(const std::string& collective, NcclAlgo a) {
   const Func f = func_of(collective);
+  if (a == NcclAlgo::kPat) return f == Func::kAllGather || f == Func::kReduceScatter;
   return a == NcclAlgo::kRing || f == Func::kAllReduce;
 }
 
-NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps) {
-  if (gpus < 2 || !(nvlink_GBps > 0)) return {};
+NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps, double nic_GBps) {
+  if (gpus < 2 || !(nvlink_GBps > 0) || nic_GBps < 0) return {};
   // ncclTopoCompute: totalBw × ngpus / (ngpus − 1) for patterns other than the ring, and the
   // first speed tried is the largest with speed × minChannels within it.
   const double total = nvlink_GBps * gpus / (gpus - 1);
   for (double speed : kSm90SpeedArrayIntra) {
     if (speed > nvlink_GBps || speed * gpus > total) continue;
+    // Across servers each channel's head also sends and receives the speed through its NIC.
+    if (nic_GBps > 0 && speed > nic_GBps + 1e-9) continue;
     // ncclTopoSearchTryNvls: each of the `gpus` channels takes `speed` on every GPU's NVLink,
     // in each direction, and twice on its head's.
     if ((gpus + 1) * speed <= nvlink_GBps + 1e-9) return {gpus, speed};
@@ -442,12 +449,98 @@ std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_ca
            std::to_string(gpus_per_node);
   }
   if (nnodes > 1) {
-    return "NCCL 2.20 runs NVLS within one server only (across servers it is NVLSTree, not "
-           "modelled), and this spans " +
+    return "NCCL runs NVLS within one server without CollNet (across servers it runs NVLSTree), "
+           "and this spans " +
            std::to_string(nnodes) + " servers";
   }
   return "";
 }
+
+std::string nccl_nvls_tree_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
+                                       int gpus_per_node, int nnodes) {
+  const std::string hw =
+      nccl_nvls_unavailable(nvls_enable, nvswitch, compute_capability, gpus_per_node, 1);
+  if (!hw.empty()) return hw;
+  if (nnodes <= 1) return "NCCL runs NVLSTree across servers only, and this is one server";
+  return "";
+}
+
+std::string nccl_pat_unavailable(const NcclTuneInputs& in) {
+  const NcclTuning& t = tuning_of(in);
+  if (!t.pat) return "NCCL " + t.name + " has no PAT (it came with 2.23)";
+  if (in.nranks != in.nnodes) {
+    return "NCCL runs PAT with one GPU a server only, and this has " +
+           std::to_string(in.nranks / std::max(1, in.nnodes)) + " a server";
+  }
+  if (!in.pat_enabled) return "PAT is off for this run";
+  return "";
+}
+
+namespace {
+
+/// NVLSTree's cost (nccl_tuned_cost): the NVLS graph's channels and speed on several nodes.
+NcclAlgoProtoCost nvls_tree_cost(const NcclTuneInputs& in, NcclProto p, const NcclTuning& t,
+                                 int nsteps, int cc_index) {
+  if (p != NcclProto::kSimple) {
+    throw std::invalid_argument("NCCL cost model: NCCL's NVLSTree runs the Simple protocol only");
+  }
+  if (in.nvls_channels < 1 || !(in.nvls_bw_GBps > 0) || in.nnodes < 2) {
+    throw std::invalid_argument(
+        "NCCL cost model: NVLSTree needs the NVLS graph (nvls_channels, nvls_bw_GBps) on more "
+        "than one node");
+  }
+  const int a = idx(NcclAlgo::kNvlsTree), s = idx(NcclProto::kSimple);
+  const double nch = in.nvls_channels, bw = in.nvls_bw_GBps, nnodes = in.nnodes;
+  const double base = t.base_lat_us[a][s];
+  const double net = t.hw_lat_us[idx(NcclHw::kNet)][a][s];
+  if (t.nvls_tree_legacy) {
+    // 2.18: the graph's bandwidth, × .70 × nNodes / (2 (nNodes − 1)); one NET latency a hop of
+    // a chain through every node, up and down.
+    const double bus = nch * bw;
+    return {base + 2 * (nnodes - 1) * net, bus * .70 * nnodes / (2 * (nnodes - 1)), bus, 0};
+  }
+  // 2.19+: intraLat + 2 log2(nNodes) × interLat (Simple: latencyInter twice, the flush).
+  const double inter_lat = net + 2 * in.latency_inter_us;
+  const double lat =
+      base + t.hw_lat_us[idx(NcclHw::kNvlink)][a][s] + 2 * log2i(in.nnodes) * inter_lat;
+  const double efficiency = t.nvls_efficiency[cc_index];
+  if (efficiency > 0) {
+    // 2.28: min(bwIntra × nvlsEfficiency × (nCh − 1)/nCh × 2, bwInter × (2 on up to 2 nodes),
+    // perChMaxNVLSTreeBw) a channel, converted as Ring's (nRanks / nsteps).
+    const int index2 = in.nnodes <= 2 ? in.nnodes - 1 : 2;
+    const double cap = t.per_ch_max_nvls_tree_bws[cc_index][index2];
+    double per_channel =
+        std::min(bw * efficiency * (nch - 1) / nch * 2.0, bw * (in.nnodes <= 2 ? 2.0 : 1.0));
+    if (cap > 0) per_channel = std::min(per_channel, cap);
+    const double bus = nch * per_channel;
+    return {lat, bus * in.nranks / nsteps, bus, 0};
+  }
+  // 2.19-2.27: min(bwIntra, bwInter, halved above 2 nodes) a channel, × 5/6.
+  const double bus = nch * (in.nnodes <= 2 ? bw : bw / 2);
+  return {lat, bus * kNvlsRatio, bus, 0};
+}
+
+/// PAT's cost (nccl_tuned_cost): AllGather / ReduceScatter, one GPU a node, 2.23+.
+NcclAlgoProtoCost pat_cost(const NcclTuneInputs& in, NcclProto p, const NcclTuning& t) {
+  if (p != NcclProto::kSimple) {
+    throw std::invalid_argument("NCCL cost model: NCCL's PAT runs the Simple protocol only");
+  }
+  const std::string off = nccl_pat_unavailable(in);
+  if (!off.empty()) throw std::invalid_argument("NCCL cost model: " + off);
+  // "With ppn=1 latencies are fully exposed, use the Tree network latency" (2.23+), Simple: the
+  // inter-node latency twice.
+  const int s = idx(NcclProto::kSimple);
+  const double inter_lat =
+      t.hw_lat_us[idx(NcclHw::kNet)][idx(NcclAlgo::kTree)][s] + 2 * in.latency_inter_us;
+  // 2.23-2.27 start from 8 µs ("Base time"), 2.28 from baseLat[PAT], also 8.
+  const double base =
+      t.base_lat_us[idx(NcclAlgo::kPat)][s] > 0 ? t.base_lat_us[idx(NcclAlgo::kPat)][s] : 8.0;
+  const double lat = base + log2i(in.nnodes) * (inter_lat / 3.5) + in.nranks * 2.8;
+  const double bus = in.nchannels * (in.nnodes <= 2 ? in.bw_intra_GBps : in.bw_inter_GBps) * .75;
+  return {lat, bus, bus, 0};
+}
+
+}  // namespace
 
 NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProto p) {
   validate(in);
@@ -486,6 +579,8 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
     // tuning.cc: busBw = nChannels × min(bwIntra, bwInter), × 5/6.
     return {lat, nch * in.nvls_bw_GBps * kNvlsRatio, nch * in.nvls_bw_GBps, 0};
   }
+  if (a == NcclAlgo::kNvlsTree) return nvls_tree_cost(in, p, t, nsteps, cc_index);
+  if (a == NcclAlgo::kPat) return pat_cost(in, p, t);
   int ninter_steps = all_reduce ? (nnodes > 1 ? 2 * nnodes : 0) : ag_rs ? nnodes - 1 : nnodes;
   if (all_reduce && t.ring_inter_steps_minus_one) ninter_steps = 2 * (nnodes - 1);
 
@@ -584,17 +679,10 @@ double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int6
 double nccl_pat_time_us(const NcclTuneInputs& in, int64_t bytes) {
   validate(in);
   if (bytes < 0) throw std::invalid_argument("nccl_pat_time_us: bytes must be >= 0");
-  const NcclTuning& t = tuning_of(in);
-  const Func f = func_of(in.collective);
-  if (!t.pat || (f != Func::kAllGather && f != Func::kReduceScatter) || in.nranks != in.nnodes) {
+  if (!nccl_algo_supported(in.collective, NcclAlgo::kPat) || !nccl_pat_unavailable(in).empty()) {
     return -1;
   }
-  const double inter_lat =
-      t.hw_lat_us[idx(NcclHw::kNet)][idx(NcclAlgo::kTree)][idx(NcclProto::kSimple)] +
-      2 * in.latency_inter_us;
-  const double lat = 8 + log2i(in.nnodes) * (inter_lat / 3.5) + in.nranks * 2.8;
-  const double bw = in.nchannels * (in.nnodes <= 2 ? in.bw_intra_GBps : in.bw_inter_GBps) * .75;
-  return lat + static_cast<double>(bytes) / (1000.0 * bw);
+  return predicted_time_us(in, NcclAlgo::kPat, NcclProto::kSimple, bytes);
 }
 
 NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_t bytes,
@@ -616,9 +704,13 @@ NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_
     const auto a = static_cast<NcclAlgo>(ai);
     if (!nccl_algo_supported(in.collective, a) || !settings.algo.allows(a)) continue;
     if (a == NcclAlgo::kNvls && !in.nvls_available) continue;
+    if (a == NcclAlgo::kNvlsTree && !in.nvls_tree_available) continue;
+    if (a == NcclAlgo::kPat && !nccl_pat_unavailable(in).empty()) continue;
+    const bool simple_only =
+        a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree || a == NcclAlgo::kPat;
     for (int pi = 0; pi < kNcclNumProtos; ++pi) {
       const auto p = static_cast<NcclProto>(pi);
-      if (a == NcclAlgo::kNvls && p != NcclProto::kSimple) continue;  // NVLS: Simple only
+      if (simple_only && p != NcclProto::kSimple) continue;  // NVLS, NVLSTree, PAT: Simple only
       if (proto_enabled(p)) consider(a, p);
     }
   }

@@ -29,9 +29,10 @@
 // Units: latency and time in µs; bandwidth in GB/s (10⁹ B/s, NCCL's unit: bytes / (1000 × GB/s)
 // is µs); sizes in bytes. NCCL computes in float; this model computes in double.
 //
-// NCCL's Tree, Ring and NVLS (NVLink SHARP, AllReduce inside one NVSwitch server) algorithms
-// are modelled; CollNet and NVLSTree are not. fabricsim's halving_doubling AllReduce is not an
-// NCCL algorithm and is never chosen here.
+// NCCL's Tree, Ring, NVLS (NVLink SHARP, AllReduce inside one NVSwitch server), NVLSTree (NVLS
+// inside each NVSwitch server, a tree between them) and PAT (AllGather and ReduceScatter with
+// one GPU a node, 2.23+) algorithms are modelled; CollNet is not. fabricsim's halving_doubling
+// AllReduce is not an NCCL algorithm and is never chosen here.
 #pragma once
 
 #include <array>
@@ -48,15 +49,17 @@ namespace fabricsim {
 /// NCCL_PROTO_SIMPLE 2).
 enum class NcclProto { kLL, kLL128, kSimple };
 /// NCCL's algorithms that fabricsim models, in NCCL's index order (NCCL_ALGO_TREE 0,
-/// NCCL_ALGO_RING 1, NCCL_ALGO_NVLS 4; CollNetDirect 2 and CollNetChain 3 are not modelled, so
-/// the selection scans Tree, Ring, NVLS as NCCL does).
-enum class NcclAlgo { kTree, kRing, kNvls };
+/// NCCL_ALGO_RING 1, NCCL_ALGO_NVLS 4, NCCL_ALGO_NVLS_TREE 5, NCCL_ALGO_PAT 6; CollNetDirect 2
+/// and CollNetChain 3 are not modelled, so the selection scans Tree, Ring, NVLS, NVLSTree, PAT
+/// as NCCL does).
+enum class NcclAlgo { kTree, kRing, kNvls, kNvlsTree, kPat };
 inline constexpr int kNcclNumProtos = 3;
-inline constexpr int kNcclNumAlgos = 3;
+inline constexpr int kNcclNumAlgos = 5;
+static_assert(kNcclNumAlgos == kNcclTunedAlgos, "the tuning tables have a row per algorithm");
 
 /// "ll", "ll128", "simple".
 const char* to_string(NcclProto p);
-/// "tree", "ring", "nvls".
+/// "tree", "ring", "nvls", "nvls_tree", "pat": the workload.algorithm names.
 const char* to_string(NcclAlgo a);
 
 /// A bad NCCL setting. `variable` is the environment variable (or the YAML key the caller passed,
@@ -72,9 +75,9 @@ class NcclSettingError : public std::invalid_argument {
 /// One protocol name as NCCL spells it ("LL", "LL128", "Simple"), case-insensitive as NCCL's
 /// parseList (strcasecmp). Throws NcclSettingError{variable, ...} for anything else.
 NcclProto parse_nccl_proto(const std::string& name, const std::string& variable = "NCCL_PROTO");
-/// One algorithm name as NCCL spells it ("Tree", "Ring", "NVLS"), case-insensitive. NCCL's
-/// other algorithms (CollNetDirect, CollNetChain, NVLSTree) throw "not modelled"; anything else
-/// throws with a "did you mean".
+/// One algorithm name as NCCL spells it ("Tree", "Ring", "NVLS", "NVLSTree", "PAT"),
+/// case-insensitive. NCCL's other algorithms (CollNetDirect, CollNetChain) throw "not
+/// modelled"; anything else throws with a "did you mean".
 NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable = "NCCL_ALGO");
 
 // ---------------------------------------------------------------------------------------------
@@ -123,7 +126,7 @@ double wire_factor(NcclProto p);
 
 /// Which algorithms NCCL_ALGO allows, indexed by NcclAlgo. Unset: all.
 struct NcclAlgoFilter {
-  std::array<bool, kNcclNumAlgos> allowed{true, true, true};
+  std::array<bool, kNcclNumAlgos> allowed{true, true, true, true, true};
   bool allows(NcclAlgo a) const { return allowed[static_cast<int>(a)]; }
 };
 
@@ -273,8 +276,15 @@ struct NcclTuneInputs {
   /// NVLS is on for this communicator (NCCL's nvlsSupport and an NVLS graph found: see
   /// nccl_nvls_unavailable); false: select() never considers it.
   bool nvls_available = false;
+  /// NVLSTree is on (NVLS's hardware and settings on every server, more than one server);
+  /// false: select() never considers it.
+  bool nvls_tree_available = false;
+  /// PAT may run where NCCL has it (nccl_pat_unavailable); false: the run has turned it off (the
+  /// flow mode has no PAT), and select() never considers it.
+  bool pat_enabled = true;
   /// The NVLS graph (nccl_nvls_graph): channels (one per GPU, its heads) and per-channel
-  /// bandwidth (bwIntra = bwInter on one node), GB/s. Needed when nvls_available.
+  /// bandwidth (bwIntra = bwInter: across servers the speed also fits a head's NIC), GB/s.
+  /// Needed when nvls_available or nvls_tree_available.
   int nvls_channels = 0;
   double nvls_bw_GBps = 0;
   /// The NCCL release line whose tuning tables apply (nccl_tuning.hpp); nullptr = the newest.
@@ -293,20 +303,30 @@ inline const NcclTuning& tuning_of(const NcclTuneInputs& in) {
 /// (ncclTopoSearchTryNvls), so (gpus + 1) × speed must fit in a GPU's NVLink bandwidth
 /// (`nvlink_GBps`, NCCL's per-link speed × links: 18 × 20.6 = 370.8 on H100), and the first
 /// speed tried is the largest with speed × gpus <= nvlink_GBps × gpus / (gpus − 1). 8 × H100:
-/// 8 channels of 40 GB/s. {0, 0} when no speed fits.
+/// 8 channels of 40 GB/s. Across servers (`nic_GBps` > 0, a head's NIC bandwidth) the speed
+/// must also fit the NIC each channel's head sends and receives through. {0, 0} when no speed
+/// fits.
 struct NcclNvlsGraph {
   int channels = 0;
   double bw_GBps = 0;
 };
-NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps);
+NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps, double nic_GBps = 0);
 
-/// Why NCCL 2.20.3 has no NVLS for a communicator, or "" when it has: `nvls_enable` 0
+/// Why NCCL has no NVLS for a communicator, or "" when it has: `nvls_enable` 0
 /// (NCCL_NVLS_ENABLE), no NVSwitch, compute capability below 90 (search.cc: the NVLS graph needs
 /// an NVSwitch and ccMin >= 90), 2 GPUs or fewer per node (nvls.cc ncclNvlsInit: gpuCount <= 2),
 /// or more than one node (tuning.cc disables NVLS on several nodes without CollNet, which is not
-/// modelled, and so does ncclNvlsInit; across nodes NCCL runs NVLSTree, not modelled).
+/// modelled; across nodes NCCL runs NVLSTree).
 std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
                                   int gpus_per_node, int nnodes);
+/// Why NCCL has no NVLSTree, or "" when it has: the same hardware and setting rules as NVLS, on
+/// more than one node (tuning.cc turns NVLSTree off on one node).
+std::string nccl_nvls_tree_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
+                                       int gpus_per_node, int nnodes);
+/// Why NCCL has no PAT for this communicator, or "": a release line before 2.23, more than one
+/// GPU a node (tuning.cc ncclPatEnable: "PAT only supports 1 GPU per node"), or
+/// in.pat_enabled false.
+std::string nccl_pat_unavailable(const NcclTuneInputs& in);
 
 /// NCCL's two numbers for one (collective, algorithm, protocol), before any NCCL_ALGO /
 /// NCCL_PROTO filtering.
@@ -326,10 +346,10 @@ struct NcclAlgoProtoCost {
   double channel_cap_GBps = 0;
 };
 
-/// True when NCCL 2.20.3 has algorithm `a` for `collective` among Tree, Ring and NVLS as
-/// fabricsim models them: Ring for all five, Tree and NVLS for all_reduce only (NCCL 2.20 also
-/// runs AllGather and ReduceScatter on NVLS; not modelled). Throws std::invalid_argument for an
-/// unknown collective.
+/// True when NCCL has algorithm `a` for `collective` as fabricsim models them: Ring for all
+/// five, Tree, NVLS and NVLSTree for all_reduce only (NCCL also runs AllGather and ReduceScatter
+/// on NVLS; not modelled), PAT for all_gather and reduce_scatter. Throws std::invalid_argument
+/// for an unknown collective.
 bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 
 /// ncclTopoTuneModel's latency and bandwidth for (inputs.collective, a, p). Throws
@@ -350,6 +370,13 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 ///               bwInter), the NVLS bus-to-algorithm ratio 5/6); 8 × H100: 8 × 40 × 5/6 = 266.7.
 ///               From 2.28: nvls_channels × min(nvls_bw × nvlsEfficiency × (nch − 1)/nch × 2,
 ///               nvls_bw) × nranks / nsteps; 8 × H100: 8 × 40 × 8/14 = 182.9
+///   NVLSTree    Simple only, from the NVLS graph (nch channels of nvls_bw): 2.18 nch × nvls_bw
+///               × .70 × nnodes / (2(nnodes − 1)); 2.19-2.27 nch × min(nvls_bw, nvls_bw / 2
+///               above 2 nodes) × 5/6; 2.28 nch × min(nvls_bw × nvlsEfficiency × (nch − 1)/nch
+///               × 2, nvls_bw × (2 on up to 2 nodes, else 1), perChMaxNVLSTreeBw) × nranks /
+///               nsteps
+///   PAT         Simple only: busBw × 0.75, not converted (2.23+: only Ring's AllGather and
+///               ReduceScatter are)
 /// Latency, intraLat = hwLat[intra_hw], interLat = hwLat[NET] + latency_inter (+ again for
 /// Simple); from 2.23 with one GPU a node interLat takes Tree's NET row:
 ///   Ring AllReduce/AllGather/ReduceScatter: baseLat + (nsteps − nInterSteps) ×
@@ -359,6 +386,10 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 ///       Simple using Tree's Simple entry; hw = intra_hw on one node, NET otherwise
 ///   Tree: baseLat + 2 × ((nranks/nnodes − 1) × intraLat + floor(log2 nnodes) × interLat)
 ///   NVLS: baseLat + hwLat[NVLINK][NVLS][Simple] (23 µs to 2.20, 25 from 2.21), one node only
+///   NVLSTree: 2.18 baseLat (23) + 2(nnodes − 1) × hwLat[NET] (19); from 2.19 intraLat (23, 25
+///       from 2.21) + 2 floor(log2 nnodes) × interLat (hwLat[NET] 14)
+///   PAT: 8 (baseLat from 2.28) + floor(log2 nnodes) × interLat / 3.5 + nranks × 2.8, interLat
+///       Tree's NET row (one GPU a node)
 /// nsteps = 2(n−1) AllReduce, n−1 AllGather/ReduceScatter, n Broadcast/Reduce; nInterSteps =
 /// 2·nnodes (2·(nnodes − 1) from 2.23; 0 on one node) AllReduce, nnodes−1
 /// AllGather/ReduceScatter, nnodes otherwise.
@@ -386,12 +417,10 @@ bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in);
 /// bytes < 0.
 double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int64_t bytes);
 
-/// NCCL's predicted time for PAT (2.23+, tuning.cc), µs, or -1 where the release line has no
-/// PAT or it does not apply (a collective other than all_gather / reduce_scatter, or more than
-/// one GPU a node): latency 8 + floor(log2 nnodes) × interLat / 3.5 + nranks × 2.8 (interLat:
-/// hwLat[NET][Tree][Simple] + 2 × latency_inter), bandwidth nchannels × graph bandwidth × 0.75,
-/// not converted to an algorithm bandwidth. fabricsim does not run PAT; this says where NCCL
-/// would. Throws like predicted_time_us.
+/// NCCL's predicted time for PAT Simple (2.23+, tuning.cc), µs, or -1 where the release line
+/// has no PAT or it does not apply (a collective other than all_gather / reduce_scatter, or more
+/// than one GPU a node): predicted_time_us(in, kPat, kSimple, bytes). Throws like
+/// predicted_time_us.
 double nccl_pat_time_us(const NcclTuneInputs& in, int64_t bytes);
 
 struct NcclChoice {
@@ -407,12 +436,14 @@ enum class NcclEmptyChoice {
 };
 
 /// The pair NCCL picks: the smallest predicted_time_us among the algorithms the collective has
-/// (NVLS only where inputs.nvls_available, with Simple), NCCL_ALGO allows and protocols enabled
-/// (NCCL_PROTO, or LL and Simple plus LL128 by its default rule when unset), scanning Tree, Ring,
-/// NVLS and LL, LL128, Simple with a strict "<", so ties keep the lower algorithm, then the lower
-/// protocol. When nothing is left (e.g. NCCL_ALGO=Tree for all_gather) NCCL falls back to Ring with
-/// every protocol; by default this throws instead (see NcclEmptyChoice). Throws
-/// std::invalid_argument like predicted_time_us.
+/// (NVLS only where inputs.nvls_available, NVLSTree where inputs.nvls_tree_available, PAT where
+/// nccl_pat_unavailable is "", the three with Simple only; from 2.28 NVLS and NVLSTree need 2
+/// channels), NCCL_ALGO allows and protocols enabled (NCCL_PROTO, or LL and Simple plus LL128 by
+/// its default rule when unset), scanning Tree, Ring, NVLS, NVLSTree, PAT and LL, LL128, Simple
+/// with a strict "<", so ties keep the lower algorithm, then the lower protocol. When nothing is
+/// left (e.g. NCCL_ALGO=Tree for all_gather) NCCL falls back to Ring with every protocol; by
+/// default this throws instead (see NcclEmptyChoice). Throws std::invalid_argument like
+/// predicted_time_us.
 NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_t bytes,
                   NcclEmptyChoice on_empty = NcclEmptyChoice::kThrow);
 

@@ -6,6 +6,7 @@
 
 #include "collectives/algorithm_registry.hpp"
 #include "collectives/nvls.hpp"
+#include "collectives/pat/pat.hpp"
 #include "collectives/tree.hpp"
 
 namespace fabricsim {
@@ -102,8 +103,9 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   if (proto == NcclProto::kLL && algo == NcclAlgo::kRing) threshold *= ranks;
   int channels = setup.channels;
   while (channels > 1 && plan.size.size_bytes < channels * threads * threshold) --channels;
-  // NVLS cuts the buffer into one slice per GPU itself (nvls.hpp).
-  spec.channels = algo == NcclAlgo::kNvls ? 1 : channels;
+  // NVLS and NVLSTree cut the buffer into one slice per GPU themselves (nvls.hpp, nvls_tree.hpp).
+  const bool nvls = algo == NcclAlgo::kNvls || algo == NcclAlgo::kNvlsTree;
+  spec.channels = nvls ? 1 : channels;
   spec.root = setup.root;
   spec.line_bytes = protocol_spec(proto).line_bytes;
   spec.line_data_bytes = protocol_spec(proto).data_bytes_per_line;
@@ -153,6 +155,22 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
     if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
   }
+  if (algo == NcclAlgo::kNvlsTree) {
+    // enqueue.cc calcCollChunking (NCCL 2.28): nvlsChunkSize (128 KiB), at most 64 KiB from 4
+    // nodes (NCCL_NVLSTREE_MAX_CHUNKSIZE unset), 64 KiB below 4 rounds of every NVLS channel and
+    // head moving a chunk, 32 KiB below one.
+    const int64_t ops = int64_t{kNcclNvlsChannels} * setup.layout.gpus_per_server;
+    const int64_t bytes = plan.size.size_bytes;
+    chunk = kNcclNvlsMaxChunkBytes;
+    if (setup.tune.nnodes >= 4) chunk = std::min<int64_t>(chunk, 65536);
+    if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+    if (bytes < ops * chunk && chunk > 32768) chunk = 32768;
+  }
+  if (algo == NcclAlgo::kPat) {
+    // enqueue.cc calcCollChunking: one Simple step, halved while the size is under 32
+    // (AllGather) or 16 (ReduceScatter) chunks of every channel, down to 64 KiB.
+    chunk = pat_chunk_bytes(setup.collective == "all_gather", plan.size.size_bytes, channels, step);
+  }
   spec.chunk_bytes = !chosen.chunked || p2p ? 0 : chunk;
   if (proto != NcclProto::kSimple && chosen.nccl_algo.has_value() && !p2p) {
     // LL and LL128 as their primitives run them. The GPU moves the bytes no faster than the
@@ -183,12 +201,19 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   // launch latency. NCCL's tables have no per-step latency for NVLS; its steps wait the
   // per-step NVLink latency of Simple (hwLat[NVLINK][Ring][Simple], 3.4 µs), the
   // synchronization every NCCL step of Simple pays. The release line's tables give both.
-  const bool nvls = algo == NcclAlgo::kNvls;
+  // NVLSTree the same, its network hops simulated. PAT: baseLat 8 µs (the base of its 2.23-2.27
+  // formula) and NCCL's 2.8 µs a rank (the ops a rank runs one after another) once, as the
+  // launch; each step Tree Simple's hwLat (4 µs, the value 2.28's PAT row repeats).
   const NcclTuning& tuning = tuning_of(setup.tune);
-  const double step_us =
-      nccl_hw_latency_us(setup.tune.intra_hw, nvls ? NcclAlgo::kRing : algo, proto, tuning);
-  const double launch_us = nccl_base_latency_us(algo, proto, tuning) +
-                           (nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto, tuning) : 0.0);
+  const bool pat = algo == NcclAlgo::kPat;
+  const double step_us = nccl_hw_latency_us(setup.tune.intra_hw,
+                                            nvls  ? NcclAlgo::kRing
+                                            : pat ? NcclAlgo::kTree
+                                                  : algo,
+                                            proto, tuning);
+  double launch_us = nccl_base_latency_us(algo, proto, tuning) +
+                     (nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto, tuning) : 0.0);
+  if (pat) launch_us = (launch_us > 0 ? launch_us : 8.0) + 2.8 * ranks;
   spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps
                                                     : static_cast<int64_t>(step_us * 1e6 + 0.5);
   spec.launch_latency_ps = setup.launch_latency_ps >= 0

@@ -60,13 +60,18 @@ struct NcclRunSetup {
   bool flow_mode = false;
   /// Why NVLS is off for this setup's communicator ("" = on; nccl_nvls_unavailable).
   std::string nvls_off;
+  /// Why NVLSTree is off ("" = on; nccl_nvls_tree_unavailable, or the flow mode).
+  std::string nvls_tree_off;
+  /// A head GPU's NIC bandwidth, GB/s (the host rate × the server's NICs / its GPUs): what the
+  /// NVLS graph's speed must fit across servers; 0 = no network.
+  double nic_GBps_per_gpu = 0;
   /// Which NCCL release line's tuning is used and why: "2.28 (the newest modelled)", "2.25-2.27
   /// (nccl.version 2.26)", "2.25-2.27 (the measured log's NCCL 2.25.1)".
   std::string tuning_label;
   /// A log's NCCL version no table covers: which one stands in ("" = none).
   std::string version_note;
-  /// Where NCCL's model of this release would pick PAT, which fabricsim does not run ("" =
-  /// nowhere in the sweep); reported as a limit of the run.
+  /// Where NCCL's model of this release would pick PAT and the run cannot (the flow mode), ""
+  /// = nowhere in the sweep; reported as a limit of the run.
   std::string pat_note;
 };
 

@@ -24,12 +24,24 @@ void set_nvls(NcclRunSetup& s) {
   const int local = t.nnodes == 1 ? s.layout.ranks : s.layout.gpus_per_server;
   s.nvls_off = nccl_nvls_unavailable(s.settings.nvls_enable, s.nvswitch, t.compute_capability,
                                      local, t.nnodes);
-  const NcclNvlsGraph graph = nccl_nvls_graph(local, s.nvlink_GBps);
-  if (s.nvls_off.empty() && graph.channels == 0) {
-    s.nvls_off = "NCCL's NVLS graph finds no speed its NVLinks carry";
+  s.nvls_tree_off = nccl_nvls_tree_unavailable(s.settings.nvls_enable, s.nvswitch,
+                                               t.compute_capability, local, t.nnodes);
+  // NCCL's trees join whole nodes: a partial last server is one-GPU nodes to the model.
+  if (s.nvls_tree_off.empty() && t.nranks != t.nnodes * local) {
+    s.nvls_tree_off = "NVLSTree joins whole servers, and the last server is partial";
   }
+  const NcclNvlsGraph graph =
+      nccl_nvls_graph(local, s.nvlink_GBps, t.nnodes > 1 ? s.nic_GBps_per_gpu : 0);
+  const char* no_speed = t.nnodes > 1
+                             ? "NCCL's NVLS graph finds no speed its NVLinks and NICs carry"
+                             : "NCCL's NVLS graph finds no speed its NVLinks carry";
+  if (s.nvls_off.empty() && graph.channels == 0) s.nvls_off = no_speed;
+  if (s.nvls_tree_off.empty() && graph.channels == 0) s.nvls_tree_off = no_speed;
   if (s.nvls_off.empty() && s.flow_mode) s.nvls_off = flow_mode_refusal("nvls");
+  if (s.nvls_tree_off.empty() && s.flow_mode) s.nvls_tree_off = flow_mode_refusal("nvls_tree");
   t.nvls_available = s.nvls_off.empty();
+  t.nvls_tree_available = s.nvls_tree_off.empty();
+  t.pat_enabled = !s.flow_mode;
   t.nvls_channels = graph.channels;
   t.nvls_bw_GBps = graph.bw_GBps;
 }
@@ -254,35 +266,6 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   setup.nvswitch = fabric.gpus_per_server > 1 && in.nvlink_rate_bps > 0;
   setup.nvlink_GBps = static_cast<double>(in.nvlink_rate_bps) / 8e9;
   setup.flow_mode = in.flow_mode;
-  set_nvls(setup);
-  const bool only_nvls =
-      !setup.settings.algo.allows(NcclAlgo::kTree) && !setup.settings.algo.allows(NcclAlgo::kRing);
-  if (!setup.nvls_off.empty() && (w.algorithm == "nvls" || (only_nvls && w.algorithm == "auto" &&
-                                                            w.collective == "all_reduce"))) {
-    const bool by_algo = w.algorithm == "nvls";
-    throw key_error(in.places, by_algo ? "workload.algorithm" : "nccl.algo",
-                    std::string(by_algo ? "workload.algorithm nvls" : "nccl.algo " + in.nccl.algo) +
-                        " asks for NVLS, which cannot run here: " + setup.nvls_off +
-                        (by_algo ? "; expected auto, ring or tree"
-                                 : " (NCCL would fall back to Ring); expected Ring or Tree"));
-  }
-  if (w.algorithm == "nvls" && w.protocol != "auto" && w.protocol != "simple") {
-    throw key_error(in.places, "workload.protocol",
-                    "NCCL's NVLS runs the Simple protocol only, not " + w.protocol +
-                        "; expected auto or simple");
-  }
-  if (w.algorithm == "auto" && w.collective != "alltoall" && w.collective != "sendrecv") {
-    bool any = false;
-    for (NcclAlgo a : {NcclAlgo::kTree, NcclAlgo::kRing, NcclAlgo::kNvls}) {
-      any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a) &&
-             (a != NcclAlgo::kNvls || t.nvls_available);
-    }
-    if (!any) {
-      setup.note = "NCCL_ALGO " + in.nccl.algo + " leaves no algorithm for " + w.collective +
-                   " here; NCCL falls back to Ring, and so does fabricsim";
-      std::fprintf(stderr, "fabricsim: note: %s\n", setup.note.c_str());
-    }
-  }
   // The NICs the ranks of one server use: on a rail-optimized server NIC n hangs off GPU n mod G
   // (rail_optimized.hpp), and the ranks sit on GPUs 0 to R − 1; on the other families' servers
   // (topologies/servers.hpp) every GPU has one NIC.
@@ -293,6 +276,58 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
     for (int n = 0; n < n_nics; ++n) nics += n % server_gpus < g ? 1 : 0;
     nics = std::max(1, nics);
   }
+  const double nic_GBps = static_cast<double>(in.host_rate_bps) / 8e9;
+  setup.nic_GBps_per_gpu = nic_GBps * nics / g;
+  set_nvls(setup);
+  const bool only_nvls =
+      !setup.settings.algo.allows(NcclAlgo::kTree) && !setup.settings.algo.allows(NcclAlgo::kRing);
+  if (!setup.nvls_off.empty() && (w.algorithm == "nvls" || (only_nvls && w.algorithm == "auto" &&
+                                                            w.collective == "all_reduce"))) {
+    const bool by_algo = w.algorithm == "nvls";
+    throw key_error(
+        in.places, by_algo ? "workload.algorithm" : "nccl.algo",
+        std::string(by_algo ? "workload.algorithm nvls" : "nccl.algo " + in.nccl.algo) +
+            " asks for NVLS, which cannot run here: " + setup.nvls_off +
+            (by_algo ? (setup.nvls_tree_off.empty() ? "; expected auto, ring, tree or nvls_tree"
+                                                    : "; expected auto, ring or tree")
+                     : " (NCCL would fall back to Ring); expected Ring or Tree"));
+  }
+  // The algorithms NCCL runs elsewhere only: a workload that names one that cannot run here
+  // is refused with the reason.
+  for (const auto& [name, off] :
+       {std::pair<const char*, std::string>{"nvls_tree", setup.nvls_tree_off},
+        {"pat", nccl_pat_unavailable(t)}}) {
+    if (w.algorithm == name && !off.empty()) {
+      throw key_error(in.places, "workload.algorithm",
+                      "workload.algorithm " + std::string(name) + " cannot run here: " + off +
+                          (std::string(name) == "nvls_tree" ? "; expected auto, ring or tree"
+                                                            : "; expected auto or ring"));
+    }
+  }
+  if ((w.algorithm == "nvls" || w.algorithm == "nvls_tree" || w.algorithm == "pat") &&
+      w.protocol != "auto" && w.protocol != "simple") {
+    const std::string nccl_name = w.algorithm == "nvls"        ? "NVLS"
+                                  : w.algorithm == "nvls_tree" ? "NVLSTree"
+                                                               : "PAT";
+    throw key_error(in.places, "workload.protocol",
+                    "NCCL's " + nccl_name + " runs the Simple protocol only, not " + w.protocol +
+                        "; expected auto or simple");
+  }
+  if (w.algorithm == "auto" && w.collective != "alltoall" && w.collective != "sendrecv") {
+    bool any = false;
+    for (int ai = 0; ai < kNcclNumAlgos; ++ai) {
+      const auto a = static_cast<NcclAlgo>(ai);
+      any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a) &&
+             (a != NcclAlgo::kNvls || t.nvls_available) &&
+             (a != NcclAlgo::kNvlsTree || t.nvls_tree_available) &&
+             (a != NcclAlgo::kPat || nccl_pat_unavailable(t).empty());
+    }
+    if (!any) {
+      setup.note = "NCCL_ALGO " + in.nccl.algo + " leaves no algorithm for " + w.collective +
+                   " here; NCCL falls back to Ring, and so does fabricsim";
+      std::fprintf(stderr, "fabricsim: note: %s\n", setup.note.c_str());
+    }
+  }
   // NCCL opens two channels per NIC on InfiniBand/RoCE (its ring search duplicates the
   // channels it finds); NCCL_MIN/MAX_NCHANNELS bound the count.
   int channels = std::min(2 * nics, kNcclMaxChannelsAccepted);
@@ -301,7 +336,6 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   setup.channels = channels;
 
   t.nchannels = channels;
-  const double nic_GBps = static_cast<double>(in.host_rate_bps) / 8e9;
   t.bw_inter_GBps = nic_GBps * nics / channels;
   // NCCL's ring graph has bwIntra = bwInter (the NIC limits) as soon as there is a network;
   // NVLink's speed counts only inside a single server.
@@ -326,21 +360,20 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const int elem = datatype_bytes(w.datatype);
   int64_t worst = 0, worst_size = 0;
   std::string worst_protocol;
-  // Where NCCL's own model would pick PAT (2.23+), which fabricsim does not run: said, not
-  // silently replaced by Ring.
+  // Where NCCL's own model would pick PAT (2.23+) and the run cannot (the flow mode has no
+  // PAT): said, not silently replaced by the model's next choice.
   int64_t pat_from = 0, pat_to = 0;
-  // PAT runs Simple only; NCCL_ALGO cannot name it here, so a list of its own leaves it out
-  // and an exclusion ("^Tree") keeps it.
   const bool simple_allowed = (w.protocol == "auto" || w.protocol == "simple") &&
                               (!setup.settings.proto.set_by_user ||
                                setup.settings.proto.allowed[static_cast<int>(NcclProto::kSimple)]);
-  const bool pat_possible = w.algorithm == "auto" && simple_allowed &&
-                            (in.nccl.algo.empty() || in.nccl.algo.find('^') != std::string::npos);
+  const bool pat_possible = in.flow_mode && w.algorithm == "auto" && simple_allowed &&
+                            setup.settings.algo.allows(NcclAlgo::kPat);
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
     if (pat_possible && plan.nccl_model_time_us >= 0) {
       NcclTuneInputs pat_in = t;
       pat_in.collective = w.collective;
+      pat_in.pat_enabled = true;
       const double pat = nccl_pat_time_us(pat_in, plan.size.size_bytes);
       if (pat >= 0 && pat < plan.nccl_model_time_us) {
         if (pat_from == 0) pat_from = plan.size.size_bytes;
@@ -364,7 +397,8 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
         w.collective +
         (pat_from == pat_to ? " at " + format_size(pat_from)
                             : " from " + format_size(pat_from) + " to " + format_size(pat_to)) +
-        " here; fabricsim runs those sizes as its model's next choice";
+        " here; the flow mode has no PAT and runs those sizes as the model's next choice (mode: "
+        "packet runs PAT)";
   }
   if (worst > kMaxTransfers && in.flow_mode) {
     throw key_error(in.places, "mode",

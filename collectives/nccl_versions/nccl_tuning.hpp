@@ -1,6 +1,7 @@
 // NCCL's tuning constants per release line: what ncclTopoTuneModel (src/graph/tuning.cc) of
 // each NCCL version knows about latencies, per-channel bandwidth caps and the protocols' factors,
-// for the algorithms fabricsim models (Tree, Ring, NVLS on one server). collectives/nccl_model.hpp
+// for the algorithms fabricsim models (Tree, Ring, NVLS on one server, NVLSTree across NVSwitch
+// servers, PAT). collectives/nccl_model.hpp
 // evaluates the model with one of them; `nccl.version` picks it, and a measured log's
 // "NCCL version" line picks it when the scenario does not.
 //
@@ -20,6 +21,9 @@ namespace fabricsim {
 inline constexpr int kNcclArchRows = 4;
 /// Columns of those tables (index2): one node, two nodes, more.
 inline constexpr int kNcclNodeColumns = 3;
+/// Algorithms in the latency tables: Tree, Ring, NVLS, NVLSTree, PAT (NCCL's order without its
+/// CollNet rows).
+inline constexpr int kNcclTunedAlgos = 5;
 
 /// One NCCL release line's tuning. Units: µs and GB/s, as NCCL's.
 struct NcclTuning {
@@ -28,10 +32,12 @@ struct NcclTuning {
   int first_minor = 0, last_minor = 0;  ///< the 2.x minor versions it covers
   /// Where it was read: repository, commit and the version that copy states or is inferred to be.
   std::string source;
-  /// baseLat[algo][proto], µs: Tree, Ring, NVLS × LL, LL128, Simple.
-  double base_lat_us[3][3] = {};
-  /// hwLat[hw][algo][proto], µs: NVLINK, PCI, NET × Tree, Ring, NVLS × LL, LL128, Simple.
-  double hw_lat_us[3][3][3] = {};
+  /// baseLat[algo][proto], µs: Tree, Ring, NVLS, NVLSTree, PAT × LL, LL128, Simple (NCCL's
+  /// CollNet rows are left out; PAT's row is 0 before 2.28, whose latency formula adds 8 µs
+  /// itself).
+  double base_lat_us[kNcclTunedAlgos][3] = {};
+  /// hwLat[hw][algo][proto], µs: NVLINK, PCI, NET × the same algorithms × LL, LL128, Simple.
+  double hw_lat_us[3][kNcclTunedAlgos][3] = {};
   /// Whether compute capability 10.0 and above has a row of its own (2.25+); else it takes
   /// Hopper's.
   bool blackwell_row = false;
@@ -59,10 +65,15 @@ struct NcclTuning {
   /// / nCh (× 2 for AllReduce) and converts to algorithm bandwidth as Ring's does; 0 = the
   /// older rule (the graph's bandwidth, × 5/6).
   double nvls_efficiency[kNcclArchRows] = {};
-  /// NCCL has PAT (2.23+): AllGather and ReduceScatter with one GPU a node, Simple, which
-  /// fabricsim does not run; nccl_pat_time_us gives its cost so a run can say where NCCL would
-  /// pick it.
+  /// NCCL has PAT (2.23+): AllGather and ReduceScatter with one GPU a node, Simple only.
   bool pat = false;
+  /// NVLSTree's model as 2.18 has it: the graph's bandwidth (bwIntra on up to 2 nodes, else
+  /// bwInter) converted with .70 × nNodes / (2 (nNodes − 1)), latency baseLat + 2 (nNodes − 1)
+  /// × hwLat[NET]. From 2.19: min(bwIntra, bwInter, halved above 2 nodes) × 5/6, latency
+  /// intraLat + 2 log2(nNodes) × interLat.
+  bool nvls_tree_legacy = false;
+  /// perChMaxNVLSTreeBws[arch][nodes] (2.28+), GB/s: NVLSTree's per-channel cap; 0 = none.
+  double per_ch_max_nvls_tree_bws[kNcclArchRows][kNcclNodeColumns] = {};
 };
 
 /// The modelled release lines, oldest first (static storage).

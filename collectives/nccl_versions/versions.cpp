@@ -10,7 +10,7 @@ namespace fabricsim {
 namespace {
 
 // Indices of the tables (NCCL's order).
-constexpr int kTree = 0, kRing = 1, kNvls = 2;
+constexpr int kTree = 0, kRing = 1, kNvls = 2, kNvlsTree = 3, kPat = 4;
 constexpr int kLL = 0, kLL128 = 1, kSimple = 2;
 constexpr int kNvlink = 0, kPci = 1, kNet = 2;
 constexpr int kHopper = 2, kBlackwell = 3;
@@ -39,13 +39,15 @@ NcclTuning v2_18() {
   t.name = "2.18";
   t.first_minor = t.last_minor = 18;
   t.source = "sochinpub/nccl 30d2ab97 (version.mk 2.18.3)";
-  const double base[3][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23.0}};
-  const double hw[3][3][3] = {
-      {{.6, 1.25, 4}, {.6, 1.9, 3.4}, {0, 0, 0}},
-      {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 0}},
-      {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}},
+  // Tree, Ring, NVLS, NVLSTree, PAT (no PAT before 2.23: its row stays 0).
+  const double base[kNcclTunedAlgos][3] = {
+      {6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}};
+  const double hw[3][kNcclTunedAlgos][3] = {
+      {{.6, 1.25, 4}, {.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+      {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+      {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}, {0, 0, 0}},
   };
-  for (int a = 0; a < 3; ++a) {
+  for (int a = 0; a < kNcclTunedAlgos; ++a) {
     for (int p = 0; p < 3; ++p) {
       t.base_lat_us[a][p] = base[a][p];
       for (int h = 0; h < 3; ++h) t.hw_lat_us[h][a][p] = hw[h][a][p];
@@ -67,6 +69,7 @@ NcclTuning v2_18() {
   set_row(t.per_ch_max_tree_bws[0], 26.5, 18.5, 10.0);
   set_row(t.per_ch_max_tree_bws[1], 24.0, 23.6, 17.8);
   t.ll128_archs = {70, 80, 90};
+  t.nvls_tree_legacy = true;
   return t;
 }
 
@@ -78,6 +81,10 @@ NcclTuning v2_20() {
       next_line(v2_18(), "2.19-2.20", 19, 20, "NVIDIA/nccl b6475625 (version.mk 2.20.3)");
   t.base_lat_us[kNvls][kSimple] = 0;
   t.hw_lat_us[kNvlink][kNvls][kSimple] = 23;
+  t.base_lat_us[kNvlsTree][kSimple] = 0;
+  t.hw_lat_us[kNvlink][kNvlsTree][kSimple] = 23;
+  t.hw_lat_us[kNet][kNvlsTree][kSimple] = 14;
+  t.nvls_tree_legacy = false;
   for (int h : {kNvlink, kPci, kNet}) t.hw_lat_us[h][kTree][kSimple] = 28;
   return t;
 }
@@ -90,6 +97,7 @@ NcclTuning v2_22() {
       next_line(v2_20(), "2.21-2.22", 21, 22,
                 "louieOAO/nccl 188a2622, GuangyaoZhang/nccl 159e84af (inferred 2.21, 2.22)");
   t.hw_lat_us[kNvlink][kNvls][kSimple] = 25;
+  t.hw_lat_us[kNvlink][kNvlsTree][kSimple] = 25;
   t.ring_ll_half = true;
   for (int arch : {kHopper, kBlackwell}) set_row(t.ll_max_bws[arch], 141.0, 45.0, 35.0);
   return t;
@@ -139,6 +147,16 @@ NcclTuning v2_28() {
   set_row(t.per_ch_max_tree_ll128_bws[kBlackwell], 55.6, 31.67, 20.0);
   t.nvls_efficiency[kHopper] = 0.85;
   t.nvls_efficiency[kBlackwell] = 0.74;
+  // PAT's own rows: baseLat 8 µs (the 8 µs the 2.23-2.27 formula adds itself) and hwLat; its
+  // latency formula reads Tree's NET row with one GPU a node, so these change no number.
+  for (int p : {kLL, kLL128, kSimple}) t.base_lat_us[kPat][p] = 8.0;
+  t.hw_lat_us[kNvlink][kPat][kSimple] = 4.0;
+  t.hw_lat_us[kPci][kPat][kSimple] = 4.0;
+  t.hw_lat_us[kNet][kPat][kSimple] = 14;
+  set_row(t.per_ch_max_nvls_tree_bws[0], 26.5, 18.5, 10.0);
+  set_row(t.per_ch_max_nvls_tree_bws[1], 24.0, 23.6, 17.8);
+  set_row(t.per_ch_max_nvls_tree_bws[kHopper], 0.0, 57.7, 45.5);
+  set_row(t.per_ch_max_nvls_tree_bws[kBlackwell], 0.0, 96.0, 43.1);
   t.ll128_from_70 = true;
   return t;
 }

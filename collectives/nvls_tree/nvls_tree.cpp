@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "collectives/builtin_algorithms.hpp"
+#include "collectives/nvls.hpp"
 #include "collectives/tree.hpp"
 
 namespace fabricsim {
@@ -125,10 +127,17 @@ int64_t nvls_tree_transfers(int servers, int gpus_per_server, int64_t count, int
 }
 
 TransferDag nvls_tree_allreduce(int servers, int gpus_per_server, int64_t count, int elem_bytes,
-                                int64_t chunk_bytes, int window) {
+                                int64_t chunk_bytes, int window, int loopback_line_bytes,
+                                int loopback_line_data_bytes) {
   const char* const who = "nvls_tree_allreduce";
   check_args(who, servers, gpus_per_server, count, elem_bytes, chunk_bytes);
   if (window < 1) fail(who, "window must be >= 1");
+  if (loopback_line_data_bytes < 1 || loopback_line_bytes < loopback_line_data_bytes) {
+    fail(who, "loopback lines must carry 1 to line_bytes bytes");
+  }
+  const auto framed = [&](int64_t b) {
+    return (b + loopback_line_data_bytes - 1) / loopback_line_data_bytes * loopback_line_bytes;
+  };
   if (nvls_tree_transfers(servers, gpus_per_server, count, elem_bytes, chunk_bytes) >
       std::numeric_limits<uint32_t>::max()) {
     fail(who, "more than 2^32 - 1 transfers");
@@ -159,7 +168,7 @@ TransferDag nvls_tree_allreduce(int servers, int gpus_per_server, int64_t count,
       // In-node: every GPU's contribution up and its multicast copy down.
       for (int v = 0; v < servers; ++v) {
         for (int i = 0; i < g; ++i) {
-          const uint32_t id = dag.add_loopback(rank(v, i), bytes, flow);
+          const uint32_t id = dag.add_loopback(rank(v, i), framed(bytes), flow);
           if (k >= window) dag.depends(id, stores[static_cast<size_t>(v)][size_t(k - window)]);
         }
       }
@@ -197,7 +206,7 @@ TransferDag nvls_tree_allreduce(int servers, int gpus_per_server, int64_t count,
       }
       // Every head stores the full sum through the multicast address (multimem.st).
       for (int v = 0; v < servers; ++v) {
-        const uint32_t store = dag.add_loopback(rank(v, h), bytes, flow);
+        const uint32_t store = dag.add_loopback(rank(v, h), framed(bytes), flow);
         if (v == tree.root) {
           wait_in_node_sum(store, v);
           wait_children(store, v);
@@ -210,5 +219,30 @@ TransferDag nvls_tree_allreduce(int servers, int gpus_per_server, int64_t count,
   }
   return dag;
 }
+
+namespace builtin {
+
+TransferDag nvls_tree_dag(const RankLayout& layout, const CollectiveSpec& spec,
+                          int64_t buffer_count, int elem_bytes) {
+  const int g = layout.gpus_per_server;
+  if (layout.ranks % g != 0) {
+    throw std::invalid_argument("build_collective: nvls_tree joins whole servers");
+  }
+  const int64_t chunk = spec.chunk_bytes > 0 ? std::max<int64_t>(spec.chunk_bytes, elem_bytes)
+                                             : std::max<int64_t>(buffer_count, 1) * elem_bytes;
+  // NVLS's multimem traffic holds the NVLink 6/5 of its payload's time (nvls.hpp); the tree's
+  // network sends are Simple's, unframed.
+  return nvls_tree_allreduce(layout.servers(), g, buffer_count, elem_bytes, chunk, kNvlsWindow,
+                             kNvlsLineBytes, kNvlsLineDataBytes);
+}
+
+int64_t nvls_tree_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
+                                int elem_bytes) {
+  const int64_t chunk = std::max<int64_t>(spec.chunk_bytes, elem_bytes);
+  return nvls_tree_transfers(layout.servers(), std::max(2, layout.gpus_per_server),
+                             bytes / elem_bytes, elem_bytes, chunk);
+}
+
+}  // namespace builtin
 
 }  // namespace fabricsim

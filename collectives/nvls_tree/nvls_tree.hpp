@@ -85,9 +85,14 @@ namespace fabricsim {
 ///
 /// Throws std::invalid_argument for servers < 1, gpus_per_server < 2 (NVLS needs an NVSwitch
 /// with at least two GPUs), count < 0, elem_bytes <= 0, chunk_bytes < elem_bytes, window < 1,
-/// or a DAG of more than 2^32 − 1 transfers.
+/// loopback lines outside 1 <= data <= line, or a DAG of more than 2^32 − 1 transfers.
+/// Loopbacks carry their payload in lines of `loopback_line_bytes` holding
+/// `loopback_line_data_bytes` each (⌈b / data⌉ × line bytes; nvls.hpp's kNvlsLineBytes /
+/// kNvlsLineDataBytes give NVLS its 5/6 of the NVLink); network sends carry their payload as is.
+/// The closed forms above are for the default 1/1.
 TransferDag nvls_tree_allreduce(int servers, int gpus_per_server, int64_t count, int elem_bytes,
-                                int64_t chunk_bytes, int window);
+                                int64_t chunk_bytes, int window, int loopback_line_bytes = 1,
+                                int loopback_line_data_bytes = 1);
 
 /// The number of transfers nvls_tree_allreduce builds for these arguments, without building it:
 /// Σ over slices of chunks × (S(G + 1) + 2(S − 1)); saturates at INT64_MAX. Throws

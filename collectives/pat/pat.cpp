@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "collectives/builtin_algorithms.hpp"
+
 namespace fabricsim {
 
 namespace {
@@ -191,5 +193,40 @@ int64_t pat_transfers(int ranks, int64_t count, int elem_bytes, int channels, in
   return make_plan("pat_transfers", ranks, count, elem_bytes, channels, chunk_bytes, step_bytes)
       .transfers;
 }
+
+namespace builtin {
+
+namespace {
+
+/// NCCL's PAT kernels pass the chunk size as the aggregation's step size (all_gather.h).
+int64_t pat_chunk(const CollectiveSpec& spec, int64_t rank_count, int elem_bytes) {
+  return spec.chunk_bytes > 0 ? std::max<int64_t>(spec.chunk_bytes, elem_bytes)
+                              : std::max<int64_t>(rank_count, 1) * elem_bytes;
+}
+
+}  // namespace
+
+TransferDag pat_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
+                    int elem_bytes) {
+  // The builder's buffer is every rank's piece (plan.hpp build_collective): N × count.
+  const int n = layout.ranks;
+  const int64_t count = buffer_count / n;
+  const int64_t chunk = pat_chunk(spec, count, elem_bytes);
+  if (spec.collective == "all_gather") {
+    return pat_all_gather(n, count, elem_bytes, spec.channels, chunk, chunk);
+  }
+  return pat_reduce_scatter(n, count, elem_bytes, spec.channels, chunk, chunk);
+}
+
+int64_t pat_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
+                          int elem_bytes) {
+  // One channel carrying `bytes` of the builder's buffer: bytes / N of every rank's piece.
+  const int n = layout.ranks;
+  const int64_t count = bytes / elem_bytes / n;
+  const int64_t chunk = pat_chunk(spec, count, elem_bytes);
+  return pat_transfers(n, count, elem_bytes, 1, chunk, chunk);
+}
+
+}  // namespace builtin
 
 }  // namespace fabricsim

@@ -7,11 +7,16 @@
 namespace fabricsim::config_detail {
 
 const Choices& workload_algorithms() {
-  // Ring, Tree and NVLS: NCCL_ALGO's spellings of them.
+  // Ring, Tree, NVLS, NVLSTree and PAT: NCCL_ALGO's spellings of them.
   static const Choices algorithms{"algorithm",
                                   {"auto"},
                                   {},
-                                  {{"Ring", "ring"}, {"Tree", "tree"}, {"NVLS", "nvls"}},
+                                  {{"Ring", "ring"},
+                                   {"Tree", "tree"},
+                                   {"NVLS", "nvls"},
+                                   {"NVLSTree", "nvls_tree"},
+                                   {"nvlstree", "nvls_tree"},
+                                   {"PAT", "pat"}},
                                   "workload.algorithm"};
   return algorithms;
 }

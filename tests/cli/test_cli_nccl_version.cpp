@@ -64,26 +64,61 @@ TEST_CASE("nccl.version: a log's version older than the tables takes the oldest,
                             "oldest table, 2.18, stands in") != std::string::npos);
 }
 
-TEST_CASE("nccl.version: where NCCL's model would pick PAT the run says so") {
+TEST_CASE("nccl.version: PAT runs where the release line's model picks it") {
   // The quickstart's 16 one-GPU servers, 2 channels of 25 GB/s, NCCL 2.28, AllGather. PAT:
   // 8 + log2(16) × 14 / 3.5 + 16 × 2.8 = 68.8 µs + S / 37.5 GB/s. Ring LL: 6.6 + 15 × 5.0 =
   // 81.6 µs + S / (20.4 × 16/15); Ring LL128: 14 + 15 × 8.5 = 141.5 µs + S / (46 × 16/15).
   // At 8 KiB PAT 69.0 against LL 82.0; at 8 MiB 292.5 against LL128 312.4; at 16 MiB 516.2
   // against LL128 483.4: PAT from 8 KiB to 8 MiB.
-  const Run r = run("version_pat", "scenarios/quickstart.yaml",
-                    "--set workload.collective=all_gather --set workload.maxbytes=32MiB");
+  const fs::path out = scratch("version_pat");
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set workload.collective=all_gather --set "
+      "workload.maxbytes=32MiB --out " +
+      out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto results = nlohmann::json::parse(slurp(out / "results.json"));
+  for (const auto& c : results["collectives"]) {
+    const int64_t size = c["size_bytes"];
+    INFO(size);
+    CHECK(c["algorithm"] == (size <= (int64_t{8} << 20) ? "pat" : "ring"));
+    if (c["algorithm"] == "pat") CHECK(c["protocol"] == "simple");
+  }
+  // At 8 KiB the run is latency: NCCL's model 69.0 µs; the simulation adds each dimension's
+  // network crossing to the launch and step latencies NCCL's tables give (within 15 %).
+  const auto& first = results["collectives"][0];
+  CHECK(first["nccl_model_time_us"].get<double>() == Approx(69.0).epsilon(0.001));
+  CHECK(first["time_us"].get<double>() == Approx(69.0).epsilon(0.15));
+  CHECK(results["limits"].empty());
+  // Before 2.23 NCCL has no PAT; an AllReduce has none; PAT runs Simple only, so NCCL_PROTO=LL
+  // leaves it out; NCCL_ALGO=PAT forces it where NCCL's model would not pick it.
+  const auto algorithms = [](const std::string& args) {
+    const Result run =
+        fabricsim("run scenarios/quickstart.yaml --set workload.maxbytes=1MiB " + args);
+    INFO(run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    return run.out;
+  };
+  CHECK(algorithms("--set workload.collective=all_gather --set nccl.version=2.22").find(" pat ") ==
+        std::string::npos);
+  CHECK(algorithms("").find(" pat ") == std::string::npos);
+  CHECK(algorithms("--set workload.collective=all_gather --set nccl.proto=LL").find(" pat ") ==
+        std::string::npos);
+  const std::string forced = algorithms(
+      "--set workload.collective=reduce_scatter --set workload.minbytes=1MiB --set "
+      "nccl.algo=PAT");
+  CHECK(forced.find(" pat   simple") != std::string::npos);
+}
+
+TEST_CASE("mode flow: where NCCL's model picks PAT the run says it runs the next choice") {
+  const Run r = run("version_pat_flow", "scenarios/quickstart.yaml",
+                    "--set mode=flow --set workload.collective=all_gather --set "
+                    "workload.maxbytes=32MiB");
   const std::string said =
       "NCCL 2.28's model picks PAT (AllGather and ReduceScatter on one GPU "
-      "a server, NCCL 2.23+) for all_gather from 8 KiB to 8 MiB here";
+      "a server, NCCL 2.23+) for all_gather from 8 KiB to 8 MiB here; the flow mode has no PAT";
   CHECK(r.result.out.find("# not modelled: NCCL's PAT algorithm (" + said) != std::string::npos);
-  CHECK(slurp(scratch("version_pat") / "results.json").find(said) != std::string::npos);
-  // An AllReduce has no PAT; and PAT runs Simple only, so NCCL_PROTO=LL leaves it out.
-  const Run ar = run("version_no_pat", "scenarios/quickstart.yaml", "--set workload.maxbytes=1MiB");
-  CHECK(ar.result.out.find("PAT") == std::string::npos);
-  const Run ll = run("version_pat_ll", "scenarios/quickstart.yaml",
-                     "--set workload.collective=all_gather --set workload.maxbytes=1MiB "
-                     "--set nccl.proto=LL");
-  CHECK(ll.result.out.find("PAT") == std::string::npos);
+  CHECK(slurp(scratch("version_pat_flow") / "results.json").find(said) != std::string::npos);
 }
 
 TEST_CASE("measured: the log's channel count beside the model's") {

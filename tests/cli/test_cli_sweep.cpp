@@ -312,8 +312,8 @@ TEST_CASE(
   };
   const Case cases[] = {
       {"all_reduce", "       65536         16384     float     sum      -1", "ring tree"},
-      {"all_gather", "       65536          1024     float    none      -1", "ring"},
-      {"reduce_scatter", "       65536          1024     float     sum      -1", "ring"},
+      {"all_gather", "       65536          1024     float    none      -1", "ring pat"},
+      {"reduce_scatter", "       65536          1024     float     sum      -1", "ring pat"},
       {"broadcast", "       65536         16384     float    none       0", "ring"},
       {"reduce", "       65536         16384     float     sum       0", "ring"},
       {"alltoall", "       65536          1024     float    none      -1", "p2p"},
