@@ -180,3 +180,31 @@ TEST_CASE("nccl.version: the suggestion for a version outside the tables is the 
   CHECK(error_of("2.16").find("did you mean '2.18'") != std::string::npos);
   CHECK(error_of("1.9").find("did you mean '2.18'") != std::string::npos);
 }
+
+TEST_CASE("nccl.version: PAT in NCCL's selection for one GPU a node") {
+  // 16 nodes × 1 GPU, AllGather, 2 channels of 25 GB/s, NCCL 2.28 (LL128 on: PIX, NVLink row).
+  NcclTuneInputs in = cluster("2.28", 16, 16, "all_gather");
+  const NcclAlgoProtoCost pat = nccl_tuned_cost(in, NcclAlgo::kPat, NcclProto::kSimple);
+  CHECK(pat.latency_us == Approx(8 + 4 * 14 / 3.5 + 16 * 2.8));  // 68.8 µs
+  CHECK(pat.bw_GBps == Approx(2 * 25.0 * .75));                  // 37.5, not converted
+  CHECK_THROWS_WITH(nccl_tuned_cost(in, NcclAlgo::kPat, NcclProto::kLL),
+                    Catch::Contains("Simple protocol only"));
+  // 1 MiB: PAT 68.8 + 1048576 / 37500 = 96.8 µs; Ring LL 6.6 + 15 × 5.0 = 81.6 µs + 1048576 /
+  // (min(20.4, 25) × 16/15 = 21.76 GB/s) = 129.8 µs; Ring Simple 8.4 + 15 × 14 = 218.4 µs + ...
+  CHECK(select(in, NcclSettings{}, 1 << 20).algo == NcclAlgo::kPat);
+  // 64 MiB: PAT 68.8 + 1789.6 = 1858.4 µs; Ring Simple 218.4 + 67108864 / (50 × 16/15 =
+  // 53.33) = 1476.7 µs; Ring LL128 14 + 15 × 8.5 + 67108864 / (46 × 16/15) = 1509.1 µs.
+  const NcclChoice big = select(in, NcclSettings{}, int64_t{64} << 20);
+  CHECK(big.algo == NcclAlgo::kRing);
+  CHECK(big.proto == NcclProto::kSimple);
+  // No PAT before 2.23, with 8 GPUs a node, or when the run turns it off; NCCL_ALGO names it.
+  CHECK(select(cluster("2.22", 16, 16, "all_gather"), NcclSettings{}, 1 << 20).algo ==
+        NcclAlgo::kRing);
+  CHECK(select(cluster("2.28", 16, 2, "all_gather"), NcclSettings{}, 1 << 20).algo !=
+        NcclAlgo::kPat);
+  in.pat_enabled = false;
+  CHECK(select(in, NcclSettings{}, 1 << 20).algo != NcclAlgo::kPat);
+  CHECK(parse_nccl_algo("pat") == NcclAlgo::kPat);
+  CHECK_THAT(nccl_pat_unavailable(cluster("2.20", 4, 4, "all_gather")),
+             Catch::Contains("came with 2.23"));
+}

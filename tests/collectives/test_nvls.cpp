@@ -139,3 +139,69 @@ TEST_CASE("nvls: NCCL has no NVLS without NVSwitch, before Hopper, on 2 GPUs or 
   CHECK(parse_nccl_env({}).nvls_enable == 2);  // nvls.cc NCCL_PARAM(NvlsEnable, ..., 2)
   CHECK_THROWS_AS(parse_nccl_env({{"NCCL_NVLS_ENABLE", "3"}}), NcclSettingError);
 }
+
+TEST_CASE("nvls: across servers the NVLS graph's speed also fits each head's NIC") {
+  // search.cc: a channel's head sends and receives its speed through its NIC too. 8 × H100 with
+  // 400G NICs (50 GB/s): 40 fits; with 200G NICs (25 GB/s): the first speed <= 25 is 24.
+  CHECK(nccl_nvls_graph(8, 18 * 20.6, 50.0).bw_GBps == 40.0);
+  CHECK(nccl_nvls_graph(8, 18 * 20.6, 25.0).bw_GBps == 24.0);
+  CHECK(nccl_nvls_graph(8, 18 * 20.6, 25.0).channels == 8);
+  CHECK(nccl_nvls_graph(8, 18 * 20.6, 2.0).channels == 0);
+}
+
+TEST_CASE("nvls: NCCL's NVLSTree cost on 2 and 4 servers of 8 x H100 by release line") {
+  // The NVLS graph: 8 channels of 40 GB/s. 16 ranks on 2 nodes (and 32 on 4), latencyInter 0.
+  NcclTuneInputs in = h100_server();
+  in.nranks = 16;
+  in.nnodes = 2;
+  in.nvls_available = false;
+  in.nvls_tree_available = true;
+  const auto cost = [&](const char* version, int nodes) {
+    NcclTuneInputs v = in;
+    v.tuning = &nccl_tuning(version);
+    v.nnodes = nodes;
+    v.nranks = 8 * nodes;
+    return nccl_tuned_cost(v, NcclAlgo::kNvlsTree, NcclProto::kSimple);
+  };
+  // 2.18: baseLat 23 + 2 (nNodes − 1) × hwLat[NET][NVLSTree] 19; 8 × 40 × .70 × 2 / (2 × 1).
+  CHECK(cost("2.18", 2).latency_us == Approx(23 + 2 * 19.0));
+  CHECK(cost("2.18", 2).bw_GBps == Approx(320 * .70));
+  // 2.20: intraLat 23 + 2 × log2(2) × 14; 8 × min(40, 40) × 5/6. On 4 nodes bwInter / 2.
+  CHECK(cost("2.20", 2).latency_us == Approx(23 + 2 * 14.0));
+  CHECK(cost("2.20", 2).bw_GBps == Approx(320 * 5.0 / 6.0));
+  CHECK(cost("2.20", 4).latency_us == Approx(23 + 2 * 2 * 14.0));
+  CHECK(cost("2.20", 4).bw_GBps == Approx(8 * 20 * 5.0 / 6.0));
+  // 2.22: intraLat 25.
+  CHECK(cost("2.22", 2).latency_us == Approx(25 + 2 * 14.0));
+  // 2.28: min(40 × nvlsEfficiency .85 × 7/8 × 2 = 59.5, 40 × 2, perChMaxNVLSTreeBw 57.7) × 8 =
+  // 461.6 bus, × 16/30; on 4 nodes min(59.5, 40, 45.5) × 8 = 320, × 32/62.
+  CHECK(cost("2.28", 2).bw_GBps == Approx(8 * 57.7 * 16 / 30));
+  CHECK(cost("2.28", 4).bw_GBps == Approx(8 * 40.0 * 32 / 62));
+  CHECK_THROWS_WITH(nccl_tuned_cost(in, NcclAlgo::kNvlsTree, NcclProto::kLL128),
+                    Catch::Contains("Simple protocol only"));
+  NcclTuneInputs one = h100_server();
+  CHECK_THROWS_AS(nccl_tuned_cost(one, NcclAlgo::kNvlsTree, NcclProto::kSimple),
+                  std::invalid_argument);
+}
+
+TEST_CASE("nvls: NCCL 2.28 picks NVLSTree for a 256 MiB AllReduce on 2 x 8 H100") {
+  // The ring graph as fabricsim sets it on 2 DGX H100: 16 channels of 400 Gb/s × 8 NICs / 16 =
+  // 25 GB/s. Ring Simple: 8.4 + 28 × max(3.4, 3 × 1) + 2 × 14 = 131.6 µs, × 1.4 (plateau),
+  // 16 × 25 × 16/30 = 213.3 GB/s: 184.2 + 1258.5 = 1442.7 µs at 256 MiB. NVLSTree (above): 53
+  // + 268435456 / 246187 = 1143.4 µs. Tree Simple: min(400 × .92, 16 × 41.4) × .5 = 184 GB/s.
+  NcclTuneInputs in = h100_server();
+  in.tuning = &nccl_tuning("2.28");
+  in.nranks = 16;
+  in.nnodes = 2;
+  in.bw_intra_GBps = in.bw_inter_GBps = 25.0;
+  in.nvls_available = false;
+  in.nvls_tree_available = true;
+  const NcclChoice c = select(in, NcclSettings{}, int64_t{256} << 20);
+  CHECK(c.algo == NcclAlgo::kNvlsTree);
+  CHECK(c.time_us == Approx(53 + 268435456.0 / (8 * 57.7 * 16 / 30 * 1000)));
+  in.nvls_tree_available = false;
+  CHECK(select(in, NcclSettings{}, int64_t{256} << 20).algo == NcclAlgo::kRing);
+  CHECK(nccl_nvls_tree_unavailable(2, true, 90, 8, 2).empty());
+  CHECK_THAT(nccl_nvls_tree_unavailable(2, true, 90, 8, 1), Catch::Contains("across servers"));
+  CHECK_THAT(nccl_nvls_tree_unavailable(2, true, 80, 8, 2), Catch::Contains("8.0"));
+}

@@ -14,6 +14,7 @@
 
 #include "collectives/nvls.hpp"
 #include "collectives/nvls_tree/nvls_tree.hpp"
+#include "collectives/plan.hpp"
 #include "dag_support.hpp"
 
 using namespace fabricsim;
@@ -300,4 +301,28 @@ TEST_CASE("nvls_tree: bad arguments throw with the function's name") {
   CHECK_THROWS_WITH(nvls_tree_transfers(2, 1, 16, 4, 16), Catch::Contains("nvls_tree_transfers"));
   CHECK_THROWS_AS(nvls_tree_transfers(2, 8, 16, 4, 2), std::invalid_argument);
   CHECK_NOTHROW(build(1, 2, 0, 1, 1, 1));
+}
+
+TEST_CASE(
+    "nvls_tree: as a registered algorithm its loopbacks carry NVLS's 6/5 and its network "
+    "sends their payload") {
+  // 2 servers × 4 GPUs, 1 MiB of floats in 64 KiB chunks: each slice is 256 KiB = 4 chunks.
+  // Loopbacks: S (G + 1) × D × 6/5 (nvls.hpp: 6 bytes on the NVLink per 5 of payload, per chunk
+  // ⌈65536 / 5⌉ × 6 = 78648); network: 2 (S − 1) × D, Simple's unframed payload.
+  CollectiveSpec spec;
+  spec.algorithm = "nvls_tree";
+  spec.chunk_bytes = 65536;
+  const int64_t count = 262144, d = count * 4;
+  const TransferDag dag = build_collective(RankLayout{8, 4}, spec, count, 4);
+  int64_t loop = 0, net = 0;
+  for (uint32_t t = 0; t < dag.size(); ++t) {
+    const Transfer& x = dag.transfer(t);
+    (x.loopback ? loop : net) += x.bytes;
+  }
+  const int64_t chunks = 4 * 4;  // 4 slices of 4 chunks
+  CHECK(loop == 2 * (4 + 1) * chunks * ((65536 + 4) / 5 * 6));
+  CHECK(net == 2 * (2 - 1) * d);
+  CHECK(estimate_transfers(RankLayout{8, 4}, spec, count, 4) >= int64_t(dag.size()));
+  // Partial servers are refused: NVLSTree joins whole ones.
+  CHECK_THROWS_AS(build_collective(RankLayout{6, 4}, spec, count, 4), std::invalid_argument);
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "collectives/pat/pat.hpp"
+#include "collectives/plan.hpp"
 #include "dag_support.hpp"
 
 using namespace fabricsim;
@@ -454,4 +455,25 @@ TEST_CASE("pat functions reject bad arguments") {
   CHECK_THROWS_AS(pat_chunk_bytes(true, -1, 1, 64), std::invalid_argument);
   CHECK_THROWS_AS(pat_chunk_bytes(true, 64, 0, 64), std::invalid_argument);
   CHECK_THROWS_AS(pat_chunk_bytes(false, 64, 1, 0), std::invalid_argument);
+}
+
+TEST_CASE("pat: as a registered algorithm it moves N (N - 1) pieces over power-of-two distances") {
+  // 8 one-GPU servers, an AllGather of 8 × 4096 floats on 2 channels in 8 KiB chunks: each rank
+  // sends its 16 KiB piece to the 7 others once, N (N − 1) × 16 KiB in all, every transfer
+  // between ranks 1, 2 or 4 apart (mod 8). The ReduceScatter of the same buffer moves as much.
+  for (const char* collective : {"all_gather", "reduce_scatter"}) {
+    INFO(collective);
+    CollectiveSpec spec;
+    spec.collective = collective;
+    spec.algorithm = "pat";
+    spec.channels = 2;
+    spec.chunk_bytes = 8192;
+    const TransferDag dag = build_collective(RankLayout{8, 1}, spec, 8 * 4096, 4);
+    CHECK(dag.total_bytes() == int64_t{8} * 7 * 4096 * 4);
+    for (uint32_t t = 0; t < dag.size(); ++t) {
+      const int dist = (dag.transfer(t).dst_rank - dag.transfer(t).src_rank + 8) % 8;
+      CHECK((dist == 1 || dist == 2 || dist == 4));
+    }
+    CHECK(estimate_transfers(RankLayout{8, 1}, spec, 8 * 4096, 4) == int64_t(dag.size()));
+  }
 }
