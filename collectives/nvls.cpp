@@ -50,7 +50,7 @@ TransferDag nvls_allreduce(int gpus, int64_t count, int elem_bytes, int64_t chun
         const uint32_t id = dag.add_loopback(i, bytes, flow);
         if (k >= window) dag.depends(id, stores[static_cast<size_t>(k - window)]);
       }
-      const uint32_t store = dag.add_loopback(h, bytes, flow);
+      const uint32_t store = dag.add_loopback(h, bytes, flow + static_cast<uint32_t>(gpus));
       for (int i = 0; i < gpus; ++i) dag.depends(store, first + static_cast<uint32_t>(i));
       stores.push_back(store);
     }

@@ -206,7 +206,8 @@ TransferDag nvls_tree_allreduce(int servers, int gpus_per_server, int64_t count,
       }
       // Every head stores the full sum through the multicast address (multimem.st).
       for (int v = 0; v < servers; ++v) {
-        const uint32_t store = dag.add_loopback(rank(v, h), framed(bytes), flow);
+        const uint32_t store =
+            dag.add_loopback(rank(v, h), framed(bytes), flow + static_cast<uint32_t>(g));
         if (v == tree.root) {
           wait_in_node_sum(store, v);
           wait_children(store, v);

@@ -53,7 +53,11 @@
 //   - S − 1 down sends, one per non-root server (the send into it), in breadth-first order;
 //   - S stores, one per server, server 0 first.
 // Breadth-first order visits a node's child0, then its child1 (TreeLinks). Every transfer's flow
-// id is its slice h (one queue pair per head pair).
+// id is its slice h (one queue pair per head pair), but a store's, G + h: as nvls.hpp, a store
+// shares its head's NVLink with the contributions queued there instead of waiting behind them.
+// (With one flow, a slice's stores of its first `window` chunks queue behind all of those
+// chunks' contributions, so the next chunks' loopbacks wait for the whole window: the pipeline
+// runs in waves, and 256 MiB on 2 x 8 H100 came out slower than 128 MiB.)
 #pragma once
 
 #include <cstdint>

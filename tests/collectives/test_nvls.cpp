@@ -66,7 +66,7 @@ TEST_CASE("nvls: the head's store waits for every GPU's contribution and the win
       const uint32_t first = (static_cast<uint32_t>(h) * 3 + k) * block;
       const uint32_t store = first + n;
       CHECK(dag.transfer(store).src_rank == h);
-      CHECK(dag.transfer(store).flow == static_cast<uint32_t>(h));
+      CHECK(dag.transfer(store).flow == static_cast<uint32_t>(n + h));  // its own queue pair
       CHECK(dag.dependency_count(store) == static_cast<uint32_t>(n));
       for (int i = 0; i < n; ++i) {
         CHECK(dag.transfer(first + i).src_rank == i);
