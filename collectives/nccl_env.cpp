@@ -70,8 +70,8 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
                  v);
   }
   if (const auto it = env.find("NCCL_ALGO"); it != env.end()) {
-    // NCCL skips algorithms it cannot use here; environment files for H100/GB200 name NVLSTree
-    // and CollNet, which fabricsim does not model: drop them with a note, keep the rest.
+    // NCCL skips algorithms it cannot use here; environment files for H100/GB200 name CollNet,
+    // which fabricsim does not model: drop it with a note, keep the rest.
     std::string value = it->second, kept, dropped;
     const bool exclude = !value.empty() && value[0] == '^';
     if (exclude) value.erase(0, 1);
@@ -80,14 +80,14 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
       std::string lower = name;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       lower.erase(std::remove(lower.begin(), lower.end(), ' '), lower.end());
-      const bool other = lower == "nvlstree" || lower == "collnetdirect" ||
-                         lower == "collnetchain" || lower == "collnet" || lower == "pat";
+      const bool other =
+          lower == "collnetdirect" || lower == "collnetchain" || lower == "collnet";
       (other ? dropped : kept) += (((other ? dropped : kept).empty()) ? "" : ",") + name;
     }
     if (!dropped.empty()) {
       std::fprintf(stderr,
-                   "fabricsim: note: NCCL_ALGO=%s: %s not modelled (fabricsim has Ring, Tree "
-                   "and NVLS); ignored\n",
+                   "fabricsim: note: NCCL_ALGO=%s: %s not modelled (fabricsim has Ring, Tree, "
+                   "NVLS, NVLSTree and PAT); ignored\n",
                    it->second.c_str(), dropped.c_str());
       if (kept.empty()) {
         env.erase(it);
