@@ -180,6 +180,19 @@ TEST_CASE("MPI run: rail-optimized (InfiniBand credits) and torus sweeps") {
   same_bytes("torus", "scenarios/torus_4x4x4.yaml", "--set workload.maxbytes=1MiB", 0);
 }
 
+TEST_CASE("MPI run: NVLSTree across servers and PAT keep the sequential run's bytes") {
+  // NVLSTree: NVSwitch loopbacks on every server and the heads' tree across the cut; PAT: every
+  // rank sends to ranks 1, 2, 4 and 8 away, across the leaves the ranks split.
+  const std::string tree =
+      same_bytes("nvls_tree", "bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml",
+                 "--set workload.minbytes=16MiB --set workload.maxbytes=16MiB", 0);
+  CHECK(tree.find("\"algorithm\": \"nvls_tree\"") != std::string::npos);
+  const std::string pat =
+      same_bytes("pat", "scenarios/quickstart.yaml",
+                 "--set workload.collective=reduce_scatter --set workload.maxbytes=1MiB", 0);
+  CHECK(pat.find("\"algorithm\": \"pat\"") != std::string::npos);
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);
