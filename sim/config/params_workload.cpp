@@ -158,8 +158,8 @@ std::span<const Field> nccl_params() {
    Quantity(kNcclLatency), at<kNccl, &N::launch_latency_ps>,
    "per-collective latency; -1 = NCCL's constants"},
   {"nccl", "nvls_enable", false, Int(0, 2), at<kNccl, &N::nvls_enable>,
-   "NCCL_NVLS_ENABLE (NCCL src/transport/nvls.cc, default 2): 0 = no NVLS, 1 or 2 = NVLS "
-   "where the hardware has it"},
+   "NCCL_NVLS_ENABLE (NCCL src/transport/nvls.cc, default 2): 0 = no NVLS nor NVLSTree, 1 "
+   "or 2 = both where the hardware has them"},
   {"nccl", "compute_capability", false, Int(50, 120), at<kNccl, &N::compute_capability>,
    "the GPUs' compute capability x 10 (70 V100, 80 A100, 90 H100/H200, 100 B200): NCCL's "
    "tuning tables; NVLS needs 90 or above"},
