@@ -220,6 +220,10 @@ const char* to_string(NcclAlgo a) {
   return "?";
 }
 
+const char* nccl_spelling(NcclAlgo a) {
+  return kAlgoNames[static_cast<size_t>(idx(a))].c_str();
+}
+
 const char* to_string(NcclPathType t) {
   static const char* const names[] = {"LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS"};
   return names[static_cast<int>(t)];

@@ -61,6 +61,8 @@ static_assert(kNcclNumAlgos == kNcclTunedAlgos, "the tuning tables have a row pe
 const char* to_string(NcclProto p);
 /// "tree", "ring", "nvls", "nvls_tree", "pat": the workload.algorithm names.
 const char* to_string(NcclAlgo a);
+/// NCCL's own spelling (init.cc ncclAlgoStr): "Tree", "Ring", "NVLS", "NVLSTree", "PAT".
+const char* nccl_spelling(NcclAlgo a);
 
 /// A bad NCCL setting. `variable` is the environment variable (or the YAML key the caller passed,
 /// e.g. "nccl.algo"); `message` says what was expected, with a "did you mean" for a misspelt

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectives/nccl_model.hpp"
@@ -62,6 +63,10 @@ struct NcclRunSetup {
   std::string nvls_off;
   /// Why NVLSTree is off ("" = on; nccl_nvls_tree_unavailable, or the flow mode).
   std::string nvls_tree_off;
+  /// Whether NVLSTree is off for the flow mode alone (NCCL would have it here).
+  bool nvls_tree_flow_only = false;
+  /// Why PAT is off ("" = on; nccl_pat_unavailable, or the flow mode).
+  std::string pat_off;
   /// A head GPU's NIC bandwidth, GB/s (the host rate × the server's NICs / its GPUs): what the
   /// NVLS graph's speed must fit across servers; 0 = no network.
   double nic_GBps_per_gpu = 0;
@@ -70,9 +75,10 @@ struct NcclRunSetup {
   std::string tuning_label;
   /// A log's NCCL version no table covers: which one stands in ("" = none).
   std::string version_note;
-  /// Where NCCL's model of this release would pick PAT and the run cannot (the flow mode), ""
-  /// = nowhere in the sweep; reported as a limit of the run.
-  std::string pat_note;
+  /// Where NCCL's model of this release would pick an algorithm the run cannot (the flow mode
+  /// has neither PAT nor NVLSTree): (what, why) each, reported as limits of the run; empty =
+  /// nowhere in the sweep.
+  std::vector<std::pair<std::string, std::string>> flow_limits;
 };
 
 /// One size of the sweep, planned.

@@ -22,10 +22,12 @@ namespace {
 void set_nvls(NcclRunSetup& s) {
   NcclTuneInputs& t = s.tune;
   const int local = t.nnodes == 1 ? s.layout.ranks : s.layout.gpus_per_server;
+  // The servers the ranks span (NCCL's model counts a partial last server's GPUs as nodes).
+  const int servers = s.layout.servers();
   s.nvls_off = nccl_nvls_unavailable(s.settings.nvls_enable, s.nvswitch, t.compute_capability,
-                                     local, t.nnodes);
+                                     local, servers);
   s.nvls_tree_off = nccl_nvls_tree_unavailable(s.settings.nvls_enable, s.nvswitch,
-                                               t.compute_capability, local, t.nnodes);
+                                               t.compute_capability, local, servers);
   // NCCL's trees join whole nodes: a partial last server is one-GPU nodes to the model.
   if (s.nvls_tree_off.empty() && t.nranks != t.nnodes * local) {
     s.nvls_tree_off = "NVLSTree joins whole servers, and the last server is partial";
@@ -37,13 +39,31 @@ void set_nvls(NcclRunSetup& s) {
                              : "NCCL's NVLS graph finds no speed its NVLinks carry";
   if (s.nvls_off.empty() && graph.channels == 0) s.nvls_off = no_speed;
   if (s.nvls_tree_off.empty() && graph.channels == 0) s.nvls_tree_off = no_speed;
+  s.nvls_tree_flow_only = s.nvls_tree_off.empty() && s.flow_mode;
   if (s.nvls_off.empty() && s.flow_mode) s.nvls_off = flow_mode_refusal("nvls");
   if (s.nvls_tree_off.empty() && s.flow_mode) s.nvls_tree_off = flow_mode_refusal("nvls_tree");
+  t.pat_enabled = true;
+  s.pat_off = nccl_pat_unavailable(t);
+  if (s.pat_off.empty() && s.flow_mode) s.pat_off = flow_mode_refusal("pat");
   t.nvls_available = s.nvls_off.empty();
   t.nvls_tree_available = s.nvls_tree_off.empty();
   t.pat_enabled = !s.flow_mode;
   t.nvls_channels = graph.channels;
   t.nvls_bw_GBps = graph.bw_GBps;
+}
+
+/// Why NCCL cannot run `a` for `s`'s communicator ("" = it can): its hardware, release line,
+/// layout, the run's mode, or (the Simple-only algorithms) protocols that leave out Simple.
+std::string algorithm_off(const NcclRunSetup& s, NcclAlgo a, bool simple_allowed) {
+  const bool simple_only = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree || a == NcclAlgo::kPat;
+  std::string off = a == NcclAlgo::kNvls       ? s.nvls_off
+                    : a == NcclAlgo::kNvlsTree ? s.nvls_tree_off
+                    : a == NcclAlgo::kPat      ? s.pat_off
+                                               : "";
+  if (off.empty() && simple_only && !simple_allowed) {
+    off = "it runs the Simple protocol only, which the protocol settings leave out";
+  }
+  return off;
 }
 
 /// The release line's tuning tables nccl.version (or the measured log's version) names.
@@ -279,24 +299,18 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const double nic_GBps = static_cast<double>(in.host_rate_bps) / 8e9;
   setup.nic_GBps_per_gpu = nic_GBps * nics / g;
   set_nvls(setup);
-  const bool only_nvls =
-      !setup.settings.algo.allows(NcclAlgo::kTree) && !setup.settings.algo.allows(NcclAlgo::kRing);
-  if (!setup.nvls_off.empty() && (w.algorithm == "nvls" || (only_nvls && w.algorithm == "auto" &&
-                                                            w.collective == "all_reduce"))) {
-    const bool by_algo = w.algorithm == "nvls";
+  if (!setup.nvls_off.empty() && w.algorithm == "nvls") {
     throw key_error(
-        in.places, by_algo ? "workload.algorithm" : "nccl.algo",
-        std::string(by_algo ? "workload.algorithm nvls" : "nccl.algo " + in.nccl.algo) +
-            " asks for NVLS, which cannot run here: " + setup.nvls_off +
-            (by_algo ? (setup.nvls_tree_off.empty() ? "; expected auto, ring, tree or nvls_tree"
-                                                    : "; expected auto, ring or tree")
-                     : " (NCCL would fall back to Ring); expected Ring or Tree"));
+        in.places, "workload.algorithm",
+        "workload.algorithm nvls asks for NVLS, which cannot run here: " + setup.nvls_off +
+            (setup.nvls_tree_off.empty() ? "; expected auto, ring, tree or nvls_tree"
+                                         : "; expected auto, ring or tree"));
   }
   // The algorithms NCCL runs elsewhere only: a workload that names one that cannot run here
   // is refused with the reason.
   for (const auto& [name, off] :
        {std::pair<const char*, std::string>{"nvls_tree", setup.nvls_tree_off},
-        {"pat", nccl_pat_unavailable(t)}}) {
+        {"pat", setup.pat_off}}) {
     if (w.algorithm == name && !off.empty()) {
       throw key_error(in.places, "workload.algorithm",
                       "workload.algorithm " + std::string(name) + " cannot run here: " + off +
@@ -313,14 +327,37 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
                     "NCCL's " + nccl_name + " runs the Simple protocol only, not " + w.protocol +
                         "; expected auto or simple");
   }
+  const bool simple_allowed = (w.protocol == "auto" || w.protocol == "simple") &&
+                              (!setup.settings.proto.set_by_user ||
+                               setup.settings.proto.allowed[static_cast<int>(NcclProto::kSimple)]);
+  if ((w.algorithm == "nvls" || w.algorithm == "nvls_tree" || w.algorithm == "pat") &&
+      !simple_allowed) {
+    throw key_error(in.places, "nccl.proto",
+                    "nccl.proto " + in.nccl.proto +
+                        " leaves out Simple, the only protocol of workload.algorithm " +
+                        w.algorithm + "; expected a list with Simple");
+  }
   if (w.algorithm == "auto" && w.collective != "alltoall" && w.collective != "sendrecv") {
+    // NCCL_ALGO may allow, for this collective, only algorithms NCCL cannot run here: bad
+    // input, with each one's reason (NCCL itself errors out or falls back, by release).
     bool any = false;
+    std::string why;
     for (int ai = 0; ai < kNcclNumAlgos; ++ai) {
       const auto a = static_cast<NcclAlgo>(ai);
-      any |= nccl_algo_supported(w.collective, a) && setup.settings.algo.allows(a) &&
-             (a != NcclAlgo::kNvls || t.nvls_available) &&
-             (a != NcclAlgo::kNvlsTree || t.nvls_tree_available) &&
-             (a != NcclAlgo::kPat || nccl_pat_unavailable(t).empty());
+      if (!nccl_algo_supported(w.collective, a) || !setup.settings.algo.allows(a)) continue;
+      const std::string off = algorithm_off(setup, a, simple_allowed);
+      if (off.empty()) {
+        any = true;
+      } else {
+        why += std::string(why.empty() ? "" : "; ") + nccl_spelling(a) + ": " + off;
+      }
+    }
+    if (!any && !why.empty()) {
+      throw key_error(in.places, "nccl.algo",
+                      "nccl.algo " + in.nccl.algo + " leaves " + w.collective +
+                          " only algorithms that cannot run here (" + why +
+                          "); expected a list that allows Ring" +
+                          (w.collective == "all_reduce" ? " or Tree" : ""));
     }
     if (!any) {
       setup.note = "NCCL_ALGO " + in.nccl.algo + " leaves no algorithm for " + w.collective +
@@ -360,24 +397,28 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const int elem = datatype_bytes(w.datatype);
   int64_t worst = 0, worst_size = 0;
   std::string worst_protocol;
-  // Where NCCL's own model would pick PAT (2.23+) and the run cannot (the flow mode has no
-  // PAT): said, not silently replaced by the model's next choice.
-  int64_t pat_from = 0, pat_to = 0;
-  const bool simple_allowed = (w.protocol == "auto" || w.protocol == "simple") &&
-                              (!setup.settings.proto.set_by_user ||
-                               setup.settings.proto.allowed[static_cast<int>(NcclProto::kSimple)]);
-  const bool pat_possible = in.flow_mode && w.algorithm == "auto" && simple_allowed &&
-                            setup.settings.algo.allows(NcclAlgo::kPat);
+  // Where NCCL's own model would pick PAT or NVLSTree and the run cannot (the flow mode has
+  // neither): said, not silently replaced by the model's next choice.
+  NcclTuneInputs flow_all = t;
+  flow_all.collective = w.collective;
+  flow_all.pat_enabled = true;
+  flow_all.nvls_tree_available = setup.nvls_tree_flow_only;
+  const NcclAlgo flow_missing[] = {NcclAlgo::kNvlsTree, NcclAlgo::kPat};
+  int64_t flow_from[2] = {0, 0}, flow_to[2] = {0, 0};
+  const bool flow_auto = in.flow_mode && w.algorithm == "auto" && simple_allowed;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
-    if (pat_possible && plan.nccl_model_time_us >= 0) {
-      NcclTuneInputs pat_in = t;
-      pat_in.collective = w.collective;
-      pat_in.pat_enabled = true;
-      const double pat = nccl_pat_time_us(pat_in, plan.size.size_bytes);
-      if (pat >= 0 && pat < plan.nccl_model_time_us) {
-        if (pat_from == 0) pat_from = plan.size.size_bytes;
-        pat_to = plan.size.size_bytes;
+    for (int i = 0; i < 2 && flow_auto && plan.nccl_model_time_us >= 0; ++i) {
+      const NcclAlgo a = flow_missing[i];
+      const bool has = a == NcclAlgo::kPat ? nccl_pat_unavailable(flow_all).empty()
+                                           : flow_all.nvls_tree_available;
+      if (!has || !nccl_algo_supported(w.collective, a) || !setup.settings.algo.allows(a)) {
+        continue;
+      }
+      if (predicted_time_us(flow_all, a, NcclProto::kSimple, plan.size.size_bytes) <
+          plan.nccl_model_time_us) {
+        if (flow_from[i] == 0) flow_from[i] = plan.size.size_bytes;
+        flow_to[i] = plan.size.size_bytes;
       }
     }
     const int64_t t = in.flow_mode
@@ -389,16 +430,21 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
       worst_protocol = plan.protocol;
     }
   }
-  if (pat_from > 0) {
-    setup.pat_note =
-        "NCCL " + tuning_of(t).name +
-        "'s model picks PAT (AllGather and "
-        "ReduceScatter on one GPU a server, NCCL 2.23+) for " +
-        w.collective +
-        (pat_from == pat_to ? " at " + format_size(pat_from)
-                            : " from " + format_size(pat_from) + " to " + format_size(pat_to)) +
-        " here; the flow mode has no PAT and runs those sizes as the model's next choice (mode: "
-        "packet runs PAT)";
+  for (int i = 0; i < 2; ++i) {
+    if (flow_from[i] == 0) continue;
+    const bool pat = flow_missing[i] == NcclAlgo::kPat;
+    const std::string name = nccl_spelling(flow_missing[i]);
+    setup.flow_limits.push_back(
+        {"NCCL's " + name + " algorithm",
+         "NCCL " + tuning_of(t).name + "'s model picks " + name +
+             (pat ? " (AllGather and ReduceScatter on one GPU a server, NCCL 2.23+)"
+                  : " (NVLS inside each NVSwitch server, a tree between them)") +
+             " for " + w.collective +
+             (flow_from[i] == flow_to[i]
+                  ? " at " + format_size(flow_from[i])
+                  : " from " + format_size(flow_from[i]) + " to " + format_size(flow_to[i])) +
+             " here; the flow mode has no " + name +
+             " and runs those sizes as the model's next choice (mode: packet runs " + name + ")"});
   }
   if (worst > kMaxTransfers && in.flow_mode) {
     throw key_error(in.places, "mode",

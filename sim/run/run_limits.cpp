@@ -53,8 +53,8 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                        "server's peer-to-peer traffic may cross is not modelled, nor the GPU's "
                        "PCIe link toward its NIC (the pcie section sets the GPU-to-GPU links)"});
   }
-  if (sc.has_workload && !prepared.nccl.pat_note.empty()) {
-    out.push_back({"NCCL's PAT algorithm", prepared.nccl.pat_note});
+  if (sc.has_workload) {
+    for (const auto& [what, why] : prepared.nccl.flow_limits) out.push_back({what, why});
   }
   if (sc.mode == "flow") {
     out.push_back({"queues, PFC, ECN/DCQCN, drops and retransmissions",

@@ -99,7 +99,7 @@ TEST_CASE("nvls: forced where NCCL has no NVLS is bad input naming why") {
        "2 GPUs or fewer"},
       {"--set workload.algorithm=nvls --set topology.gpus_per_server=1", "workload.algorithm",
        "NVSwitch"},
-      {"--set nccl.algo=NVLS --set nccl.compute_capability=80", "nccl.algo", "fall back to Ring"},
+      {"--set nccl.algo=NVLS --set nccl.compute_capability=80", "nccl.algo", "cannot run here"},
       {"--set workload.algorithm=nvls --set workload.protocol=ll", "workload.protocol",
        "Simple protocol only"},
       {"--set workload.algorithm=nvls --set mode=flow", "workload.algorithm", "packet mode"},
@@ -171,4 +171,47 @@ TEST_CASE("nvls: NVLSTree's bandwidth does not fall as the size grows past its w
   CHECK(rows[0]["algorithm"] == "nvls_tree");
   CHECK(rows[1]["algorithm"] == "nvls_tree");
   CHECK(rows[1]["algbw_GBps"].get<double>() >= rows[0]["algbw_GBps"].get<double>());
+}
+
+TEST_CASE(
+    "nvls: NCCL_ALGO=NVLSTree forces NVLSTree across servers and is refused where it cannot run") {
+  // NCCL_ALGO's own spelling, alone or beside NVLS (which cannot run across servers), runs
+  // NVLSTree on 2 x 8 H100; alone on one server, or with NCCL_PROTO leaving out Simple, nothing
+  // it allows can run: bad input naming why.
+  const std::string scenario = "bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml";
+  for (const char* algo : {"NVLSTree", "NVLS,NVLSTree", "^Ring,Tree"}) {
+    INFO(algo);
+    const fs::path out = scratch("nvls_tree_forced");
+    const Result r =
+        fabricsim("run " + scenario + " --set workload.minbytes=16MiB --set " +
+                  "workload.maxbytes=16MiB --set nccl.algo=" + algo + " --out " + out.string());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(slurp(out / "results.json"))["collectives"][0]["algorithm"] ==
+          "nvls_tree");
+  }
+  const Result one = fabricsim("validate " + kH100 + " --set nccl.algo=NVLSTree");
+  CHECK(one.exit_code == 2);
+  CHECK(one.err.find("NVLSTree: NCCL runs NVLSTree across servers only") != std::string::npos);
+  const Result ll =
+      fabricsim("validate " + scenario + " --set workload.algorithm=nvls_tree --set nccl.proto=LL");
+  CHECK(ll.exit_code == 2);
+  CHECK(ll.err.find("leaves out Simple, the only protocol") != std::string::npos);
+  const Result auto_ll =
+      fabricsim("validate " + scenario + " --set nccl.algo=NVLSTree --set nccl.proto=LL");
+  CHECK(auto_ll.exit_code == 2);
+  CHECK(auto_ll.err.find("runs the Simple protocol only") != std::string::npos);
+}
+
+TEST_CASE("nvls: the flow mode says where NCCL's model would pick NVLSTree") {
+  const fs::path out = scratch("nvls_tree_flow");
+  const Result r = fabricsim(
+      "run bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml --set mode=flow "
+      "--set workload.minbytes=256MiB --set workload.maxbytes=256MiB --out " +
+      out.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("# not modelled: NCCL's NVLSTree algorithm (NCCL 2.28's model picks NVLSTree "
+                   "(NVLS inside each NVSwitch server, a tree between them) for all_reduce at "
+                   "256 MiB here; the flow mode has no NVLSTree") != std::string::npos);
 }
