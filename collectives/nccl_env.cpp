@@ -80,8 +80,7 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
       std::string lower = name;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       lower.erase(std::remove(lower.begin(), lower.end(), ' '), lower.end());
-      const bool other =
-          lower == "collnetdirect" || lower == "collnetchain" || lower == "collnet";
+      const bool other = lower == "collnetdirect" || lower == "collnetchain" || lower == "collnet";
       (other ? dropped : kept) += (((other ? dropped : kept).empty()) ? "" : ",") + name;
     }
     if (!dropped.empty()) {

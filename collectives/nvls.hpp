@@ -29,9 +29,9 @@
 // loopback of GPU 0 … n − 1, then the head's store. A contribution's flow is its slice h, a
 // store's n + h: NCCL issues the stores from the reduce warps, not behind the scatter warps'
 // copies, so on the head's NVLink a store shares the link with the contributions queued there
-// rather than waiting behind them (one queue pair each). Chunk k of a slice waits for the store of chunk k − window of
-// the same slice (the slots NCCL's buffers give a head: NCCL_NVLS_NCHANNELS channels of
-// NCCL_STEPS slots).
+// rather than waiting behind them (one queue pair each). Chunk k of a slice waits for the store of
+// chunk k − window of the same slice (the slots NCCL's buffers give a head: NCCL_NVLS_NCHANNELS
+// channels of NCCL_STEPS slots).
 #pragma once
 
 #include <cstdint>

@@ -19,4 +19,12 @@ inline int critical_path(const TransferDag& dag) {
   return longest;
 }
 
+/// ⌈log2 n⌉ for n >= 1, counted by hand: the height of NCCL's binary trees (trees.cc) and
+/// the dimensions of a Bruck / PAT schedule.
+inline int ceil_log2(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return k;
+}
+
 }  // namespace fabricsim::testing

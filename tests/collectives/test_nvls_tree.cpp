@@ -18,15 +18,10 @@
 #include "dag_support.hpp"
 
 using namespace fabricsim;
+using fabricsim::testing::ceil_log2;
 using fabricsim::testing::critical_path;
 
 namespace {
-
-int ceil_log2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
 
 // Elements of slice h and its chunk count, from the definition (as nvls_allreduce).
 int64_t slice_of(int64_t count, int g, int h) {

@@ -23,15 +23,10 @@
 #include "dag_support.hpp"
 
 using namespace fabricsim;
+using fabricsim::testing::ceil_log2;
 using fabricsim::testing::critical_path;
 
 namespace {
-
-int ceil_log2(int n) {
-  int k = 0;
-  while ((1 << k) < n) ++k;
-  return k;
-}
 
 // U_d: the offsets u, multiples of 2^(d+1), with u + 2^d < n, ascending (counted one by one).
 std::vector<int64_t> offsets(int n, int d) {
