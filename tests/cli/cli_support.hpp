@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -71,12 +73,34 @@ inline int fabricsim_then(const std::string& args, const std::filesystem::path& 
 }
 #endif
 
+/// Removes TMPDIR/PREFIX<pid> of every process that has ended: each test process writes its
+/// own (ctest runs one per test case), and a developer's runs of the suite would otherwise pile
+/// them up (tens of GB over some hundred runs). A live process's folder is kept, so parallel
+/// ctest jobs do not lose theirs.
+inline void remove_finished_scratch(const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.size() <= prefix.size() || n.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = n.substr(prefix.size());
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(e.path(), ec);
+    }
+  }
+}
+
 /// TMPDIR/PREFIX<pid>/NAME, created, and emptied the first time this process asks for it: a
 /// folder an earlier process with the same pid left (another run of the suite on the same
 /// machine) must not be read as this run's output. Later calls with the same NAME return it
-/// as it is (a test writes there, then reads).
+/// as it is (a test writes there, then reads). The first call for a PREFIX also removes the
+/// folders of finished processes (remove_finished_scratch).
 inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
   (void)kNcclEnvironmentCleared;  // every fabricsim call goes through here first
+  static std::set<std::string> cleaned;
+  if (cleaned.insert(prefix).second) remove_finished_scratch(prefix);
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid())) / name;
   static std::set<std::filesystem::path> fresh;

@@ -344,3 +344,26 @@ TEST_CASE(
             "interrupted before the simulation started (the scenario was read", 0) == 0);
   CHECK(j["collectives"].empty());
 }
+
+TEST_CASE("test scratch folders: a finished process's is removed, a live process's kept") {
+  // Each test process writes TMPDIR/PREFIX<pid>; the first scratch_dir call for a prefix
+  // removes those of processes that have ended (a child that has exited and been reaped), and
+  // keeps those of live ones (the parent running this test).
+  const std::string prefix = "fabricsim_test_scratch_cleanup_";
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  REQUIRE(child > 0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  const fs::path tmp = fs::temp_directory_path();
+  const fs::path dead = tmp / (prefix + std::to_string(child));
+  const fs::path live = tmp / (prefix + std::to_string(::getppid()));
+  fs::create_directories(dead / "left");
+  fs::create_directories(live / "running");
+  const fs::path mine = cli_testing::scratch_dir(prefix, "here");
+  CHECK_FALSE(fs::exists(dead));
+  CHECK(fs::exists(live / "running"));
+  CHECK(fs::exists(mine));
+  fs::remove_all(live);
+  fs::remove_all(mine.parent_path());
+}
