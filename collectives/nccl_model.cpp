@@ -680,15 +680,6 @@ double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int6
   return lat + static_cast<double>(bytes) / (1000.0 * bw);
 }
 
-double nccl_pat_time_us(const NcclTuneInputs& in, int64_t bytes) {
-  validate(in);
-  if (bytes < 0) throw std::invalid_argument("nccl_pat_time_us: bytes must be >= 0");
-  if (!nccl_algo_supported(in.collective, NcclAlgo::kPat) || !nccl_pat_unavailable(in).empty()) {
-    return -1;
-  }
-  return predicted_time_us(in, NcclAlgo::kPat, NcclProto::kSimple, bytes);
-}
-
 NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_t bytes,
                   NcclEmptyChoice on_empty) {
   validate(in);

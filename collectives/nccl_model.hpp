@@ -419,12 +419,6 @@ bool nccl_ll128_enabled_by_default(const NcclTuneInputs& in);
 /// bytes < 0.
 double predicted_time_us(const NcclTuneInputs& in, NcclAlgo a, NcclProto p, int64_t bytes);
 
-/// NCCL's predicted time for PAT Simple (2.23+, tuning.cc), µs, or -1 where the release line
-/// has no PAT or it does not apply (a collective other than all_gather / reduce_scatter, or more
-/// than one GPU a node): predicted_time_us(in, kPat, kSimple, bytes). Throws like
-/// predicted_time_us.
-double nccl_pat_time_us(const NcclTuneInputs& in, int64_t bytes);
-
 struct NcclChoice {
   NcclAlgo algo;
   NcclProto proto;

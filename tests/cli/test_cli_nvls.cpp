@@ -20,11 +20,14 @@ using namespace cli_end_to_end;
 namespace {
 
 const std::string kH100 = "tests/data/cli/h100_1node_nvswitch.yaml";
+/// 2 DGX H100 against the real 8-HCA log (bench/validation).
+const std::string kH100x2 = "bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml";
 
-/// The results.json rows of `fabricsim run SCENARIO ARGS`.
-nlohmann::json run_rows(const std::string& name, const std::string& args) {
+/// The results.json rows of `fabricsim run SCENARIO ARGS` (one 8 x H100 server by default).
+nlohmann::json run_rows(const std::string& name, const std::string& args,
+                        const std::string& scenario = kH100) {
   const fs::path out = scratch(name);
-  const Result r = fabricsim("run " + kH100 + " " + args + " --out " + out.string());
+  const Result r = fabricsim("run " + scenario + " " + args + " --out " + out.string());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(slurp(out / "results.json"))["collectives"];
@@ -129,14 +132,7 @@ TEST_CASE(
   // (the log names no version) picks it from 256 MiB on this box (test_nvls.cpp). The model
   // is about 12 % above the log there: its NVLSTree is bound by the NVLinks' (n + 1)/n × 6/5
   // of the buffer (busbw 515 GB/s), the log levels off at 468 GB/s by 8 GiB (docs/validation.md).
-  const fs::path out = scratch("nvls_tree_h100");
-  const Result r = fabricsim(
-      "run bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml --set "
-      "workload.minbytes=1GiB --out " +
-      out.string());
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto rows = nlohmann::json::parse(slurp(out / "results.json"))["collectives"];
+  const auto rows = run_rows("nvls_tree_h100", "--set workload.minbytes=1GiB", kH100x2);
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["algorithm"] == "nvls_tree");
   const double busbw = rows[0]["busbw_GBps"].get<double>();
@@ -144,13 +140,8 @@ TEST_CASE(
   CHECK(busbw > 400.0);
   CHECK(std::abs(busbw - 448.31) <= 0.15 * 448.31);
   // NCCL_ALGO=^NVLSTree leaves the ring, at most its bound.
-  const fs::path ring_out = scratch("nvls_tree_h100_off");
-  const Result ring = fabricsim(
-      "run bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml --set "
-      "workload.minbytes=1GiB --set nccl.algo=^NVLSTree --out " +
-      ring_out.string());
-  REQUIRE(ring.exit_code == 0);
-  const auto ring_rows = nlohmann::json::parse(slurp(ring_out / "results.json"))["collectives"];
+  const auto ring_rows = run_rows(
+      "nvls_tree_h100_off", "--set workload.minbytes=1GiB --set nccl.algo=^NVLSTree", kH100x2);
   CHECK(ring_rows[0]["algorithm"] != "nvls_tree");
   CHECK(ring_rows[0]["busbw_GBps"].get<double>() <= 400.0);
 }
@@ -159,14 +150,8 @@ TEST_CASE("nvls: NVLSTree's bandwidth does not fall as the size grows past its w
   // A pipelined, bandwidth-bound collective on a clean fabric moves a larger buffer at least as
   // fast: on 2 x 8 H100 a slice has 128 chunks of 128 KiB at 128 MiB (NCCL's 16 NVLS channels ×
   // 8 slots) and 256 at 256 MiB, where the second window waits for the first one's stores.
-  const fs::path out = scratch("nvls_tree_window");
-  const Result r = fabricsim(
-      "run bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml --set "
-      "workload.minbytes=128MiB --set workload.maxbytes=256MiB --out " +
-      out.string());
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto rows = nlohmann::json::parse(slurp(out / "results.json"))["collectives"];
+  const auto rows = run_rows(
+      "nvls_tree_window", "--set workload.minbytes=128MiB --set workload.maxbytes=256MiB", kH100x2);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0]["algorithm"] == "nvls_tree");
   CHECK(rows[1]["algorithm"] == "nvls_tree");
@@ -178,17 +163,16 @@ TEST_CASE(
   // NCCL_ALGO's own spelling, alone or beside NVLS (which cannot run across servers), runs
   // NVLSTree on 2 x 8 H100; alone on one server, or with NCCL_PROTO leaving out Simple, nothing
   // it allows can run: bad input naming why.
-  const std::string scenario = "bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml";
+  const std::string& scenario = kH100x2;
   for (const char* algo : {"NVLSTree", "NVLS,NVLSTree", "^Ring,Tree"}) {
     INFO(algo);
-    const fs::path out = scratch("nvls_tree_forced");
-    const Result r =
-        fabricsim("run " + scenario + " --set workload.minbytes=16MiB --set " +
-                  "workload.maxbytes=16MiB --set nccl.algo=" + algo + " --out " + out.string());
-    INFO(r.out << r.err);
-    REQUIRE(r.exit_code == 0);
-    CHECK(nlohmann::json::parse(slurp(out / "results.json"))["collectives"][0]["algorithm"] ==
-          "nvls_tree");
+    const auto rows = run_rows(
+        "nvls_tree_forced",
+        std::string(
+            "--set workload.minbytes=16MiB --set workload.maxbytes=16MiB --set nccl.algo=") +
+            algo,
+        scenario);
+    CHECK(rows[0]["algorithm"] == "nvls_tree");
   }
   const Result one = fabricsim("validate " + kH100 + " --set nccl.algo=NVLSTree");
   CHECK(one.exit_code == 2);
@@ -205,10 +189,11 @@ TEST_CASE(
 
 TEST_CASE("nvls: the flow mode says where NCCL's model would pick NVLSTree") {
   const fs::path out = scratch("nvls_tree_flow");
-  const Result r = fabricsim(
-      "run bench/validation/nccl/nccl-allreduce-h100-2node-8hca-01.yaml --set mode=flow "
-      "--set workload.minbytes=256MiB --set workload.maxbytes=256MiB --out " +
-      out.string());
+  const Result r =
+      fabricsim("run " + kH100x2 +
+                " --set mode=flow "
+                "--set workload.minbytes=256MiB --set workload.maxbytes=256MiB --out " +
+                out.string());
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("# not modelled: NCCL's NVLSTree algorithm (NCCL 2.28's model picks NVLSTree "

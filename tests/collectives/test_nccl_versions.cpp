@@ -167,11 +167,17 @@ TEST_CASE("nccl.version: PAT's cost from 2.23 for one GPU a node") {
   // 16 nodes × 1 GPU, AllGather of 1 MiB, 2 channels of 25 GB/s: latency 8 + log2(16) ×
   // hwLat[NET][Tree][Simple] 14 / 3.5 + 16 × 2.8 = 68.8 µs; bandwidth 2 × 25 × .75 = 37.5 GB/s,
   // not converted: 68.8 + 1048576 / 37500 = 96.76 µs.
-  CHECK(nccl_pat_time_us(cluster("2.24", 16, 16, "all_gather"), 1 << 20) ==
-        Approx(68.8 + 1048576.0 / 37500));
-  CHECK(nccl_pat_time_us(cluster("2.22", 16, 16, "all_gather"), 1 << 20) == -1);  // no PAT yet
-  CHECK(nccl_pat_time_us(cluster("2.28", 16, 16, "all_reduce"), 1 << 20) == -1);  // AG/RS only
-  CHECK(nccl_pat_time_us(cluster("2.28", 16, 2, "all_gather"), 1 << 20) == -1);   // 8 GPUs a node
+  CHECK(predicted_time_us(cluster("2.24", 16, 16, "all_gather"), NcclAlgo::kPat, NcclProto::kSimple,
+                          1 << 20) == Approx(68.8 + 1048576.0 / 37500));
+  // No PAT yet in 2.22, none for AllReduce, none with 8 GPUs a node.
+  CHECK_FALSE(nccl_pat_unavailable(cluster("2.22", 16, 16, "all_gather")).empty());
+  CHECK_FALSE(nccl_algo_supported("all_reduce", NcclAlgo::kPat));
+  CHECK_THROWS_AS(predicted_time_us(cluster("2.28", 16, 16, "all_reduce"), NcclAlgo::kPat,
+                                    NcclProto::kSimple, 1 << 20),
+                  std::invalid_argument);
+  CHECK_THROWS_WITH(predicted_time_us(cluster("2.28", 16, 2, "all_gather"), NcclAlgo::kPat,
+                                      NcclProto::kSimple, 1 << 20),
+                    Catch::Contains("one GPU a server only"));
 }
 
 TEST_CASE("nccl.version: the suggestion for a version outside the tables is the nearest end") {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "collectives/nvls.hpp"
@@ -29,6 +30,19 @@ int64_t slice_of(int64_t count, int g, int h) {
 }
 int64_t chunks_of(int64_t elems, int64_t chunk_elems) {
   return elems == 0 ? 1 : (elems + chunk_elems - 1) / chunk_elems;
+}
+
+/// Bytes each rank sends and receives over the network (loopbacks left out).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> network_bytes_per_rank(const TransferDag& dag,
+                                                                             int ranks) {
+  std::vector<int64_t> sent(static_cast<size_t>(ranks), 0), received(sent);
+  for (uint32_t i = 0; i < dag.size(); ++i) {
+    const Transfer& t = dag.transfer(i);
+    if (t.loopback) continue;
+    sent[static_cast<size_t>(t.src_rank)] += t.bytes;
+    received[static_cast<size_t>(t.dst_rank)] += t.bytes;
+  }
+  return {sent, received};
 }
 
 struct Bytes {
@@ -84,13 +98,7 @@ TEST_CASE("nvls_tree: with 2 servers each direction of each rail carries its sli
   const int64_t count = g * 1400 + 3;
   for (int h = 0; h < g; ++h) REQUIRE(chunks_of(slice_of(count, g, h), 256) % 2 == 0);
   const TransferDag dag = nvls_tree_allreduce(s, g, count, elem, chunk_bytes, kNvlsWindow);
-  std::vector<int64_t> sent(s * g, 0), received(s * g, 0);
-  for (uint32_t i = 0; i < dag.size(); ++i) {
-    const Transfer& t = dag.transfer(i);
-    if (t.loopback) continue;
-    sent[t.src_rank] += t.bytes;
-    received[t.dst_rank] += t.bytes;
-  }
+  const auto [sent, received] = network_bytes_per_rank(dag, s * g);
   for (int r = 0; r < s * g; ++r) {
     CAPTURE(r);
     const int64_t slice_bytes = slice_of(count, g, r % g) * elem;
@@ -107,13 +115,7 @@ TEST_CASE("nvls_tree: with 4 servers each rail carries its slice times the mean 
   const int s = 4, g = 2, elem = 4;
   const int64_t count = g * 4 * 32;  // 128 elements a slice, 4 chunks of 32
   const TransferDag dag = nvls_tree_allreduce(s, g, count, elem, 32 * elem, kNvlsWindow);
-  std::vector<int64_t> sent(s * g, 0), received(s * g, 0);
-  for (uint32_t i = 0; i < dag.size(); ++i) {
-    const Transfer& t = dag.transfer(i);
-    if (t.loopback) continue;
-    sent[t.src_rank] += t.bytes;
-    received[t.dst_rank] += t.bytes;
-  }
+  const auto [sent, received] = network_bytes_per_rank(dag, s * g);
   const int64_t slice_bytes = count / g * elem;
   const int degrees[4][2] = {{1, 1}, {1, 3}, {3, 1}, {1, 1}};
   for (int r = 0; r < s * g; ++r) {
