@@ -34,9 +34,19 @@ uint32_t TransferDag::add_loopback(int32_t rank, int64_t bytes, uint32_t flow) {
   return static_cast<uint32_t>(transfers_.size() - 1);
 }
 
+uint32_t TransferDag::add_nic_loopback(int32_t rank, int64_t bytes, uint32_t flow) {
+  if ((flow & kNicLoopFlowBit) != 0) {
+    throw std::invalid_argument("TransferDag::add_nic_loopback: flow uses the NIC-loop bit");
+  }
+  return add_loopback(rank, bytes, flow | kNicLoopFlowBit);
+}
+
 uint32_t TransferDag::add_like(const Transfer& t, int32_t src_rank, int32_t dst_rank, int64_t bytes,
                                uint32_t flow) {
-  const uint32_t id = t.loopback       ? add_loopback(src_rank, bytes, flow)
+  // A NIC loopback stays one, whatever the new flow's bits say.
+  const uint32_t id = t.is_nic_loopback()
+                          ? add_nic_loopback(src_rank, bytes, flow & ~kNicLoopFlowBit)
+                      : t.loopback     ? add_loopback(src_rank, bytes, flow)
                       : t.is_compute() ? add_compute(src_rank, t.delay_ps)
                                        : add(src_rank, dst_rank, bytes, flow);
   set_delay(id, t.delay_ps);

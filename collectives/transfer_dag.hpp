@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/net/nic_loop.hpp"
+
 namespace fabricsim {
 
 /// Chunks one connection may have in flight: a pipelined algorithm's send of chunk k on a
@@ -40,6 +42,9 @@ struct Transfer {
   /// A compute task (TransferDag::add_compute): runs on src_rank == dst_rank for delay_ps and
   /// moves no bytes.
   bool is_compute() const { return src_rank == dst_rank && !loopback; }
+  /// A NIC loopback (TransferDag::add_nic_loopback): a loopback through the GPU's NIC and the
+  /// first switch rather than its NVLink and NVSwitch.
+  bool is_nic_loopback() const { return loopback && (flow & kNicLoopFlowBit) != 0; }
 };
 
 class TransferDag {
@@ -56,6 +61,11 @@ class TransferDag {
   /// back down to it (src_rank == dst_rank == rank, loopback set), and returns its id. Throws
   /// std::invalid_argument for a negative rank or size.
   uint32_t add_loopback(int32_t rank, int64_t bytes, uint32_t flow = 0);
+  /// Adds a NIC loopback of `bytes` on `rank`: up the GPU's NIC link to the first switch and
+  /// back down it (src_rank == dst_rank == rank, loopback set, flow = `flow` | kNicLoopFlowBit),
+  /// and returns its id. `flow` picks the GPU's NIC as any flow does. Throws
+  /// std::invalid_argument for a negative rank or size, or a `flow` that has kNicLoopFlowBit.
+  uint32_t add_nic_loopback(int32_t rank, int64_t bytes, uint32_t flow = 0);
   /// Adds a copy of `t` (a transfer, loopback or compute task, its delay and pace included) with
   /// its ranks and flow replaced, and returns its id. Throws as the add function of its kind.
   uint32_t add_like(const Transfer& t, int32_t src_rank, int32_t dst_rank, int64_t bytes,
