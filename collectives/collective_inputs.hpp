@@ -27,6 +27,7 @@ struct CollectiveInputs {
   int64_t pcie_latency_ps;  ///< link.pcie_latency: one crossing of PCIe and host memory
   int nics_per_server;      ///< topology.nics_per_server; 0 = one per GPU
   bool flow_mode;           ///< mode flow (messages as fluid flows) rather than packet
+  bool infiniband;          ///< transport infiniband: the switches can run SHARP (CollNet)
   KeyPlaces places;         ///< where the scenario's keys were written
 };
 

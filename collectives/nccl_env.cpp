@@ -30,6 +30,7 @@ const std::pair<const char*, const char*> kNcclVariables[] = {
     {"NCCL_IB_DISABLE", "ib_disable"},
     {"NCCL_NET", "net"},
     {"NCCL_NVLS_ENABLE", "nvls_enable"},
+    {"NCCL_COLLNET_ENABLE", "collnet_enable"},
 };
 
 }  // namespace
@@ -51,6 +52,7 @@ std::map<std::string, std::string> nccl_variables(const NcclConfig& n) {
   if (n.ib_disable) env["NCCL_IB_DISABLE"] = std::string("1");
   if (!n.net.empty()) env["NCCL_NET"] = n.net;
   if (n.nvls_enable != 2) env["NCCL_NVLS_ENABLE"] = std::to_string(n.nvls_enable);
+  if (n.collnet_enable != 0) env["NCCL_COLLNET_ENABLE"] = std::to_string(n.collnet_enable);
   return env;
 }
 
@@ -70,8 +72,9 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
                  v);
   }
   if (const auto it = env.find("NCCL_ALGO"); it != env.end()) {
-    // NCCL skips algorithms it cannot use here; environment files for H100/GB200 name CollNet,
-    // which fabricsim does not model: drop it with a note, keep the rest.
+    // "CollNet" is not one of NCCL's algorithm names (ncclAlgoStr has CollNetDirect and
+    // CollNetChain; older NCCL had one CollNet) and environment files still carry it: drop it
+    // with a note, keep the rest.
     std::string value = it->second, kept, dropped;
     const bool exclude = !value.empty() && value[0] == '^';
     if (exclude) value.erase(0, 1);
@@ -80,13 +83,13 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
       std::string lower = name;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       lower.erase(std::remove(lower.begin(), lower.end(), ' '), lower.end());
-      const bool other = lower == "collnetdirect" || lower == "collnetchain" || lower == "collnet";
+      const bool other = lower == "collnet";
       (other ? dropped : kept) += (((other ? dropped : kept).empty()) ? "" : ",") + name;
     }
     if (!dropped.empty()) {
       std::fprintf(stderr,
-                   "fabricsim: note: NCCL_ALGO=%s: %s not modelled (fabricsim has Ring, Tree, "
-                   "NVLS, NVLSTree and PAT); ignored\n",
+                   "fabricsim: note: NCCL_ALGO=%s: %s is not an NCCL algorithm name "
+                   "(CollNetDirect, CollNetChain are); ignored\n",
                    it->second.c_str(), dropped.c_str());
       if (kept.empty()) {
         env.erase(it);
@@ -157,6 +160,7 @@ void apply_nccl_environment(NcclConfig& nccl, std::map<std::string, KeyOrigin>& 
     if (var == "NCCL_IB_DISABLE") n.ib_disable = parsed.ib_disable;
     if (var == "NCCL_NET") n.net = value;
     if (var == "NCCL_NVLS_ENABLE") n.nvls_enable = parsed.nvls_enable;
+    if (var == "NCCL_COLLNET_ENABLE") n.collnet_enable = parsed.collnet_enable;
   }
 }
 

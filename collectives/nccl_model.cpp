@@ -47,8 +47,10 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
 }
 
 // NCCL's spellings (init.cc ncclAlgoStr / ncclProtoStr), in index order.
-const std::vector<std::string> kAlgoNames = {"Tree", "Ring", "NVLS", "NVLSTree", "PAT"};
-const std::vector<std::string> kOtherAlgoNames = {"CollNetDirect", "CollNetChain"};
+// (fabricsim's NcclAlgo order: CollNet's two come last.)
+const std::vector<std::string> kAlgoNames = {"Tree", "Ring",          "NVLS",        "NVLSTree",
+                                             "PAT",  "CollNetDirect", "CollNetChain"};
+const char* const kAlgoList = "Tree, Ring, NVLS, NVLSTree, PAT, CollNetDirect or CollNetChain";
 const std::vector<std::string> kProtoNames = {"LL", "LL128", "Simple"};
 const std::vector<std::string> kPathNames = {"LOC", "NVL", "NVB", "PIX",
                                              "PXB", "PXN", "PHB", "SYS"};
@@ -97,11 +99,6 @@ int64_t parse_integer(const std::string& variable, const std::string& value, int
 
 // ----- cost model constants common to every release line (src/graph/tuning.cc); the tables
 // that differ are in collectives/nccl_versions/ -----
-
-// search.cc sm90SpeedArrayIntra: the speeds (GB/s per channel) the graph search tries on SM90
-// without a network, fastest first.
-constexpr double kSm90SpeedArrayIntra[] = {60.0, 50.0, 40.0, 30.0, 24.0,
-                                           20.0, 15.0, 12.0, 6.0,  3.0};
 
 // tuning.cc: NVLS's bus bandwidth × 5/6 is the algorithm bandwidth NCCL stores.
 constexpr double kNvlsRatio = 5.0 / 6.0;
@@ -216,6 +213,10 @@ const char* to_string(NcclAlgo a) {
       return "nvls_tree";
     case NcclAlgo::kPat:
       return "pat";
+    case NcclAlgo::kCollNetDirect:
+      return "collnet_direct";
+    case NcclAlgo::kCollNetChain:
+      return "collnet_chain";
   }
   return "?";
 }
@@ -248,14 +249,12 @@ NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable) {
   for (int a = 0; a < kNcclNumAlgos; ++a) {
     if (l == lower(kAlgoNames[a])) return static_cast<NcclAlgo>(a);
   }
-  for (const auto& other : kOtherAlgoNames) {
-    if (l == lower(other)) {
-      fail(variable,
-           "NCCL algorithm '" + other +
-               "' is not modelled by fabricsim; expected Tree, Ring, NVLS, NVLSTree or PAT");
-    }
+  if (l == "collnet") {
+    fail(variable, "'" + trim(name) +
+                       "' is not an NCCL algorithm name (ncclAlgoStr has two CollNet "
+                       "algorithms); did you mean 'CollNetDirect' or 'CollNetChain'?");
   }
-  fail(variable, "unknown algorithm '" + name + "'; expected Tree, Ring, NVLS, NVLSTree or PAT" +
+  fail(variable, "unknown algorithm '" + name + "'; expected " + kAlgoList +
                      suggestion(trim(name), kAlgoNames));
 }
 
@@ -301,7 +300,7 @@ int64_t nccl_buffsize_bytes(NcclProto p, const NcclSettings& s) {
 NcclAlgoFilter parse_algo_list(const std::string& value, const std::string& variable) {
   NcclAlgoFilter f;
   f.allowed = parse_list<kNcclNumAlgos>(
-      value, variable, "Tree, Ring, NVLS, NVLSTree, PAT", "algorithm",
+      value, variable, "Tree, Ring, NVLS, NVLSTree, PAT, CollNetDirect, CollNetChain", "algorithm",
       [](const std::string& t, const std::string& v) { return idx(parse_nccl_algo(t, v)); });
   return f;
 }
@@ -382,6 +381,9 @@ NcclSettings parse_nccl_env(const std::map<std::string, std::string>& env) {
   if (const auto* v = get("NCCL_NVLS_ENABLE")) {
     s.nvls_enable = static_cast<int>(parse_integer("NCCL_NVLS_ENABLE", *v, 0, 2, "0, 1 or 2"));
   }
+  if (const auto* v = get("NCCL_COLLNET_ENABLE")) {
+    s.collnet_enable = static_cast<int>(parse_integer("NCCL_COLLNET_ENABLE", *v, 0, 1, "0 or 1"));
+  }
   if (const auto* v = get("NCCL_IB_DISABLE")) {
     s.ib_disable = parse_integer("NCCL_IB_DISABLE", *v, 0, 1, "0 or 1") == 1;
   }
@@ -421,63 +423,8 @@ double nccl_tree_correction_factor(NcclProto p, int64_t bytes) {
 bool nccl_algo_supported(const std::string& collective, NcclAlgo a) {
   const Func f = func_of(collective);
   if (a == NcclAlgo::kPat) return f == Func::kAllGather || f == Func::kReduceScatter;
+  if (a == NcclAlgo::kCollNetDirect || a == NcclAlgo::kCollNetChain) return f == Func::kAllReduce;
   return a == NcclAlgo::kRing || f == Func::kAllReduce;
-}
-
-NcclNvlsGraph nccl_nvls_graph(int gpus, double nvlink_GBps, double nic_GBps) {
-  if (gpus < 2 || !(nvlink_GBps > 0) || nic_GBps < 0) return {};
-  // ncclTopoCompute: totalBw × ngpus / (ngpus − 1) for patterns other than the ring, and the
-  // first speed tried is the largest with speed × minChannels within it.
-  const double total = nvlink_GBps * gpus / (gpus - 1);
-  for (double speed : kSm90SpeedArrayIntra) {
-    if (speed > nvlink_GBps || speed * gpus > total) continue;
-    // Across servers each channel's head also sends and receives the speed through its NIC.
-    if (nic_GBps > 0 && speed > nic_GBps + 1e-9) continue;
-    // ncclTopoSearchTryNvls: each of the `gpus` channels takes `speed` on every GPU's NVLink,
-    // in each direction, and twice on its head's.
-    if ((gpus + 1) * speed <= nvlink_GBps + 1e-9) return {gpus, speed};
-  }
-  return {};
-}
-
-std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
-                                  int gpus_per_node, int nnodes) {
-  if (nvls_enable == 0) return "NCCL_NVLS_ENABLE (nccl.nvls_enable) is 0";
-  if (!nvswitch) return "NVLS needs an NVSwitch, and these GPUs have none";
-  if (compute_capability < 90) {
-    return "NVLS needs compute capability 9.0 or above (Hopper), and these GPUs have " +
-           std::to_string(compute_capability / 10) + "." + std::to_string(compute_capability % 10);
-  }
-  if (gpus_per_node <= 2) {
-    return "NCCL turns NVLS off with 2 GPUs or fewer per server, and this has " +
-           std::to_string(gpus_per_node);
-  }
-  if (nnodes > 1) {
-    return "NCCL runs NVLS within one server without CollNet (across servers it runs NVLSTree), "
-           "and this spans " +
-           std::to_string(nnodes) + " servers";
-  }
-  return "";
-}
-
-std::string nccl_nvls_tree_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
-                                       int gpus_per_node, int nnodes) {
-  const std::string hw =
-      nccl_nvls_unavailable(nvls_enable, nvswitch, compute_capability, gpus_per_node, 1);
-  if (!hw.empty()) return hw;
-  if (nnodes <= 1) return "NCCL runs NVLSTree across servers only, and this is one server";
-  return "";
-}
-
-std::string nccl_pat_unavailable(const NcclTuneInputs& in) {
-  const NcclTuning& t = tuning_of(in);
-  if (!t.pat) return "NCCL " + t.name + " has no PAT (it came with 2.23)";
-  if (in.nranks != in.nnodes) {
-    return "NCCL runs PAT with one GPU a server only, and this has " +
-           std::to_string(in.nranks / std::max(1, in.nnodes)) + " a server";
-  }
-  if (!in.pat_enabled) return "PAT is off for this run";
-  return "";
 }
 
 namespace {
@@ -544,6 +491,38 @@ NcclAlgoProtoCost pat_cost(const NcclTuneInputs& in, NcclProto p, const NcclTuni
   return {lat, bus, bus, 0};
 }
 
+/// CollNetDirect's and CollNetChain's cost (nccl_tuned_cost): AllReduce, Simple only.
+NcclAlgoProtoCost collnet_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProto p,
+                               const NcclTuning& t) {
+  if (p != NcclProto::kSimple) {
+    throw std::invalid_argument(std::string("NCCL cost model: NCCL's ") + nccl_spelling(a) +
+                                " runs the Simple protocol only");
+  }
+  const int ai = idx(a), s = idx(p);
+  const double ppn = static_cast<double>(in.nranks) / in.nnodes, nch = in.nchannels;
+  // bw = bwIntra for CollNet whatever the node count; busBw = nChannels × bw.
+  double bus = nch * (in.collnet_bw_intra_GBps > 0 ? in.collnet_bw_intra_GBps : in.bw_intra_GBps);
+  if (a == NcclAlgo::kCollNetDirect) {
+    // "Collnet+Direct requires all GPUs to have a local NIC to work at full speed".
+    double factor = ppn / nch;  // GPU/NIC ratio
+    factor -= (factor - 1) / 2;
+    bus /= factor;
+    if (in.compute_capability >= 90) bus *= .85;
+  }
+  const double intra_lat = t.hw_lat_us[idx(in.intra_hw)][ai][s];
+  const bool tree_net = t.ppn1_tree_net_latency && in.nranks == in.nnodes;
+  const double inter_lat = t.hw_lat_us[idx(NcclHw::kNet)][tree_net ? idx(NcclAlgo::kTree) : ai][s] +
+                           2 * in.latency_inter_us;  // Simple: latencyInter twice (the flush)
+  const int local = in.nranks / in.nnodes;
+  double lat = t.base_lat_us[ai][s] + inter_lat;
+  if (a == NcclAlgo::kCollNetDirect) {
+    lat += 2 * (std::min(1, local - 1) * intra_lat + (local - 1) * t.collnet_direct_arity_us);
+  } else {
+    lat += 2 * (local - 1) * intra_lat;
+  }
+  return {lat, bus * .5, bus, 0};
+}
+
 }  // namespace
 
 NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProto p) {
@@ -585,6 +564,9 @@ NcclAlgoProtoCost nccl_tuned_cost(const NcclTuneInputs& in, NcclAlgo a, NcclProt
   }
   if (a == NcclAlgo::kNvlsTree) return nvls_tree_cost(in, p, t, nsteps, cc_index);
   if (a == NcclAlgo::kPat) return pat_cost(in, p, t);
+  if (a == NcclAlgo::kCollNetDirect || a == NcclAlgo::kCollNetChain) {
+    return collnet_cost(in, a, p, t);
+  }
   int ninter_steps = all_reduce ? (nnodes > 1 ? 2 * nnodes : 0) : ag_rs ? nnodes - 1 : nnodes;
   if (all_reduce && t.ring_inter_steps_minus_one) ninter_steps = 2 * (nnodes - 1);
 
@@ -695,17 +677,19 @@ NcclChoice select(const NcclTuneInputs& in, const NcclSettings& settings, int64_
     if (!found || t < best.time_us) best = {a, p, t};
     found = true;
   };
-  for (int ai = 0; ai < kNcclNumAlgos; ++ai) {
-    const auto a = static_cast<NcclAlgo>(ai);
+  for (const NcclAlgo a : kNcclSelectionOrder) {
     if (!nccl_algo_supported(in.collective, a) || !settings.algo.allows(a)) continue;
     if (a == NcclAlgo::kNvls && !in.nvls_available) continue;
     if (a == NcclAlgo::kNvlsTree && !in.nvls_tree_available) continue;
     if (a == NcclAlgo::kPat && !nccl_pat_unavailable(in).empty()) continue;
+    const bool collnet = a == NcclAlgo::kCollNetDirect || a == NcclAlgo::kCollNetChain;
+    if (a == NcclAlgo::kCollNetDirect && !in.collnet_direct_available) continue;
+    if (a == NcclAlgo::kCollNetChain && !in.collnet_chain_available) continue;
     const bool simple_only =
-        a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree || a == NcclAlgo::kPat;
+        a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree || a == NcclAlgo::kPat || collnet;
     for (int pi = 0; pi < kNcclNumProtos; ++pi) {
       const auto p = static_cast<NcclProto>(pi);
-      if (simple_only && p != NcclProto::kSimple) continue;  // NVLS, NVLSTree, PAT: Simple only
+      if (simple_only && p != NcclProto::kSimple) continue;  // all but Tree and Ring: Simple
       if (proto_enabled(p)) consider(a, p);
     }
   }

@@ -30,8 +30,10 @@
 // is µs); sizes in bytes. NCCL computes in float; this model computes in double.
 //
 // NCCL's Tree, Ring, NVLS (NVLink SHARP, AllReduce inside one NVSwitch server), NVLSTree (NVLS
-// inside each NVSwitch server, a tree between them) and PAT (AllGather and ReduceScatter with
-// one GPU a node, 2.23+) algorithms are modelled; CollNet is not. fabricsim's halving_doubling
+// inside each NVSwitch server, a tree between them), PAT (AllGather and ReduceScatter with one
+// GPU a node, 2.23+) and CollNetDirect / CollNetChain (AllReduce through InfiniBand SHARP's
+// in-network reduction, collectives/collnet/) algorithms are modelled; CollNet's AllGather and
+// ReduceScatter (2.20+) and NVLS across servers with CollNet are not. fabricsim's halving_doubling
 // AllReduce is not an NCCL algorithm and is never chosen here.
 #pragma once
 
@@ -48,20 +50,26 @@ namespace fabricsim {
 /// NCCL's protocols, in NCCL's index order (NCCL_PROTO_LL 0, NCCL_PROTO_LL128 1,
 /// NCCL_PROTO_SIMPLE 2).
 enum class NcclProto { kLL, kLL128, kSimple };
-/// NCCL's algorithms that fabricsim models, in NCCL's index order (NCCL_ALGO_TREE 0,
-/// NCCL_ALGO_RING 1, NCCL_ALGO_NVLS 4, NCCL_ALGO_NVLS_TREE 5, NCCL_ALGO_PAT 6; CollNetDirect 2
-/// and CollNetChain 3 are not modelled, so the selection scans Tree, Ring, NVLS, NVLSTree, PAT
-/// as NCCL does).
-enum class NcclAlgo { kTree, kRing, kNvls, kNvlsTree, kPat };
+/// NCCL's algorithms. NCCL's index order is Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3,
+/// NVLS 4, NVLSTree 5, PAT 6; CollNet came last to fabricsim, so its two sit at the end here,
+/// and select() scans kNcclSelectionOrder (NCCL's order: ties keep NCCL's lower index).
+enum class NcclAlgo { kTree, kRing, kNvls, kNvlsTree, kPat, kCollNetDirect, kCollNetChain };
 inline constexpr int kNcclNumProtos = 3;
-inline constexpr int kNcclNumAlgos = 5;
+inline constexpr int kNcclNumAlgos = 7;
+/// The algorithms in NCCL's index order (enqueue.cc scans them so).
+inline constexpr NcclAlgo kNcclSelectionOrder[kNcclNumAlgos] = {
+    NcclAlgo::kTree,         NcclAlgo::kRing, NcclAlgo::kCollNetDirect,
+    NcclAlgo::kCollNetChain, NcclAlgo::kNvls, NcclAlgo::kNvlsTree,
+    NcclAlgo::kPat};
 static_assert(kNcclNumAlgos == kNcclTunedAlgos, "the tuning tables have a row per algorithm");
 
 /// "ll", "ll128", "simple".
 const char* to_string(NcclProto p);
-/// "tree", "ring", "nvls", "nvls_tree", "pat": the workload.algorithm names.
+/// "tree", "ring", "nvls", "nvls_tree", "pat", "collnet_direct", "collnet_chain": the
+/// workload.algorithm names.
 const char* to_string(NcclAlgo a);
-/// NCCL's own spelling (init.cc ncclAlgoStr): "Tree", "Ring", "NVLS", "NVLSTree", "PAT".
+/// NCCL's own spelling (init.cc ncclAlgoStr): "Tree", "Ring", "NVLS", "NVLSTree", "PAT",
+/// "CollNetDirect", "CollNetChain".
 const char* nccl_spelling(NcclAlgo a);
 
 /// A bad NCCL setting. `variable` is the environment variable (or the YAML key the caller passed,
@@ -77,9 +85,9 @@ class NcclSettingError : public std::invalid_argument {
 /// One protocol name as NCCL spells it ("LL", "LL128", "Simple"), case-insensitive as NCCL's
 /// parseList (strcasecmp). Throws NcclSettingError{variable, ...} for anything else.
 NcclProto parse_nccl_proto(const std::string& name, const std::string& variable = "NCCL_PROTO");
-/// One algorithm name as NCCL spells it ("Tree", "Ring", "NVLS", "NVLSTree", "PAT"),
-/// case-insensitive. NCCL's other algorithms (CollNetDirect, CollNetChain) throw "not
-/// modelled"; anything else throws with a "did you mean".
+/// One algorithm name as NCCL spells it ("Tree", "Ring", "NVLS", "NVLSTree", "PAT",
+/// "CollNetDirect", "CollNetChain"), case-insensitive. Anything else throws with a "did you
+/// mean" ("CollNet" names a choice of the two).
 NcclAlgo parse_nccl_algo(const std::string& name, const std::string& variable = "NCCL_ALGO");
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +136,7 @@ double wire_factor(NcclProto p);
 
 /// Which algorithms NCCL_ALGO allows, indexed by NcclAlgo. Unset: all.
 struct NcclAlgoFilter {
-  std::array<bool, kNcclNumAlgos> allowed{true, true, true, true, true};
+  std::array<bool, kNcclNumAlgos> allowed{true, true, true, true, true, true, true};
   bool allows(NcclAlgo a) const { return allowed[static_cast<int>(a)]; }
 };
 
@@ -170,6 +178,8 @@ struct NcclSettings {
   /// NCCL_NVLS_ENABLE (src/transport/nvls.cc, default 2): 0 = NVLS off, 1 = on without asking
   /// the driver for multicast support, 2 = on where the driver reports it.
   int nvls_enable = 2;
+  /// NCCL_COLLNET_ENABLE (src/init.cc, default 0): 1 = CollNet where the network has it.
+  int collnet_enable = 0;
 };
 
 /// NCCL_NVLS_NCHANNELS' default (src/transport/nvls.cc NCCL_PARAM NvlsChannels): the CTAs an
@@ -214,10 +224,10 @@ NcclPathType parse_gdr_level(const std::string& value,
 /// Reads from `env` only the variables listed in NcclSettings (plus the legacy
 /// NCCL_MIN_NRINGS / NCCL_MAX_NRINGS); other keys are ignored. Throws NcclSettingError naming
 /// the variable for a bad value: sizes and counts must be plain decimal integers in range,
-/// NCCL_IB_DISABLE 0 or 1, NCCL_NET IB or Socket, NCCL_NVLS_ENABLE 0, 1 or 2,
-/// NCCL_MIN_NCHANNELS <= NCCL_MAX_NCHANNELS,
-/// NCCL_NET=IB together with NCCL_IB_DISABLE=1 is a contradiction. NCCL_NCHANNELS, which NCCL
-/// does not read, throws and names the two variables it does read.
+/// NCCL_IB_DISABLE 0 or 1, NCCL_NET IB or Socket, NCCL_NVLS_ENABLE 0, 1 or 2, NCCL_COLLNET_ENABLE 0
+/// or 1, NCCL_MIN_NCHANNELS <= NCCL_MAX_NCHANNELS, NCCL_NET=IB together with NCCL_IB_DISABLE=1 is a
+/// contradiction. NCCL_NCHANNELS, which NCCL does not read, throws and names the two variables it
+/// does read.
 NcclSettings parse_nccl_env(const std::map<std::string, std::string>& env);
 
 // ---------------------------------------------------------------------------------------------
@@ -284,6 +294,15 @@ struct NcclTuneInputs {
   /// PAT may run where NCCL has it (nccl_pat_unavailable); false: the run has turned it off (the
   /// flow mode has no PAT), and select() never considers it.
   bool pat_enabled = true;
+  /// CollNetDirect / CollNetChain (SHARP) are on for this communicator (nccl_collnet_unavailable
+  /// says why not); false: select() never considers them. Their cost takes the graph above
+  /// (nchannels, bw_intra_GBps: NCCL searches the CollNet graphs with the tree pattern).
+  bool collnet_direct_available = false;
+  bool collnet_chain_available = false;
+  /// The CollNet graphs' bwIntra per channel, GB/s; 0 = bw_intra_GBps. NCCL's search raises a
+  /// tree or CollNet graph's bwIntra above its bwInter, up to twice it, while the NVLinks carry
+  /// it (search.cc: "increase bwIntra for trees (2 nodes or collnet)").
+  double collnet_bw_intra_GBps = 0;
   /// The NVLS graph (nccl_nvls_graph): channels (one per GPU, its heads) and per-channel
   /// bandwidth (bwIntra = bwInter: across servers the speed also fits a head's NIC), GB/s.
   /// Needed when nvls_available or nvls_tree_available.
@@ -325,6 +344,15 @@ std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_ca
 /// more than one node (tuning.cc turns NVLSTree off on one node).
 std::string nccl_nvls_tree_unavailable(int nvls_enable, bool nvswitch, int compute_capability,
                                        int gpus_per_node, int nnodes);
+/// Why NCCL has no CollNet (CollNetDirect and CollNetChain, AllReduce through SHARP) for a
+/// communicator, or "": NCCL_COLLNET_ENABLE (nccl.collnet_enable) not 1 (init.cc: CollNet needs
+/// it and a CollNet plugin, nccl-rdma-sharp-plugins); a network other than InfiniBand (SHARP
+/// aggregates in InfiniBand switches); fewer than 2 servers (NCCL_COLLNET_NODE_THRESHOLD, default
+/// 2); more than 8 GPUs a server (NCCL_MAX_DIRECT_ARITY + 1). For CollNetDirect also: no
+/// NVSwitch (tuning.cc: "Disable CollNet+Direct if not on an NVSwitch system"). `a` is
+/// kCollNetDirect or kCollNetChain.
+std::string nccl_collnet_unavailable(NcclAlgo a, int collnet_enable, bool infiniband, bool nvswitch,
+                                     int gpus_per_node, int nnodes);
 /// Why NCCL has no PAT for this communicator, or "": a release line before 2.23, more than one
 /// GPU a node (tuning.cc ncclPatEnable: "PAT only supports 1 GPU per node"), or
 /// in.pat_enabled false.
@@ -349,7 +377,8 @@ struct NcclAlgoProtoCost {
 };
 
 /// True when NCCL has algorithm `a` for `collective` as fabricsim models them: Ring for all
-/// five, Tree, NVLS and NVLSTree for all_reduce only (NCCL also runs AllGather and ReduceScatter
+/// five, Tree, NVLS, NVLSTree, CollNetDirect and CollNetChain for all_reduce only (CollNetDirect's
+/// AllGather/ReduceScatter, 2.20+, are not modelled) (NCCL also runs AllGather and ReduceScatter
 /// on NVLS; not modelled), PAT for all_gather and reduce_scatter. Throws std::invalid_argument
 /// for an unknown collective.
 bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
@@ -379,6 +408,9 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 ///               nsteps
 ///   PAT         Simple only: busBw × 0.75, not converted (2.23+: only Ring's AllGather and
 ///               ReduceScatter are)
+///   CollNet     Simple only, busBw = nchannels × bw_intra (the CollNet graphs, whatever the
+///               node count); Direct: ÷ f, f = ppn / nchannels − (ppn / nchannels − 1) / 2 (the
+///               GPU:NIC ratio), × 0.85 from compute capability 9.0; Chain as is; both × 0.5
 /// Latency, intraLat = hwLat[intra_hw], interLat = hwLat[NET] + latency_inter (+ again for
 /// Simple); from 2.23 with one GPU a node interLat takes Tree's NET row:
 ///   Ring AllReduce/AllGather/ReduceScatter: baseLat + (nsteps − nInterSteps) ×
@@ -392,6 +424,8 @@ bool nccl_algo_supported(const std::string& collective, NcclAlgo a);
 ///       from 2.21) + 2 floor(log2 nnodes) × interLat (hwLat[NET] 14)
 ///   PAT: 8 (baseLat from 2.28) + floor(log2 nnodes) × interLat / 3.5 + nranks × 2.8, interLat
 ///       Tree's NET row (one GPU a node)
+///   CollNetDirect: baseLat + 2 (min(1, ppn − 1) × intraLat + (ppn − 1) × 0.4 (0.5 in 2.18)) +
+///       interLat;  CollNetChain: baseLat + 2 (ppn − 1) × intraLat + interLat
 /// nsteps = 2(n−1) AllReduce, n−1 AllGather/ReduceScatter, n Broadcast/Reduce; nInterSteps =
 /// 2·nnodes (2·(nnodes − 1) from 2.23; 0 on one node) AllReduce, nnodes−1
 /// AllGather/ReduceScatter, nnodes otherwise.

@@ -30,6 +30,9 @@ struct NcclConfig {
   /// NCCL_NVLS_ENABLE (src/transport/nvls.cc, default 2): 0 off, 1 on without the driver's
   /// multicast query, 2 on where supported.
   int nvls_enable = 2;
+  /// NCCL_COLLNET_ENABLE (src/init.cc, default 0): 1 = CollNet (SHARP in-network reduction,
+  /// through the nccl-rdma-sharp-plugins) where the fabric has it: InfiniBand switches.
+  int collnet_enable = 0;
   /// The GPUs' compute capability, major × 10 + minor (70 V100, 80 A100, 90 H100/H200, 100
   /// B200): what NCCL's tuning tables and NVLS (>= 90) depend on (NCCL reads it from the device,
   /// cudaDevAttrComputeCapabilityMajor/Minor).

@@ -166,6 +166,21 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
     if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
     if (bytes < ops * chunk && chunk > 32768) chunk = 32768;
   }
+  if (algo == NcclAlgo::kCollNetDirect || algo == NcclAlgo::kCollNetChain) {
+    // enqueue.cc (2.20 computeColl): one Simple step (chunkSteps 1 outside Ring); Chain at most
+    // 256 KiB. Halved while a channel has fewer than depth × 64 chunks (down to 128 KiB), × 8
+    // (64 KiB), then depth × 8 (Direct) or depth (Chain) (32 KiB); Direct counts the chunks of
+    // every head. depth: Chain the GPUs a server (collnetChain.depth = nRanks / nNodes), Direct
+    // 2 (collnetDirect.depth with peers up or down, connect.cc).
+    const bool direct = algo == NcclAlgo::kCollNetDirect;
+    const int64_t heads = direct ? setup.layout.gpus_per_server : 1;
+    const int64_t depth = direct ? 2 : setup.layout.gpus_per_server;
+    const int64_t per = int64_t{channels} * heads, bytes = plan.size.size_bytes;
+    chunk = direct ? step : std::min<int64_t>(262144, step);
+    while (bytes / (per * chunk) < depth * 64 && chunk > 131072) chunk /= 2;
+    while (bytes / (per * chunk) < depth * 8 && chunk > 65536) chunk /= 2;
+    while (bytes / (per * chunk) < (direct ? depth * 8 : depth) && chunk > 32768) chunk /= 2;
+  }
   if (algo == NcclAlgo::kPat) {
     // enqueue.cc calcCollChunking: one Simple step, halved while the size is under 32
     // (AllGather) or 16 (ReduceScatter) chunks of every channel, down to 64 KiB.
@@ -214,6 +229,13 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   double launch_us = nccl_base_latency_us(algo, proto, tuning) +
                      (nvls ? nccl_hw_latency_us(NcclHw::kNvlink, algo, proto, tuning) : 0.0);
   if (pat) launch_us = (launch_us > 0 ? launch_us : 8.0) + 2.8 * ranks;
+  // CollNet: NCCL's model adds the network latency once (interLat: hwLat[NET] 30-31 µs from
+  // 2.19, 10.7-14 in 2.18, the SHARP operation through the plugin's proxy), on top of the
+  // per-step NVLink latencies of the chain or the heads: the launch pays it here; the steps
+  // (hwLat[NVLINK][CollNet*][Simple]) are simulated.
+  if (algo == NcclAlgo::kCollNetDirect || algo == NcclAlgo::kCollNetChain) {
+    launch_us += nccl_hw_latency_us(NcclHw::kNet, algo, proto, tuning);
+  }
   spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps
                                                     : static_cast<int64_t>(step_us * 1e6 + 0.5);
   spec.launch_latency_ps = setup.launch_latency_ps >= 0

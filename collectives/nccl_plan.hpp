@@ -67,6 +67,13 @@ struct NcclRunSetup {
   bool nvls_tree_flow_only = false;
   /// Why PAT is off ("" = on; nccl_pat_unavailable, or the flow mode).
   std::string pat_off;
+  /// The network is InfiniBand (transport infiniband): its switches can run SHARP.
+  bool infiniband = false;
+  /// Why CollNetDirect / CollNetChain are off ("" = on; nccl_collnet_unavailable, a partial
+  /// last server, or the flow mode).
+  std::string collnet_direct_off, collnet_chain_off;
+  /// Whether they are off for the flow mode alone (NCCL would have them here).
+  bool collnet_direct_flow_only = false, collnet_chain_flow_only = false;
   /// A head GPU's NIC bandwidth, GB/s (the host rate × the server's NICs / its GPUs): what the
   /// NVLS graph's speed must fit across servers; 0 = no network.
   double nic_GBps_per_gpu = 0;

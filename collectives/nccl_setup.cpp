@@ -45,6 +45,20 @@ void set_nvls(NcclRunSetup& s) {
   t.pat_enabled = true;
   s.pat_off = nccl_pat_unavailable(t);
   if (s.pat_off.empty() && s.flow_mode) s.pat_off = flow_mode_refusal("pat");
+  for (const NcclAlgo a : {NcclAlgo::kCollNetDirect, NcclAlgo::kCollNetChain}) {
+    const bool direct = a == NcclAlgo::kCollNetDirect;
+    std::string& off = direct ? s.collnet_direct_off : s.collnet_chain_off;
+    off = nccl_collnet_unavailable(a, s.settings.collnet_enable, s.infiniband, s.nvswitch, local,
+                                   servers);
+    if (off.empty() && t.nranks != t.nnodes * local) {
+      off = "CollNet joins whole servers, and the last server is partial";
+    }
+    (direct ? s.collnet_direct_flow_only : s.collnet_chain_flow_only) = off.empty() && s.flow_mode;
+    if (off.empty() && s.flow_mode)
+      off = flow_mode_refusal(direct ? "collnet_direct" : "collnet_chain");
+  }
+  t.collnet_direct_available = s.collnet_direct_off.empty();
+  t.collnet_chain_available = s.collnet_chain_off.empty();
   t.nvls_available = s.nvls_off.empty();
   t.nvls_tree_available = s.nvls_tree_off.empty();
   t.pat_enabled = !s.flow_mode;
@@ -55,11 +69,13 @@ void set_nvls(NcclRunSetup& s) {
 /// Why NCCL cannot run `a` for `s`'s communicator ("" = it can): its hardware, release line,
 /// layout, the run's mode, or (the Simple-only algorithms) protocols that leave out Simple.
 std::string algorithm_off(const NcclRunSetup& s, NcclAlgo a, bool simple_allowed) {
-  const bool simple_only = a == NcclAlgo::kNvls || a == NcclAlgo::kNvlsTree || a == NcclAlgo::kPat;
-  std::string off = a == NcclAlgo::kNvls       ? s.nvls_off
-                    : a == NcclAlgo::kNvlsTree ? s.nvls_tree_off
-                    : a == NcclAlgo::kPat      ? s.pat_off
-                                               : "";
+  const bool simple_only = a != NcclAlgo::kTree && a != NcclAlgo::kRing;
+  std::string off = a == NcclAlgo::kNvls            ? s.nvls_off
+                    : a == NcclAlgo::kNvlsTree      ? s.nvls_tree_off
+                    : a == NcclAlgo::kPat           ? s.pat_off
+                    : a == NcclAlgo::kCollNetDirect ? s.collnet_direct_off
+                    : a == NcclAlgo::kCollNetChain  ? s.collnet_chain_off
+                                                    : "";
   if (off.empty() && simple_only && !simple_allowed) {
     off = "it runs the Simple protocol only, which the protocol settings leave out";
   }
@@ -286,6 +302,7 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   setup.nvswitch = fabric.gpus_per_server > 1 && in.nvlink_rate_bps > 0;
   setup.nvlink_GBps = static_cast<double>(in.nvlink_rate_bps) / 8e9;
   setup.flow_mode = in.flow_mode;
+  setup.infiniband = in.infiniband;
   // The NICs the ranks of one server use: on a rail-optimized server NIC n hangs off GPU n mod G
   // (rail_optimized.hpp), and the ranks sit on GPUs 0 to R − 1; on the other families' servers
   // (topologies/servers.hpp) every GPU has one NIC.
@@ -310,19 +327,22 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   // is refused with the reason.
   for (const auto& [name, off] :
        {std::pair<const char*, std::string>{"nvls_tree", setup.nvls_tree_off},
-        {"pat", setup.pat_off}}) {
+        {"pat", setup.pat_off},
+        {"collnet_direct", setup.collnet_direct_off},
+        {"collnet_chain", setup.collnet_chain_off}}) {
     if (w.algorithm == name && !off.empty()) {
       throw key_error(in.places, "workload.algorithm",
                       "workload.algorithm " + std::string(name) + " cannot run here: " + off +
-                          (std::string(name) == "nvls_tree" ? "; expected auto, ring or tree"
-                                                            : "; expected auto or ring"));
+                          (std::string(name) == "pat" ? "; expected auto or ring"
+                                                      : "; expected auto, ring or tree"));
     }
   }
-  if ((w.algorithm == "nvls" || w.algorithm == "nvls_tree" || w.algorithm == "pat") &&
-      w.protocol != "auto" && w.protocol != "simple") {
-    const std::string nccl_name = w.algorithm == "nvls"        ? "NVLS"
-                                  : w.algorithm == "nvls_tree" ? "NVLSTree"
-                                                               : "PAT";
+  const CollectiveAlgorithm* forced = find_collective_algorithm(w.algorithm);
+  const bool forced_simple_only = forced != nullptr && forced->nccl_algo.has_value() &&
+                                  *forced->nccl_algo != NcclAlgo::kTree &&
+                                  *forced->nccl_algo != NcclAlgo::kRing;
+  if (forced_simple_only && w.protocol != "auto" && w.protocol != "simple") {
+    const std::string nccl_name = nccl_spelling(*forced->nccl_algo);
     throw key_error(in.places, "workload.protocol",
                     "NCCL's " + nccl_name + " runs the Simple protocol only, not " + w.protocol +
                         "; expected auto or simple");
@@ -330,8 +350,7 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const bool simple_allowed = (w.protocol == "auto" || w.protocol == "simple") &&
                               (!setup.settings.proto.set_by_user ||
                                setup.settings.proto.allowed[static_cast<int>(NcclProto::kSimple)]);
-  if ((w.algorithm == "nvls" || w.algorithm == "nvls_tree" || w.algorithm == "pat") &&
-      !simple_allowed) {
+  if (forced_simple_only && !simple_allowed) {
     throw key_error(in.places, "nccl.proto",
                     "nccl.proto " + in.nccl.proto +
                         " leaves out Simple, the only protocol of workload.algorithm " +
@@ -379,6 +398,12 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   t.bw_intra_GBps = t.nnodes == 1 && g > 1 && in.nvlink_rate_bps > 0
                         ? static_cast<double>(in.nvlink_rate_bps) / 8e9 / channels
                         : t.bw_inter_GBps;
+  // The CollNet graphs' bwIntra: NCCL's search raises it from bwInter, up to twice, while every
+  // GPU's NVLink carries it on each channel (search.cc, pass 2 for trees and CollNet).
+  t.collnet_bw_intra_GBps =
+      g > 1 && in.nvlink_rate_bps > 0
+          ? std::max(t.bw_inter_GBps, std::min(2 * t.bw_inter_GBps, setup.nvlink_GBps / channels))
+          : t.bw_intra_GBps;
   // NCCL's typeIntra: PATH_NVL through an NVSwitch, PATH_PIX/PXB for P2P over PCIe switches.
   // One GPU a server has no intra-node path at all (NCCL's PATH_LOC): its steps keep the
   // NVLink row, as with an NVSwitch, so gpu_interconnect changes nothing there.
@@ -397,21 +422,31 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const int elem = datatype_bytes(w.datatype);
   int64_t worst = 0, worst_size = 0;
   std::string worst_protocol;
-  // Where NCCL's own model would pick PAT or NVLSTree and the run cannot (the flow mode has
-  // neither): said, not silently replaced by the model's next choice.
+  // Where NCCL's own model would pick PAT, NVLSTree or CollNet and the run cannot (the flow
+  // mode has none of them): said, not silently replaced by the model's next choice.
   NcclTuneInputs flow_all = t;
   flow_all.collective = w.collective;
   flow_all.pat_enabled = true;
   flow_all.nvls_tree_available = setup.nvls_tree_flow_only;
-  const NcclAlgo flow_missing[] = {NcclAlgo::kNvlsTree, NcclAlgo::kPat};
-  int64_t flow_from[2] = {0, 0}, flow_to[2] = {0, 0};
+  flow_all.collnet_direct_available = setup.collnet_direct_flow_only;
+  flow_all.collnet_chain_available = setup.collnet_chain_flow_only;
+  constexpr int kFlowMissing = 4;
+  const NcclAlgo flow_missing[kFlowMissing] = {NcclAlgo::kNvlsTree, NcclAlgo::kPat,
+                                               NcclAlgo::kCollNetDirect, NcclAlgo::kCollNetChain};
+  const char* const flow_missing_what[kFlowMissing] = {
+      " (NVLS inside each NVSwitch server, a tree between them)",
+      " (AllGather and ReduceScatter on one GPU a server, NCCL 2.23+)",
+      " (AllReduce through SHARP in the switches)", " (AllReduce through SHARP in the switches)"};
+  int64_t flow_from[kFlowMissing] = {}, flow_to[kFlowMissing] = {};
   const bool flow_auto = in.flow_mode && w.algorithm == "auto" && simple_allowed;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
-    for (int i = 0; i < 2 && flow_auto && plan.nccl_model_time_us >= 0; ++i) {
+    for (int i = 0; i < kFlowMissing && flow_auto && plan.nccl_model_time_us >= 0; ++i) {
       const NcclAlgo a = flow_missing[i];
-      const bool has = a == NcclAlgo::kPat ? nccl_pat_unavailable(flow_all).empty()
-                                           : flow_all.nvls_tree_available;
+      const bool has = a == NcclAlgo::kPat             ? nccl_pat_unavailable(flow_all).empty()
+                       : a == NcclAlgo::kNvlsTree      ? flow_all.nvls_tree_available
+                       : a == NcclAlgo::kCollNetDirect ? flow_all.collnet_direct_available
+                                                       : flow_all.collnet_chain_available;
       if (!has || !nccl_algo_supported(w.collective, a) || !setup.settings.algo.allows(a)) {
         continue;
       }
@@ -430,16 +465,13 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
       worst_protocol = plan.protocol;
     }
   }
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < kFlowMissing; ++i) {
     if (flow_from[i] == 0) continue;
-    const bool pat = flow_missing[i] == NcclAlgo::kPat;
     const std::string name = nccl_spelling(flow_missing[i]);
     setup.flow_limits.push_back(
         {"NCCL's " + name + " algorithm",
-         "NCCL " + tuning_of(t).name + "'s model picks " + name +
-             (pat ? " (AllGather and ReduceScatter on one GPU a server, NCCL 2.23+)"
-                  : " (NVLS inside each NVSwitch server, a tree between them)") +
-             " for " + w.collective +
+         "NCCL " + tuning_of(t).name + "'s model picks " + name + flow_missing_what[i] + " for " +
+             w.collective +
              (flow_from[i] == flow_to[i]
                   ? " at " + format_size(flow_from[i])
                   : " from " + format_size(flow_from[i]) + " to " + format_size(flow_to[i])) +

@@ -21,9 +21,9 @@ namespace fabricsim {
 inline constexpr int kNcclArchRows = 4;
 /// Columns of those tables (index2): one node, two nodes, more.
 inline constexpr int kNcclNodeColumns = 3;
-/// Algorithms in the latency tables: Tree, Ring, NVLS, NVLSTree, PAT (NCCL's order without its
-/// CollNet rows).
-inline constexpr int kNcclTunedAlgos = 5;
+/// Algorithms in the latency tables: Tree, Ring, NVLS, NVLSTree, PAT, CollNetDirect,
+/// CollNetChain (fabricsim's NcclAlgo order: NCCL's CollNet rows 2 and 3 come last here).
+inline constexpr int kNcclTunedAlgos = 7;
 
 /// One NCCL release line's tuning. Units: µs and GB/s, as NCCL's.
 struct NcclTuning {
@@ -32,9 +32,8 @@ struct NcclTuning {
   int first_minor = 0, last_minor = 0;  ///< the 2.x minor versions it covers
   /// Where it was read: repository, commit and the version that copy states or is inferred to be.
   std::string source;
-  /// baseLat[algo][proto], µs: Tree, Ring, NVLS, NVLSTree, PAT × LL, LL128, Simple (NCCL's
-  /// CollNet rows are left out; PAT's row is 0 before 2.28, whose latency formula adds 8 µs
-  /// itself).
+  /// baseLat[algo][proto], µs: Tree, Ring, NVLS, NVLSTree, PAT, CollNetDirect, CollNetChain ×
+  /// LL, LL128, Simple (PAT's row is 0 before 2.28, whose latency formula adds 8 µs itself).
   double base_lat_us[kNcclTunedAlgos][3] = {};
   /// hwLat[hw][algo][proto], µs: NVLINK, PCI, NET × the same algorithms × LL, LL128, Simple.
   double hw_lat_us[3][kNcclTunedAlgos][3] = {};
@@ -72,6 +71,9 @@ struct NcclTuning {
   /// × hwLat[NET]. From 2.19: min(bwIntra, bwInter, halved above 2 nodes) × 5/6, latency
   /// intraLat + 2 log2(nNodes) × interLat.
   bool nvls_tree_legacy = false;
+  /// CollNetDirect's "arity serialization latency" a local GPU beyond the first, µs: 0.5 in 2.18,
+  /// 0.4 from 2.19 (tuning.cc, the CollNetDirect latency formula).
+  double collnet_direct_arity_us = 0.4;
   /// perChMaxNVLSTreeBws[arch][nodes] (2.28+), GB/s: NVLSTree's per-channel cap; 0 = none.
   double per_ch_max_nvls_tree_bws[kNcclArchRows][kNcclNodeColumns] = {};
 };

@@ -10,7 +10,8 @@ namespace fabricsim {
 namespace {
 
 // Indices of the tables (NCCL's order).
-constexpr int kTree = 0, kRing = 1, kNvls = 2, kNvlsTree = 3, kPat = 4;
+constexpr int kTree = 0, kRing = 1, kNvls = 2, kNvlsTree = 3, kPat = 4, kCollNetDirect = 5,
+              kCollNetChain = 6;
 constexpr int kLL = 0, kLL128 = 1, kSimple = 2;
 constexpr int kNvlink = 0, kPci = 1, kNet = 2;
 constexpr int kHopper = 2, kBlackwell = 3;
@@ -39,13 +40,23 @@ NcclTuning v2_18() {
   t.name = "2.18";
   t.first_minor = t.last_minor = 18;
   t.source = "sochinpub/nccl 30d2ab97 (version.mk 2.18.3)";
-  // Tree, Ring, NVLS, NVLSTree, PAT (no PAT before 2.23: its row stays 0).
-  const double base[kNcclTunedAlgos][3] = {
-      {6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23.0}, {0, 0, 23.0}, {0, 0, 0}};
+  // Tree, Ring, NVLS, NVLSTree, PAT (no PAT before 2.23: its row stays 0), CollNetDirect,
+  // CollNetChain (NCCL's rows 2 and 3: "{ 6.8, 14.0, 0 }, { 6.8, 14.0, 0 }, // Collnet Direct,
+  // Chain"; NVLINK and PCI { 0, 0, 8.0 } / { 0, 0, 4.75 } and { 0, 0, 8.0 } / { 0, 0, 8.0 },
+  // NET { 0, 0, 10.7 } / { 0, 0, 14 }).
+  const double base[kNcclTunedAlgos][3] = {{6.8, 14.0, 0}, {6.6, 14.0, 8.4}, {0, 0, 23.0},
+                                           {0, 0, 23.0},   {0, 0, 0},        {6.8, 14.0, 0},
+                                           {6.8, 14.0, 0}};
   const double hw[3][kNcclTunedAlgos][3] = {
-      {{.6, 1.25, 4}, {.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
-      {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
-      {{5.0, 8.5, 14}, {2.7, 4.0, 14.0}, {0, 0, 18}, {0, 0, 19}, {0, 0, 0}},
+      {{.6, 1.25, 4}, {.6, 1.9, 3.4}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 8.0}, {0, 0, 4.75}},
+      {{1.0, 1.9, 6}, {1.0, 2.5, 5.7}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 8.0}, {0, 0, 8.0}},
+      {{5.0, 8.5, 14},
+       {2.7, 4.0, 14.0},
+       {0, 0, 18},
+       {0, 0, 19},
+       {0, 0, 0},
+       {0, 0, 10.7},
+       {0, 0, 14}},
   };
   for (int a = 0; a < kNcclTunedAlgos; ++a) {
     for (int p = 0; p < 3; ++p) {
@@ -70,6 +81,7 @@ NcclTuning v2_18() {
   set_row(t.per_ch_max_tree_bws[1], 24.0, 23.6, 17.8);
   t.ll128_archs = {70, 80, 90};
   t.nvls_tree_legacy = true;
+  t.collnet_direct_arity_us = 0.5;
   return t;
 }
 
@@ -86,6 +98,18 @@ NcclTuning v2_20() {
   t.hw_lat_us[kNet][kNvlsTree][kSimple] = 14;
   t.nvls_tree_legacy = false;
   for (int h : {kNvlink, kPci, kNet}) t.hw_lat_us[h][kTree][kSimple] = 28;
+  // CollNet: no base latency; hwLat NVLINK and PCI 3.7 (Direct) / 2.8 (Chain), NET 31 / 30; the
+  // arity term 0.4 µs.
+  for (int a : {kCollNetDirect, kCollNetChain}) {
+    for (int p : {kLL, kLL128, kSimple}) t.base_lat_us[a][p] = 0;
+  }
+  for (int h : {kNvlink, kPci}) {
+    t.hw_lat_us[h][kCollNetDirect][kSimple] = 3.7;
+    t.hw_lat_us[h][kCollNetChain][kSimple] = 2.8;
+  }
+  t.hw_lat_us[kNet][kCollNetDirect][kSimple] = 31;
+  t.hw_lat_us[kNet][kCollNetChain][kSimple] = 30;
+  t.collnet_direct_arity_us = 0.4;
   return t;
 }
 

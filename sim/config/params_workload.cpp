@@ -7,7 +7,7 @@
 namespace fabricsim::config_detail {
 
 const Choices& workload_algorithms() {
-  // Ring, Tree, NVLS, NVLSTree and PAT: NCCL_ALGO's spellings of them.
+  // Ring, Tree, NVLS, NVLSTree, PAT, CollNetDirect and CollNetChain: NCCL_ALGO's spellings.
   static const Choices algorithms{"algorithm",
                                   {"auto"},
                                   {},
@@ -16,7 +16,11 @@ const Choices& workload_algorithms() {
                                    {"NVLS", "nvls"},
                                    {"NVLSTree", "nvls_tree"},
                                    {"nvlstree", "nvls_tree"},
-                                   {"PAT", "pat"}},
+                                   {"PAT", "pat"},
+                                   {"CollNetDirect", "collnet_direct"},
+                                   {"collnetdirect", "collnet_direct"},
+                                   {"CollNetChain", "collnet_chain"},
+                                   {"collnetchain", "collnet_chain"}},
                                   "workload.algorithm"};
   return algorithms;
 }
@@ -160,6 +164,9 @@ std::span<const Field> nccl_params() {
   {"nccl", "nvls_enable", false, Int(0, 2), at<kNccl, &N::nvls_enable>,
    "NCCL_NVLS_ENABLE (NCCL src/transport/nvls.cc, default 2): 0 = no NVLS nor NVLSTree, 1 "
    "or 2 = both where the hardware has them"},
+  {"nccl", "collnet_enable", false, Int(0, 1), at<kNccl, &N::collnet_enable>,
+   "NCCL_COLLNET_ENABLE (NCCL src/init.cc, default 0): 1 = CollNetDirect and CollNetChain "
+   "AllReduce through SHARP in-network reduction, on transport infiniband"},
   {"nccl", "compute_capability", false, Int(50, 120), at<kNccl, &N::compute_capability>,
    "the GPUs' compute capability x 10 (70 V100, 80 A100, 90 H100/H200, 100 B200): NCCL's "
    "tuning tables; NVLS needs 90 or above"},

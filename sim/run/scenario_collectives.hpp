@@ -24,6 +24,7 @@ inline CollectiveInputs collective_inputs(const Scenario& sc) {
                           sc.link.pcie_latency_ps,
                           sc.topology.nics_per_server,
                           sc.mode == "flow",
+                          sc.transport == "infiniband",
                           KeyPlaces{sc.path, sc.origins, sc.written_as}};
 }
 

@@ -172,7 +172,7 @@ TEST_CASE("NCCL_NET_GDR_LEVEL names and legacy integers", "[nccl_model]") {
 
 TEST_CASE("parse_nccl_env reads the NCCL variables it knows", "[nccl_model]") {
   const NcclSettings d = parse_nccl_env({{"NCCL_DEBUG", "INFO"}, {"HOME", "/root"}});
-  CHECK(d.algo.allowed == std::array<bool, 5>{true, true, true, true, true});
+  CHECK(d.algo.allowed == std::array<bool, 7>{true, true, true, true, true, true, true});
   CHECK_FALSE(d.proto.set_by_user);
   CHECK(d.buffsize_bytes == 0);
   CHECK(d.min_nchannels == 0);
@@ -186,7 +186,7 @@ TEST_CASE("parse_nccl_env reads the NCCL variables it knows", "[nccl_model]") {
                                          {"NCCL_MAX_NCHANNELS", "32"},
                                          {"NCCL_NET_GDR_LEVEL", "PHB"},
                                          {"NCCL_IB_DISABLE", "1"}});
-  CHECK(s.algo.allowed == std::array<bool, 5>{false, true, true, true, true});
+  CHECK(s.algo.allowed == std::array<bool, 7>{false, true, true, true, true, true, true});
   CHECK(s.proto.allowed == std::array<bool, 3>{true, false, true});
   CHECK(s.buffsize_bytes == 8388608);
   CHECK(s.min_nchannels == 4);
@@ -211,15 +211,16 @@ TEST_CASE("bad NCCL values throw NcclSettingError naming the variable", "[nccl_m
   SECTION("misspelt protocol") {
     check_setting_error({{"NCCL_PROTO", "LL12"}}, "NCCL_PROTO", "did you mean 'LL128'?");
   }
-  SECTION("algorithm fabricsim does not model") {
-    check_setting_error({{"NCCL_ALGO", "Ring,CollNetDirect"}}, "NCCL_ALGO", "not modelled");
+  SECTION("CollNet, a name NCCL does not have (it has CollNetDirect and CollNetChain)") {
+    check_setting_error({{"NCCL_ALGO", "Ring,CollNet"}}, "NCCL_ALGO",
+                        "did you mean 'CollNetDirect' or 'CollNetChain'?");
   }
   SECTION("empty list") {
     check_setting_error({{"NCCL_PROTO", "^"}}, "NCCL_PROTO", "expected a comma-separated list");
   }
   SECTION("list leaving nothing") {
-    check_setting_error({{"NCCL_ALGO", "^Tree,Ring,NVLS,NVLSTree,PAT"}}, "NCCL_ALGO",
-                        "leaves no algorithm");
+    check_setting_error({{"NCCL_ALGO", "^Tree,Ring,NVLS,NVLSTree,PAT,CollNetDirect,CollNetChain"}},
+                        "NCCL_ALGO", "leaves no algorithm");
   }
   SECTION("size with a unit") {
     check_setting_error({{"NCCL_BUFFSIZE", "4M"}}, "NCCL_BUFFSIZE", "whole number of bytes");

@@ -214,3 +214,67 @@ TEST_CASE("nccl.version: PAT in NCCL's selection for one GPU a node") {
   CHECK_THAT(nccl_pat_unavailable(cluster("2.20", 4, 4, "all_gather")),
              Catch::Contains("came with 2.23"));
 }
+
+TEST_CASE("nccl.version: CollNet's cost by release line") {
+  // 4 nodes x 8 GPUs, AllReduce, 2 channels of 25 GB/s, Hopper; intraLat from the NVLink row.
+  NcclTuneInputs in = cluster("2.20", 32, 4);
+  in.collnet_direct_available = in.collnet_chain_available = true;
+  // 2.19+: CollNetDirect latency baseLat 0 + 2 (min(1, 7) × hwLat[NVLINK][Direct][Simple] 3.7 +
+  // 7 × 0.4) + hwLat[NET][Direct][Simple] 31 = 44.0 µs. Bandwidth: busBw 2 × 25 = 50, GPU:NIC
+  // factor 8 / 2 = 4, 4 − (4 − 1) / 2 = 2.5: 50 / 2.5 = 20, × .85 (Hopper) = 17, × .5 = 8.5.
+  const NcclAlgoProtoCost direct =
+      nccl_tuned_cost(in, NcclAlgo::kCollNetDirect, NcclProto::kSimple);
+  CHECK(direct.latency_us == Approx(2 * (3.7 + 7 * 0.4) + 31));
+  CHECK(direct.bw_GBps == Approx(50.0 / 2.5 * .85 * .5));
+  // CollNetChain: 2 × 7 × hwLat[NVLINK][Chain][Simple] 2.8 + hwLat[NET][Chain][Simple] 30 =
+  // 69.2 µs; busBw 50 × .5 = 25 GB/s.
+  const NcclAlgoProtoCost chain = nccl_tuned_cost(in, NcclAlgo::kCollNetChain, NcclProto::kSimple);
+  CHECK(chain.latency_us == Approx(2 * 7 * 2.8 + 30));
+  CHECK(chain.bw_GBps == Approx(25.0));
+  // 2.18: baseLat 0 for Simple, hwLat NVLINK 8.0 / 4.75, NET 10.7 / 14, the arity term 0.5 µs.
+  in.tuning = &nccl_tuning("2.18");
+  CHECK(nccl_tuned_cost(in, NcclAlgo::kCollNetDirect, NcclProto::kSimple).latency_us ==
+        Approx(2 * (8.0 + 7 * 0.5) + 10.7));
+  CHECK(nccl_tuned_cost(in, NcclAlgo::kCollNetChain, NcclProto::kSimple).latency_us ==
+        Approx(2 * 7 * 4.75 + 14));
+  // Simple only; AllReduce only.
+  CHECK_THROWS_WITH(nccl_tuned_cost(in, NcclAlgo::kCollNetChain, NcclProto::kLL128),
+                    Catch::Contains("Simple protocol only"));
+  CHECK_FALSE(nccl_algo_supported("all_gather", NcclAlgo::kCollNetDirect));
+  CHECK_FALSE(nccl_algo_supported("broadcast", NcclAlgo::kCollNetChain));
+}
+
+TEST_CASE("nccl.version: CollNet in NCCL's selection only where SHARP is on") {
+  // 4 nodes x 8 GPUs, 2 channels of 25 GB/s (the CollNet graph's bwIntra raised to 40), 2.20,
+  // 1 GiB AllReduce. Tree Simple: latency 0 + 2 (7 × 28 + 2 × (28 + 0)) = 504 µs, bandwidth
+  // min(50 × .92, 2 × 36) × .5 = 23 GB/s: 504 + 1073741824 / 23000 = 47189 µs. Ring Simple:
+  // (8.4 + 54 × 3.4 + 8 × 14) × 1.4 = 425.6 µs + 1073741824 / (50 × 32/62) = 42034 µs.
+  // CollNetChain 69.2 + 1073741824 / (2 × 40 × .5) = 26913 µs: Chain wins once SHARP is on;
+  // CollNetDirect (80 / 2.5 × .85 × .5 = 13.6 GB/s) does not.
+  NcclTuneInputs in = cluster("2.20", 32, 4);
+  in.collnet_bw_intra_GBps = 40;
+  const int64_t gib = int64_t{1} << 30;
+  CHECK(select(in, NcclSettings{}, gib).algo != NcclAlgo::kCollNetChain);
+  in.collnet_direct_available = in.collnet_chain_available = true;
+  CHECK(select(in, NcclSettings{}, gib).algo == NcclAlgo::kCollNetChain);
+  // NCCL_ALGO=CollNetDirect forces Direct; "CollNet" alone is not a name NCCL has.
+  NcclSettings direct_only;
+  direct_only.algo = parse_algo_list("CollNetDirect");
+  CHECK(select(in, direct_only, gib).algo == NcclAlgo::kCollNetDirect);
+  CHECK(parse_nccl_algo("collnetchain") == NcclAlgo::kCollNetChain);
+  CHECK_THROWS_WITH(parse_nccl_algo("CollNet"), Catch::Contains("did you mean 'CollNetDirect'"));
+  // Why not: the setting, the network, one server, more than 8 GPUs a server, no NVSwitch.
+  using A = NcclAlgo;
+  CHECK_THAT(nccl_collnet_unavailable(A::kCollNetChain, 0, true, true, 8, 4),
+             Catch::Contains("NCCL_COLLNET_ENABLE=1"));
+  CHECK_THAT(nccl_collnet_unavailable(A::kCollNetChain, 1, false, true, 8, 4),
+             Catch::Contains("not InfiniBand"));
+  CHECK_THAT(nccl_collnet_unavailable(A::kCollNetChain, 1, true, true, 8, 1),
+             Catch::Contains("NCCL_COLLNET_NODE_THRESHOLD"));
+  CHECK_THAT(nccl_collnet_unavailable(A::kCollNetDirect, 1, true, true, 16, 4),
+             Catch::Contains("at most 8 GPUs a server"));
+  CHECK_THAT(nccl_collnet_unavailable(A::kCollNetDirect, 1, true, false, 8, 4),
+             Catch::Contains("NVSwitch"));
+  CHECK(nccl_collnet_unavailable(A::kCollNetChain, 1, true, false, 8, 4).empty());
+  CHECK(nccl_collnet_unavailable(A::kCollNetDirect, 1, true, true, 8, 4).empty());
+}
