@@ -31,6 +31,8 @@ std::deque<CollectiveAlgorithm>& registry() {
         {"nvls", {"all_reduce"}, nvls_dag, nvls_transfers, NcclAlgo::kNvls, true, {}, {}},
         {"nvls_tree", {"all_reduce"}, nvls_tree_dag, nvls_tree_dag_transfers, NcclAlgo::kNvlsTree, true, {}, {}},
         {"pat", {"all_gather", "reduce_scatter"}, pat_dag, pat_dag_transfers, NcclAlgo::kPat, true, {}, {}},
+        {"collnet_direct", {"all_reduce"}, collnet_direct_dag, collnet_direct_dag_transfers, NcclAlgo::kCollNetDirect, true, {}, {}},
+        {"collnet_chain", {"all_reduce"}, collnet_chain_dag, collnet_chain_dag_transfers, NcclAlgo::kCollNetChain, true, {}, {}},
     };
     // clang-format on
     for (const CollectiveAlgorithm& a : builtin) register_choice("workload.algorithm", a.name);

@@ -3,7 +3,8 @@
 // of the cost model it is (whether `algorithm: auto` may pick it, and whose latencies it takes),
 // and builds its flows (flow mode). build_collective, estimate_transfers, plan_size,
 // build_collective_flows, estimate_flows and the run's checks look algorithms up here; the
-// built-ins (ring, tree, halving_doubling, p2p, nvls, nvls_tree, pat) are registered in
+// built-ins (ring, tree, halving_doubling, p2p, nvls, nvls_tree, pat, collnet_direct,
+// collnet_chain) are registered in
 // algorithm_registry.cpp, one line each, and a new algorithm is one more
 // register_collective_algorithm call (from a library or a program: nothing else needs editing).
 #pragma once
@@ -71,7 +72,7 @@ void register_collective_algorithm(CollectiveAlgorithm algorithm);
 const CollectiveAlgorithm* find_collective_algorithm(const std::string& name);
 
 /// Every registered algorithm's name, in registration order (built-ins first: ring, tree,
-/// halving_doubling, p2p, nvls, nvls_tree, pat).
+/// halving_doubling, p2p, nvls, nvls_tree, pat, collnet_direct, collnet_chain).
 std::vector<std::string> collective_algorithm_names();
 
 /// The message with which the flow mode refuses an algorithm without flows, e.g. "the flow mode

@@ -26,6 +26,12 @@ TransferDag nvls_dag(const RankLayout& layout, const CollectiveSpec& spec, int64
 /// NVLSTree (nvls_tree/nvls_tree.cpp): whole NVSwitch servers, the whole buffer in one DAG.
 TransferDag nvls_tree_dag(const RankLayout& layout, const CollectiveSpec& spec,
                           int64_t buffer_count, int elem_bytes);
+/// CollNetChain and CollNetDirect (collnet/collnet.cpp): AllReduce, whole servers; Chain cuts
+/// the buffer over spec.channels, Direct into one slice a GPU (its channels are its window).
+TransferDag collnet_chain_dag(const RankLayout& layout, const CollectiveSpec& spec,
+                              int64_t buffer_count, int elem_bytes);
+TransferDag collnet_direct_dag(const RankLayout& layout, const CollectiveSpec& spec,
+                               int64_t buffer_count, int elem_bytes);
 /// PAT (pat/pat.cpp): AllGather and ReduceScatter, one rank a server.
 TransferDag pat_dag(const RankLayout& layout, const CollectiveSpec& spec, int64_t buffer_count,
                     int elem_bytes);
@@ -42,6 +48,10 @@ int64_t nvls_transfers(const RankLayout& layout, const CollectiveSpec& spec, int
                        int elem_bytes);
 int64_t nvls_tree_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
                                 int elem_bytes);
+int64_t collnet_chain_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec,
+                                    int64_t bytes, int elem_bytes);
+int64_t collnet_direct_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec,
+                                     int64_t bytes, int elem_bytes);
 int64_t pat_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec, int64_t bytes,
                           int elem_bytes);
 

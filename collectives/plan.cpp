@@ -70,7 +70,8 @@ TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const R
     const int64_t bytes =
         (t.bytes + spec.line_data_bytes - 1) / spec.line_data_bytes * spec.line_bytes;
     out.add_like(t, t.src_rank, t.dst_rank, bytes, t.flow);
-    int64_t delay = spec.step_latency_ps;
+    // A compute task keeps its own duration (an algorithm's 0-duration join waits for no step).
+    int64_t delay = t.is_compute() ? t.delay_ps : spec.step_latency_ps;
     if (dag.dependency_count(i) == 0) delay += spec.launch_latency_ps;
     if (spec.staging_rate_bps > 0 && layout.server_of(t.src_rank) != layout.server_of(t.dst_rank)) {
       const int64_t exposed =
