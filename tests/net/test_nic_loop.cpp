@@ -301,3 +301,59 @@ TEST_CASE("NIC loopback: the bit between two hosts and a host without a NIC link
   nvl.check_invariants();
   CHECK(rec.done.at(0) == 2 * ser(1000 + kRoceOverhead, 400'000'000'000) + kLat);
 }
+
+TEST_CASE("NIC loopback meeting a message to its host: PFC pauses the host and loses nothing") {
+  // host0's loopback and host1 -> host0 at once, 2000 packets each: the leaf's port down to
+  // host0 carries both (and the loopback's ACKs) and its queue fills; PFC (XOFF at 30 frames)
+  // pauses both ingresses, host0's NIC port included, whose frames the leaf turns into the
+  // same egress, and sends the XOFF/XON frames to host0 on it too. That egress drains to a host,
+  // which never pauses: no cycle, nothing lost, and the downlink, the bottleneck, is never idle
+  // once both streams are in: the later of the two ends within one path latency D after the
+  // downlink's bytes (PFC frames included) at line rate.
+  // Under InfiniBand credits (a 32 KiB VL buffer per port) the same mix is lossless as well.
+  const int64_t k = 2000;
+  for (const char* transport : {"roce", "infiniband"}) {
+    INFO(transport);
+    // Short links (100 ns, 100 ns switch latency): a pause or credit round trip (about 0.5 us,
+    // 6 frames) is well inside the 30 frames the thresholds leave, so the bottleneck never
+    // idles waiting for a resume.
+    const int64_t prop = 100'000, lat = 100'001;
+    Scenario sc = fabricsim::testing::one_leaf(2, kRate, prop, lat, 64 << 20, kMtu);
+    const bool ib = std::string(transport) == "infiniband";
+    if (ib) {
+      sc.transport = "infiniband";
+      sc.infiniband.vl_buffer_bytes = 32 << 10;
+    } else {
+      sc.pfc.enabled = true;
+      sc.pfc.xoff_bytes = 30 * (kMtu + kRoceOverhead);
+    }
+    Bed bed(sc);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    bed.net->send(0, 0, k * kMtu, kNicLoopFlowBit, 0);
+    bed.net->send(1, 0, k * kMtu, 0, 1);
+    bed.sim.run();
+    REQUIRE(rec.done.size() == 2);
+    CHECK_NOTHROW(bed.net->check_invariants());
+    const NetTotals t = bed.net->totals();
+    CHECK(t.drops == 0);
+    CHECK(t.retransmits == 0);
+    CHECK(bed.net->deadlock().detected_at_ps < 0);
+    if (!ib) {
+      CHECK(t.pfc_tx > 0);
+      CHECK(bed.net->pfc().paused_mask(port_between(bed, "host0", "leaf0")) == 0);
+    }
+    const uint32_t down = port_between(bed, "leaf0", "host0");
+    const int64_t down_bytes = bed.net->ports()[down].counters.tx_bytes;
+    const int64_t w = ib ? kMtu + 26 : kMtu + kRoceOverhead, ack = ib ? 30 : kAckWire;
+    CHECK(down_bytes == 2 * k * w + k * ack);  // both streams' data, the loopback's ACKs
+    const int64_t T = ser(w, kRate), D = T + 2 * prop + lat;
+    const int64_t last = std::max(rec.done[0], rec.done[1]);
+    // The XOFF/XON frames to host0 leave by that same port (PFC frames: 64 B + 20 B framing,
+    // IEEE 802.1Qbb), between data frames.
+    const int64_t pfc_bytes = bed.net->ports()[down].counters.pfc_tx * (64 + 20);
+    if (!ib) CHECK(bed.net->ports()[down].counters.pfc_tx > 0);
+    CHECK(last >= ser(down_bytes, kRate));
+    CHECK(last <= ser(down_bytes + pfc_bytes, kRate) + D);
+  }
+}
