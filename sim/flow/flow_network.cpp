@@ -7,6 +7,7 @@
 #include <queue>
 #include <stdexcept>
 
+#include "sim/net/nic_loop.hpp"
 #include "topologies/routing.hpp"
 
 namespace fabricsim {
@@ -221,6 +222,10 @@ int64_t FlowNetwork::path_rate_bps(int src, int dst, uint32_t flow) const {
 
 void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag,
                        int64_t pace_bps) {
+  if (src == dst && (flow & kNicLoopFlowBit)) {
+    throw std::invalid_argument(
+        "FlowNetwork::send: a NIC loopback (CollNet/SHARP) needs the packet network");
+  }
   const int hosts = static_cast<int>(fabric_.hosts.size());
   if (src < 0 || src >= hosts || dst < 0 || dst >= hosts || src == dst || bytes < 0 ||
       pace_bps < 0) {

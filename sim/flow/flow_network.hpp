@@ -95,7 +95,9 @@ class FlowNetwork {
   /// host `dst` on ECMP flow `flow`. `pace_bps` > 0 caps its payload rate (bits per second of
   /// `bytes`; its wire rate in proportion), as Network::send paces a message: the max-min
   /// filling freezes it at the cap when its links would give it more. Throws
-  /// std::invalid_argument for a bad host, src == dst, a negative size or pace.
+  /// std::invalid_argument for a bad host, src == dst, a negative size or pace; src == dst
+  /// with kNicLoopFlowBit in `flow` (a NIC loopback, sim/net/nic_loop.hpp) says that it needs
+  /// the packet network (the max-min model has no switch to turn it).
   void send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag, int64_t pace_bps = 0);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   /// The one logical process of the flow model and its collective tasks: one past the node ids.

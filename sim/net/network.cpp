@@ -218,15 +218,23 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
     }
   }
   loopback_port_.assign(fabric.hosts.size(), -1);
+  nic_loop_begin_.assign(fabric.hosts.size() + 1, 0);
   for (size_t h = 0; h < fabric.hosts.size(); ++h) {
     const VertexId v = fabric.hosts[h];
-    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid) {
-      if (!nic_port_[pid] && g[ports_[pid].peer_node].role == Role::kNvSwitch) {
+    nic_loop_begin_[h] = static_cast<uint32_t>(nic_loop_ports_.size());
+    auto e = boost::out_edges(v, g).first;
+    for (uint32_t pid = first_port_[v]; pid < first_port_[v + 1]; ++pid, ++e) {
+      if (loopback_port_[h] < 0 && !nic_port_[pid] &&
+          g[ports_[pid].peer_node].role == Role::kNvSwitch) {
         loopback_port_[h] = static_cast<int32_t>(pid);
-        break;
+      }
+      // A NIC loopback turns at the switch at the far end of a NIC link that is up.
+      if (nic_port_[pid] && is_switch_[ports_[pid].peer_node] && !g[*e].failed) {
+        nic_loop_ports_.push_back(pid);
       }
     }
   }
+  nic_loop_begin_[fabric.hosts.size()] = static_cast<uint32_t>(nic_loop_ports_.size());
   nic_of_port_.assign(ports_.size(), -1);
   rx_pcie_free_ps_.assign(ports_.size(), 0);
   for (VertexId v : fabric.hosts) {

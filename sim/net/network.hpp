@@ -89,6 +89,7 @@
 #include "sim/net/net_config.hpp"
 #include "sim/net/net_observer.hpp"
 #include "sim/net/net_totals.hpp"
+#include "sim/net/nic_loop.hpp"
 #include "sim/net/packet.hpp"
 #include "sim/net/port.hpp"
 #include "sim/net/wire.hpp"
@@ -116,12 +117,22 @@ class Network {
   /// `src_host` == `dst_host` is a loopback: the message goes up the host's NVLink to its
   /// server's NVSwitch and comes back down the same link (its ACKs too), for a GPU on a
   /// server with an NVSwitch only.
+  /// `src_host` == `dst_host` with kNicLoopFlowBit set in `flow_id` (sim/net/nic_loop.hpp) is a
+  /// NIC loopback instead (CollNet/SHARP's data path): the message leaves by one of the host's
+  /// k NIC ports to a switch, the (flow_id without the bit mod k)-th in port order unless
+  /// open_qp chose it (`nic`); the first switch forwards it by its route to the host, back
+  /// down the link (with several links to that switch, whichever its ECMP picks), and the host
+  /// receives it. Its ACKs, NAKs and CNPs go up the same NIC port and turn the same way. The
+  /// NIC's costs (message rate, send and receive latency, PCIe) apply as to any NIC message;
+  /// on an idle fabric it takes as long as a message of the same size to a host on the same
+  /// switch.
   /// `sink->on_message_complete(tag)` fires when its last packet is received in order.
   /// `inline_payload`: the payload travels inside the work request (IBV_SEND_INLINE), so the
   /// NIC reads none from host memory (no NetConfig::dma_read_latency_ps, no PCIe copy).
   /// Returns the message's run-wide sequence number. Throws std::invalid_argument for a bad
-  /// host id, src == dst on a host without an NVLink port, a negative size or a tc outside
-  /// -1..7.
+  /// host id, src == dst on a host without an NVLink port (bit clear) or without a NIC port to
+  /// a switch (kNicLoopFlowBit set), kNicLoopFlowBit set with src != dst, a negative size or a
+  /// tc outside -1..7.
   /// `pace_bps` > 0: the sender produces the message's payload at this rate, bits per second,
   /// starting when it is posted or when the QP's previous paced message is produced, whichever
   /// is later; a packet leaves no earlier than its last byte is produced (a GPU protocol's own
@@ -132,11 +143,15 @@ class Network {
   /// new. QP ids are the creation order, so a partitioned run that opens every QP up front in
   /// the same order on every rank agrees on them. Opening does not start the QP's congestion
   /// control (that happens at its first message), so opening early changes no result. Throws
-  /// std::invalid_argument as send() does for bad hosts, a bad tc or no route.
+  /// std::invalid_argument as send() does for bad hosts (a NIC loopback's included), a bad tc
+  /// or no route.
   /// `nic` >= 0 picks the QP's NIC itself: the (nic mod k)-th of the k ports routing offers
   /// from src_host toward dst_host, in port order, as NCCL gives a GPU's channels its NICs in
   /// turn (a channel's connection uses one NIC: src/graph/search.cc); -1 = the ECMP hash of the
   /// flow, as for traffic flows. Only a host with several NICs toward dst_host has a choice.
+  /// For a NIC loopback (src == dst, kNicLoopFlowBit in `flow_id`) the k ports are the host's
+  /// NIC ports to a switch, and kNicLoopFlowBit is cleared from `nic` first (a caller may pass
+  /// the flow id); -1 = the flow id without the bit, mod k. An NVLink loopback ignores `nic`.
   uint32_t open_qp(int src_host, int dst_host, uint32_t flow_id, int tc = -1, int nic = -1);
   /// When on, send() on a QP not opened by open_qp (or an earlier send) throws std::logic_error.
   void set_require_open_qps(bool on) { require_open_qps_ = on; }
@@ -457,7 +472,7 @@ class Network {
   void deliver(Packet* p);
   void receive_data(Packet* p, const Qp& qp);
   /// Validates a QP key as send() does (messages prefixed by `who`); returns the class.
-  int check_qp_key(const char* who, int src_host, int dst_host, int tc) const;
+  int check_qp_key(const char* who, int src_host, int dst_host, uint32_t flow_id, int tc) const;
   /// The QP of a checked key, created if new.
   uint32_t open_checked(const char* who, int src_host, int dst_host, uint32_t flow_id, int tc,
                         int nic = -1);
@@ -531,6 +546,15 @@ class Network {
   /// Per host: the global id of its NVLink port to its server's NVSwitch, which a loopback QP
   /// (src == dst host: NVLS's multimem traffic) leaves and comes back by; -1 = none.
   std::vector<int32_t> loopback_port_;
+  /// Host h's NIC ports to a switch over a link that is up, which a NIC loopback
+  /// (kNicLoopFlowBit) may leave by, in port order: global port ids
+  /// nic_loop_ports_[nic_loop_begin_[h] .. nic_loop_begin_[h + 1]).
+  std::vector<uint32_t> nic_loop_ports_;
+  std::vector<uint32_t> nic_loop_begin_;  ///< per host, + 1
+  uint32_t nic_loop_port_count(int host) const {
+    return nic_loop_begin_[static_cast<size_t>(host) + 1] -
+           nic_loop_begin_[static_cast<size_t>(host)];
+  }
   std::vector<Qp> qps_;
   std::vector<QpRx> qp_rx_;                                           ///< by QP id
   std::map<std::tuple<int, int, uint32_t, int>, uint32_t> qp_index_;  ///< (src, dst, flow, tc)

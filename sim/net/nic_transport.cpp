@@ -13,12 +13,26 @@ namespace fabricsim {
 using net_hash::fmix64;
 using net_hash::kReverseSalt;
 
-int Network::check_qp_key(const char* who, int src_host, int dst_host, int tc) const {
+int Network::check_qp_key(const char* who, int src_host, int dst_host, uint32_t flow_id,
+                          int tc) const {
   const int hosts = static_cast<int>(fabric_.hosts.size());
+  const bool nic_loop = (flow_id & kNicLoopFlowBit) != 0;
   if (src_host < 0 || src_host >= hosts || dst_host < 0 || dst_host >= hosts ||
-      (src_host == dst_host && loopback_port_[src_host] < 0)) {
+      (src_host == dst_host && !nic_loop && loopback_port_[src_host] < 0)) {
     throw std::invalid_argument(std::string(who) + ": bad host pair " + std::to_string(src_host) +
                                 " -> " + std::to_string(dst_host));
+  }
+  if (nic_loop && src_host != dst_host) {
+    throw std::invalid_argument(std::string(who) + ": flow " + std::to_string(flow_id) +
+                                " has the NIC-loopback bit (kNicLoopFlowBit) set but goes from " +
+                                "host " + std::to_string(src_host) + " to host " +
+                                std::to_string(dst_host) +
+                                "; a NIC loopback goes from a host to itself");
+  }
+  if (nic_loop && nic_loop_port_count(src_host) == 0) {
+    throw std::invalid_argument(std::string(who) + ": a NIC loopback on host " +
+                                std::to_string(src_host) +
+                                " needs a NIC port to a switch, and the host has none");
   }
   if (tc < -1 || tc >= kTrafficClasses) throw std::invalid_argument(std::string(who) + ": bad tc");
   return tc < 0 ? cfg_.traffic_class : tc;
@@ -40,7 +54,14 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
   // The QP leaves by the port its flow hashes to among the routes' choices, or by the one
   // its caller assigned (`nic`, NCCL's channel-to-NIC assignment).
   const VertexId src = fabric_.hosts[src_host];
-  if (src_host == dst_host) {  // a loopback: up the NVLink to the NVSwitch and back
+  if (src_host == dst_host && (flow_id & kNicLoopFlowBit)) {
+    // A NIC loopback: up one of the host's NIC ports to the first switch, whose route to the
+    // host leads back down. The caller's NIC choice, or the flow's, without the flag bit.
+    const uint32_t choice = (nic >= 0 ? static_cast<uint32_t>(nic) : flow_id) & ~kNicLoopFlowBit;
+    const uint32_t pid = nic_loop_ports_[nic_loop_begin_[static_cast<size_t>(src_host)] +
+                                         choice % nic_loop_port_count(src_host)];
+    qp.nic = static_cast<uint32_t>(nic_of_port_[pid]);
+  } else if (src_host == dst_host) {  // a loopback: up the NVLink to the NVSwitch and back
     qp.nic = static_cast<uint32_t>(nic_of_port_[loopback_port_[src_host]]);
   } else {
     const auto choices = routes_.next_ports(src, dst_host);
@@ -68,7 +89,7 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
 }
 
 uint32_t Network::open_qp(int src_host, int dst_host, uint32_t flow_id, int tc, int nic) {
-  tc = check_qp_key("Network::open_qp", src_host, dst_host, tc);
+  tc = check_qp_key("Network::open_qp", src_host, dst_host, flow_id, tc);
   return open_checked("Network::open_qp", src_host, dst_host, flow_id, tc, nic);
 }
 
@@ -95,10 +116,10 @@ void Network::accept_rx_message(uint32_t qp_id, const RxMessage& m) {
 uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
                        int tc, bool inline_payload, int64_t pace_bps) {
   // Checked in the order they always were: hosts, size, class.
-  check_qp_key("Network::send", src_host, dst_host, 0);
+  check_qp_key("Network::send", src_host, dst_host, flow_id, 0);
   if (bytes < 0) throw std::invalid_argument("Network::send: negative message size");
   if (pace_bps < 0) throw std::invalid_argument("Network::send: negative pace");
-  tc = check_qp_key("Network::send", src_host, dst_host, tc);
+  tc = check_qp_key("Network::send", src_host, dst_host, flow_id, tc);
   uint32_t qp_id;
   if (auto it = qp_index_.find(std::make_tuple(src_host, dst_host, flow_id, tc));
       it != qp_index_.end()) {
@@ -431,8 +452,10 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc
   p->kind = kind;
   sent_bytes_ += p->wire_bytes;
   const uint32_t node = static_cast<uint32_t>(fabric_.hosts[qp.dst_host]);
-  // A loopback's ACK goes back up the same NVLink (the routes have no path to the host itself).
-  enqueue(qp.src_host == qp.dst_host ? static_cast<uint32_t>(loopback_port_[qp.dst_host])
+  // A loopback's ACK leaves by the port its data does (the routes have no path from a host to
+  // itself): up the same NVLink, or (a NIC loopback) up the same NIC port to the first switch,
+  // which turns it as it turns the data.
+  enqueue(qp.src_host == qp.dst_host ? nics_[qp.nic].port
                                      : egress_for(node, qp.src_host, p->flow_hash, psn, false),
           p);
 }

@@ -6,6 +6,7 @@
 
 #include "../support.hpp"
 #include "sim/flow/flow_network.hpp"
+#include "sim/net/nic_loop.hpp"
 
 using namespace fabricsim;
 using fabricsim::testing::one_leaf;
@@ -172,4 +173,11 @@ TEST_CASE("flow mode: a paced flow keeps its pace and the others share what it l
   bed.sim.run();
   REQUIRE(rec.done.size() == 1);
   CHECK(rec.done[0] - start == Approx(wire * 8e12 / rate + last_packet).epsilon(1e-6));
+}
+
+TEST_CASE("flow mode: a NIC loopback is refused as needing the packet network") {
+  FlowBed bed(one_leaf(2, 100 * kGbps, 0, 0, 1 << 20, 1000));
+  CHECK_THROWS_WITH(bed.net->send(0, 0, 1000, 3 | kNicLoopFlowBit, 0),
+                    Catch::Contains("a NIC loopback (CollNet/SHARP) needs the packet network"));
+  CHECK_THROWS_AS(bed.net->send(0, 0, 1000, 3, 0), std::invalid_argument);  // src == dst
 }
