@@ -193,6 +193,19 @@ TEST_CASE("MPI run: NVLSTree across servers and PAT keep the sequential run's by
   CHECK(pat.find("\"algorithm\": \"pat\"") != std::string::npos);
 }
 
+TEST_CASE("MPI run: CollNet's NIC loopbacks through the rail leaves keep the sequential bytes") {
+  // Each head's loopback goes up to its rail leaf and back, the leaf perhaps on the other rank;
+  // the servers' join is a task on rank 0's host.
+  for (const std::string algo : {"collnet_chain", "collnet_direct"}) {
+    const std::string r =
+        same_bytes(algo, "scenarios/dgx_h100_2node_ib.yaml",
+                   "--set nccl.collnet_enable=1 --set workload.algorithm=" + algo +
+                       " --set workload.minbytes=16MiB --set workload.maxbytes=16MiB",
+                   0);
+    CHECK(r.find("\"algorithm\": \"" + algo + "\"") != std::string::npos);
+  }
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);
