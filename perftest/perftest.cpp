@@ -19,8 +19,9 @@ namespace {
 constexpr uint64_t kData = 0, kReadRequest = 1;
 constexpr uint64_t kTrafficBit = uint64_t{1} << 63;
 // Queue pair ids between the two hosts, apart from the collectives' (small) and traffic flows'
-// (TrafficPlayer::kQpBit, bit 31): requester direction × 65536 + QP index above this.
-constexpr uint32_t kFlowBase = uint32_t{1} << 30;
+// (TrafficPlayer::kQpBit, bit 31): requester direction × 65536 + QP index above this, below
+// the NIC-loopback bit (kNicLoopFlowBit, bit 30, which only a host's message to itself has).
+constexpr uint32_t kFlowBase = uint32_t{1} << 29;
 
 uint64_t tag_of(uint64_t kind, int dir, int qp) {
   return kTrafficBit | kind << 40 | static_cast<uint64_t>(dir) << 32 | static_cast<uint64_t>(qp);

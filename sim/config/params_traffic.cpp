@@ -72,8 +72,8 @@ std::span<const ItemKey<TrafficFlow>> traffic_keys() {
   {"size", true, Quantity(kSweepSize), own<&F::bytes>, "message size (one RDMA write)"},
   {"start", false, Quantity(kFlowStart), own<&F::start_ps>, "posted at this simulated time"},
   {"priority", false, Int(0, 7), own<&F::priority>, "traffic class; -1 = nic.traffic_class"},
-  {"flow", false, Int(0, 4'294'967'295), own<&F::flow>,
-   "queue pair id between the pair; -1 = the item's index"},
+  {"flow", false, Int(0, 1'073'741'823), own<&F::flow>,
+   "queue pair id between the pair, below 2^30 (bit 30 marks NIC loopbacks); -1 = the item's index"},
   };
   return rows;
 }
