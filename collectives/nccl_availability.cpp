@@ -83,7 +83,7 @@ std::string nccl_collnet_unavailable(NcclAlgo a, int collnet_enable, bool infini
   }
   if (!infiniband) {
     return "CollNet runs on SHARP, the in-network reduction of InfiniBand switches, and this "
-           "fabric is not InfiniBand (transport: infiniband)";
+           "fabric's transport is not infiniband";
   }
   if (nnodes < 2) {
     return "NCCL turns CollNet off below NCCL_COLLNET_NODE_THRESHOLD (2) servers, and this is "

@@ -220,7 +220,8 @@ class Builder {
   uint32_t flow_base_of(const std::vector<int>& group) {
     const auto it = flow_bases_.find(group);
     if (it != flow_bases_.end()) return it->second;
-    if (instances_ >= (uint32_t{1} << 31) / kFlowsPerCollective) {
+    // Flow ids stay below kNicLoopFlowBit (bit 30), which marks a NIC loopback.
+    if (instances_ >= kNicLoopFlowBit / kFlowsPerCollective) {
       throw std::invalid_argument("build_training_step: too many communicators for flow ids");
     }
     const uint32_t base = instances_++ * kFlowsPerCollective;
@@ -260,12 +261,14 @@ class Builder {
             "outside its group of " +
             std::to_string(n));
       }
-      if (t.flow >= kFlowsPerCollective) {
+      // A NIC loopback's flow carries kNicLoopFlowBit, which add_like keeps.
+      const uint32_t own_flow = t.flow & ~kNicLoopFlowBit;
+      if (own_flow >= kFlowsPerCollective) {
         throw std::invalid_argument("build_training_step: the collective builder used flow " +
-                                    std::to_string(t.flow) + " (must be < 64)");
+                                    std::to_string(own_flow) + " (must be < 64)");
       }
       const int src = members[t.src_rank], dst = members[t.dst_rank];
-      const uint32_t id = dag.add_like(t, src, dst, t.bytes, flow_base + t.flow);
+      const uint32_t id = dag.add_like(t, src, dst, t.bytes, flow_base + own_flow);
       dag.depends(id, launch[t.src_rank]);
       if (t.dst_rank != t.src_rank) dag.depends(id, launch[t.dst_rank]);
     }

@@ -264,12 +264,12 @@ TEST_CASE("collectives: DAGs too large, NCCL_ALGO naming what is not modelled, o
     CHECK(r.err.find("workload.maxbytes") != std::string::npos);
     CHECK(r.err.find("transfers") != std::string::npos);
   }
-  SECTION("NCCL_ALGO naming CollNetDirect (not modelled) keeps the rest, with a note") {
-    ::setenv("NCCL_ALGO", "CollNetDirect,NVLSTree,Ring", 1);
+  SECTION("NCCL_ALGO naming CollNet (no NCCL algorithm's name) keeps the rest, with a note") {
+    ::setenv("NCCL_ALGO", "CollNet,NVLSTree,Ring", 1);
     const Result r = fabricsim("run scenarios/quickstart.yaml --set workload.maxbytes=8KiB");
     ::unsetenv("NCCL_ALGO");
     REQUIRE(r.exit_code == 0);
-    CHECK(r.err.find("CollNetDirect not modelled") != std::string::npos);
+    CHECK(r.err.find("CollNet is not an NCCL algorithm name") != std::string::npos);
     // NVLSTree is kept; on one-GPU servers NCCL has none, so Ring runs.
     CHECK(r.err.find("NVLSTree not modelled") == std::string::npos);
     CHECK(r.out.find(" ring ") != std::string::npos);

@@ -127,7 +127,7 @@ TEST_CASE("collnet: refused with the reason where NCCL has no CollNet") {
   };
   refused("--set workload.algorithm=collnet_chain", "NCCL_COLLNET_ENABLE=1");
   refused("--set workload.algorithm=collnet_direct --set transport=roce" + kSharp,
-          "not InfiniBand");
+          "transport is not infiniband");
   refused("--set workload.algorithm=collnet_chain --set workload.ngpus=8" + kSharp,
           "NCCL_COLLNET_NODE_THRESHOLD");
   refused("--set workload.algorithm=collnet_chain --set mode=flow" + kSharp, "packet mode");
@@ -135,4 +135,21 @@ TEST_CASE("collnet: refused with the reason where NCCL has no CollNet") {
           "Simple protocol only");
   // NCCL_ALGO naming only CollNet where it is off: bad input with its reason.
   refused("--set nccl.algo=CollNetChain", "CollNetChain: CollNet needs NCCL_COLLNET_ENABLE=1");
+}
+
+TEST_CASE("collnet: a training step's gradient buckets run through CollNet once SHARP is on") {
+  // dp 16 on 2 x 8 H100: each bucket's AllReduce spans both servers with 8 GPUs each, where
+  // NCCL 2.18's model picks CollNet for the large buckets. Its NIC loopbacks are spliced into the
+  // step's DAG with the communicator's flow range (a regression: the splice refused a NIC
+  // loopback's flow id, bit 30, as out of range). The step then differs from the one without.
+  const std::string args = " --set training.tp=1 --set training.dp=16 --set nccl.version=2.18";
+  const auto step_of = [&](const std::string& more) {
+    const Result r = fabricsim("run scenarios/training_step_h100.yaml" + args + more);
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const size_t at = r.out.find("step ");
+    REQUIRE(at != std::string::npos);
+    return r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  CHECK(step_of(kSharp) != step_of(""));
 }

@@ -268,7 +268,7 @@ TEST_CASE("nccl.version: CollNet in NCCL's selection only where SHARP is on") {
   CHECK_THAT(nccl_collnet_unavailable(A::kCollNetChain, 0, true, true, 8, 4),
              Catch::Contains("NCCL_COLLNET_ENABLE=1"));
   CHECK_THAT(nccl_collnet_unavailable(A::kCollNetChain, 1, false, true, 8, 4),
-             Catch::Contains("not InfiniBand"));
+             Catch::Contains("transport is not infiniband"));
   CHECK_THAT(nccl_collnet_unavailable(A::kCollNetChain, 1, true, true, 8, 1),
              Catch::Contains("NCCL_COLLNET_NODE_THRESHOLD"));
   CHECK_THAT(nccl_collnet_unavailable(A::kCollNetDirect, 1, true, true, 16, 4),

@@ -120,10 +120,11 @@ TEST_CASE("nvls: NCCL picks Ring LL at 64 KiB and NVLS from 1 MiB on 8 x H100") 
   NcclTuneInputs off = in;
   off.nvls_available = false;
   CHECK(select(off, none, int64_t{1} << 30).algo != NcclAlgo::kNvls);
-  CHECK(parse_algo_list("NVLS").allowed == std::array<bool, 5>{false, false, true, false, false});
+  CHECK(parse_algo_list("NVLS").allowed ==
+        std::array<bool, 7>{false, false, true, false, false, false, false});
   CHECK(parse_nccl_algo("nvls") == NcclAlgo::kNvls);
   CHECK(parse_nccl_algo("NVLSTree") == NcclAlgo::kNvlsTree);
-  CHECK_THROWS_WITH(parse_nccl_algo("CollNetChain"), Catch::Contains("not modelled"));
+  CHECK(parse_nccl_algo("CollNetChain") == NcclAlgo::kCollNetChain);
 }
 
 TEST_CASE("nvls: NCCL has no NVLS without NVSwitch, before Hopper, on 2 GPUs or across nodes") {

@@ -121,7 +121,7 @@ TEST_CASE("workload.algorithm takes every name the algorithm registry holds", "[
   // from the registry (collectives/algorithm_registry.cpp), which writes each once.
   const std::vector<std::string> names = fabricsim::collective_algorithm_names();
   CHECK(names == std::vector<std::string>{"ring", "tree", "halving_doubling", "p2p", "nvls",
-                                          "nvls_tree", "pat"});
+                                          "nvls_tree", "pat", "collnet_direct", "collnet_chain"});
   for (const std::string& name : names) {
     TempScenario file(kBase);
     CHECK(load_scenario(file.path(), {"workload.algorithm=" + name}).workload.algorithm == name);

@@ -224,10 +224,13 @@ TEST_CASE("topology.kind and workload.algorithm list the names their registries 
     if (p.path == "workload.algorithm") algorithms = p.range;
   }
   CHECK(kinds == "spine-leaf | fat-tree | rail-optimized | torus");
-  CHECK(algorithms == "auto | ring | tree | halving_doubling | p2p | nvls | nvls_tree | pat");
+  CHECK(algorithms ==
+        "auto | ring | tree | halving_doubling | p2p | nvls | nvls_tree | pat | collnet_direct | "
+        "collnet_chain");
   std::vector<std::string> expected_kinds = {"spine-leaf", "fat-tree", "rail-optimized", "torus"};
   CHECK(fabric_kinds() == expected_kinds);
-  std::vector<std::string> expected_algorithms = {
-      "ring", "tree", "halving_doubling", "p2p", "nvls", "nvls_tree", "pat"};
+  std::vector<std::string> expected_algorithms = {"ring", "tree",           "halving_doubling",
+                                                  "p2p",  "nvls",           "nvls_tree",
+                                                  "pat",  "collnet_direct", "collnet_chain"};
   CHECK(collective_algorithm_names() == expected_algorithms);
 }
