@@ -441,8 +441,14 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const bool flow_auto = in.flow_mode && w.algorithm == "auto" && simple_allowed;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
-    for (int i = 0; i < kFlowMissing && flow_auto && plan.nccl_model_time_us >= 0; ++i) {
-      const NcclAlgo a = flow_missing[i];
+    // The fastest of them in NCCL's model, if it beats the model's choice among the rest: the
+    // one NCCL would pick (scanned in NCCL's order, ties to the first).
+    int best = -1;
+    double best_us = plan.nccl_model_time_us;
+    for (const NcclAlgo a : kNcclSelectionOrder) {
+      const int i =
+          static_cast<int>(std::find(flow_missing, flow_missing + kFlowMissing, a) - flow_missing);
+      if (i == kFlowMissing || !flow_auto || plan.nccl_model_time_us < 0) continue;
       const bool has = a == NcclAlgo::kPat             ? nccl_pat_unavailable(flow_all).empty()
                        : a == NcclAlgo::kNvlsTree      ? flow_all.nvls_tree_available
                        : a == NcclAlgo::kCollNetDirect ? flow_all.collnet_direct_available
@@ -450,11 +456,15 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
       if (!has || !nccl_algo_supported(w.collective, a) || !setup.settings.algo.allows(a)) {
         continue;
       }
-      if (predicted_time_us(flow_all, a, NcclProto::kSimple, plan.size.size_bytes) <
-          plan.nccl_model_time_us) {
-        if (flow_from[i] == 0) flow_from[i] = plan.size.size_bytes;
-        flow_to[i] = plan.size.size_bytes;
+      const double us = predicted_time_us(flow_all, a, NcclProto::kSimple, plan.size.size_bytes);
+      if (us < best_us) {
+        best = i;
+        best_us = us;
       }
+    }
+    if (best >= 0) {
+      if (flow_from[best] == 0) flow_from[best] = plan.size.size_bytes;
+      flow_to[best] = plan.size.size_bytes;
     }
     const int64_t t = in.flow_mode
                           ? estimate_flows(setup.layout, plan.spec)

@@ -153,3 +153,23 @@ TEST_CASE("collnet: a training step's gradient buckets run through CollNet once 
   };
   CHECK(step_of(kSharp) != step_of(""));
 }
+
+TEST_CASE("collnet: the flow mode names the one algorithm NCCL's model would pick instead") {
+  // At 256 MiB on 2 x 8 H100 under 2.18 with SHARP on, NCCL's model prefers NVLSTree, CollNetDirect
+  // and CollNetChain to Ring and Tree, and of the three CollNetDirect (what the packet run
+  // runs): the flow mode, which has none of them, names that one alone (a regression: it listed
+  // every one that beat its own choice).
+  const std::string args =
+      " --set nccl.version=2.18 --set workload.minbytes=256MiB --set workload.maxbytes=256MiB" +
+      kSharp;
+  const auto packet = run_rows("collnet_flow_packet", args);
+  REQUIRE(packet.size() == 1);
+  const std::string picked = packet[0]["algorithm"];
+  const Result r = fabricsim("run " + kDgx + args + " --set mode=flow");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(picked == "collnet_direct");
+  CHECK_THAT(r.out, Catch::Contains("NCCL 2.18's model picks CollNetDirect"));
+  CHECK(r.out.find("picks CollNetChain") == std::string::npos);
+  CHECK(r.out.find("picks NVLSTree") == std::string::npos);
+}
