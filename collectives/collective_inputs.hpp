@@ -28,7 +28,10 @@ struct CollectiveInputs {
   int nics_per_server;      ///< topology.nics_per_server; 0 = one per GPU
   bool flow_mode;           ///< mode flow (messages as fluid flows) rather than packet
   bool infiniband;          ///< transport infiniband: the switches can run SHARP (CollNet)
-  KeyPlaces places;         ///< where the scenario's keys were written
+  /// link.propagation_delay + switch.latency, picoseconds: one switch and one link, CollNet's
+  /// join after the switches' reduction (CollectiveSpec::collnet_join_ps).
+  int64_t switch_hop_ps;
+  KeyPlaces places;  ///< where the scenario's keys were written
 };
 
 }  // namespace fabricsim

@@ -45,8 +45,8 @@ std::string nccl_nvls_unavailable(int nvls_enable, bool nvswitch, int compute_ca
            std::to_string(gpus_per_node);
   }
   if (nnodes > 1) {
-    return "NCCL runs NVLS within one server without CollNet (across servers it runs NVLSTree), "
-           "and this spans " +
+    return "fabricsim runs NVLS within one server (across servers NCCL runs NVLSTree, or NVLS "
+           "with CollNet, which is not modelled), and this spans " +
            std::to_string(nnodes) + " servers";
   }
   return "";

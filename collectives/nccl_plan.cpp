@@ -235,6 +235,7 @@ SizePlan plan_size(const NcclRunSetup& setup, int64_t requested_bytes, int elem_
   // (hwLat[NVLINK][CollNet*][Simple]) are simulated.
   if (algo == NcclAlgo::kCollNetDirect || algo == NcclAlgo::kCollNetChain) {
     launch_us += nccl_hw_latency_us(NcclHw::kNet, algo, proto, tuning);
+    spec.collnet_join_ps = setup.switch_hop_ps;
   }
   spec.step_latency_ps = setup.step_latency_ps >= 0 ? setup.step_latency_ps
                                                     : static_cast<int64_t>(step_us * 1e6 + 0.5);

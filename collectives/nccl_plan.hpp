@@ -69,6 +69,8 @@ struct NcclRunSetup {
   std::string pat_off;
   /// The network is InfiniBand (transport infiniband): its switches can run SHARP.
   bool infiniband = false;
+  /// One switch and one link, picoseconds (CollectiveSpec::collnet_join_ps).
+  int64_t switch_hop_ps = 0;
   /// Why CollNetDirect / CollNetChain are off ("" = on; nccl_collnet_unavailable, a partial
   /// last server, or the flow mode).
   std::string collnet_direct_off, collnet_chain_off;
@@ -82,10 +84,11 @@ struct NcclRunSetup {
   std::string tuning_label;
   /// A log's NCCL version no table covers: which one stands in ("" = none).
   std::string version_note;
-  /// Where NCCL's model of this release would pick an algorithm the run cannot (the flow mode
-  /// has neither PAT nor NVLSTree): (what, why) each, reported as limits of the run; empty =
-  /// nowhere in the sweep.
-  std::vector<std::pair<std::string, std::string>> flow_limits;
+  /// What the run's NCCL model leaves out at the sizes of its sweep, (what, why) each, reported
+  /// as limits of the run: where NCCL's model of this release would pick an algorithm the run
+  /// cannot (the flow mode has no PAT, NVLSTree or CollNet), and what CollNet's switches do
+  /// that is not modelled where it runs; empty = nothing.
+  std::vector<std::pair<std::string, std::string>> limits;
 };
 
 /// One size of the sweep, planned.

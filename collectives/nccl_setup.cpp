@@ -299,10 +299,12 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   if (ranks % g != 0) t.nnodes = ranks <= g ? 1 : ranks;
   t.compute_capability = in.nccl.compute_capability;
   set_tuning(setup, in);
-  setup.nvswitch = fabric.gpus_per_server > 1 && in.nvlink_rate_bps > 0;
+  // PCIe peer-to-peer servers have no NVSwitch (in.nvlink_rate_bps is then their PCIe rate).
+  setup.nvswitch = fabric.gpus_per_server > 1 && in.nvlink_rate_bps > 0 && !in.intra_pcie;
   setup.nvlink_GBps = static_cast<double>(in.nvlink_rate_bps) / 8e9;
   setup.flow_mode = in.flow_mode;
   setup.infiniband = in.infiniband;
+  setup.switch_hop_ps = in.switch_hop_ps;
   // The NICs the ranks of one server use: on a rail-optimized server NIC n hangs off GPU n mod G
   // (rail_optimized.hpp), and the ranks sit on GPUs 0 to R − 1; on the other families' servers
   // (topologies/servers.hpp) every GPU has one NIC.
@@ -316,6 +318,22 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   const double nic_GBps = static_cast<double>(in.host_rate_bps) / 8e9;
   setup.nic_GBps_per_gpu = nic_GBps * nics / g;
   set_nvls(setup);
+  // SHARP reduces sum, min and max (nccl-rdma-sharp-plugins' op table; NCCL's avg runs as a sum
+  // scaled after), not prod: NCCL's collNetSupportMatrix leaves CollNet out for it.
+  if (w.redop == "prod") {
+    for (std::string* off : {&setup.collnet_direct_off, &setup.collnet_chain_off}) {
+      if (off->empty()) *off = "SHARP reduces sum, min and max, not prod (workload.redop)";
+    }
+    setup.collnet_direct_flow_only = setup.collnet_chain_flow_only = false;
+    t.collnet_direct_available = t.collnet_chain_available = false;
+  }
+  // Asked for, but neither CollNet algorithm can run here: said (NCCL falls back silently).
+  if (setup.settings.collnet_enable == 1 && w.algorithm == "auto" && w.collective == "all_reduce" &&
+      !setup.collnet_direct_off.empty() && !setup.collnet_chain_off.empty() && !in.flow_mode) {
+    std::fprintf(stderr,
+                 "fabricsim: note: nccl.collnet_enable is 1, but CollNet cannot run here: %s\n",
+                 setup.collnet_chain_off.c_str());
+  }
   if (!setup.nvls_off.empty() && w.algorithm == "nvls") {
     throw key_error(
         in.places, "workload.algorithm",
@@ -438,9 +456,16 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
       " (AllGather and ReduceScatter on one GPU a server, NCCL 2.23+)",
       " (AllReduce through SHARP in the switches)", " (AllReduce through SHARP in the switches)"};
   int64_t flow_from[kFlowMissing] = {}, flow_to[kFlowMissing] = {};
+  int64_t collnet_from = 0, collnet_to = 0;
+  std::string collnet_name;
   const bool flow_auto = in.flow_mode && w.algorithm == "auto" && simple_allowed;
   for (int64_t size : sweep_sizes(w.minbytes, w.maxbytes, w.stepfactor, elem)) {
     const SizePlan plan = plan_size(setup, size, elem);
+    if (plan.algorithm.rfind("collnet_", 0) == 0) {
+      if (collnet_from == 0) collnet_from = plan.size.size_bytes;
+      collnet_to = plan.size.size_bytes;
+      collnet_name = plan.algorithm;
+    }
     // The fastest of them in NCCL's model, if it beats the model's choice among the rest: the
     // one NCCL would pick (scanned in NCCL's order, ties to the first).
     int best = -1;
@@ -478,7 +503,7 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
   for (int i = 0; i < kFlowMissing; ++i) {
     if (flow_from[i] == 0) continue;
     const std::string name = nccl_spelling(flow_missing[i]);
-    setup.flow_limits.push_back(
+    setup.limits.push_back(
         {"NCCL's " + name + " algorithm",
          "NCCL " + tuning_of(t).name + "'s model picks " + name + flow_missing_what[i] + " for " +
              w.collective +
@@ -487,6 +512,18 @@ NcclRunSetup nccl_setup(const CollectiveInputs& in, const Fabric& fabric) {
                   : " from " + format_size(flow_from[i]) + " to " + format_size(flow_to[i])) +
              " here; the flow mode has no " + name +
              " and runs those sizes as the model's next choice (mode: packet runs " + name + ")"});
+  }
+  if (collnet_from > 0) {
+    setup.limits.push_back(
+        {"SHARP's aggregation trees and resources",
+         w.collective + " runs " + collnet_name +
+             (collnet_from == collnet_to
+                  ? " at " + format_size(collnet_from)
+                  : " from " + format_size(collnet_from) + " to " + format_size(collnet_to)) +
+             " with the switches' reduction as a join at each head's first switch: trees rooted "
+             "above it (their hops, the uplinks' bytes, oversubscription above the leaves), "
+             "SHARP's resource limits (aggregation trees a switch, streaming buffers) and the "
+             "reduction's own rate are not modelled"});
   }
   if (worst > kMaxTransfers && in.flow_mode) {
     throw key_error(in.places, "mode",

@@ -70,8 +70,10 @@ TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const R
     const int64_t bytes =
         (t.bytes + spec.line_data_bytes - 1) / spec.line_data_bytes * spec.line_bytes;
     out.add_like(t, t.src_rank, t.dst_rank, bytes, t.flow);
-    // A compute task keeps its own duration (an algorithm's 0-duration join waits for no step).
-    int64_t delay = t.is_compute() ? t.delay_ps : spec.step_latency_ps;
+    // A compute task keeps its own duration (an algorithm's 0-duration join waits for no step);
+    // a transfer waits its step latency, or the longer delay its builder set (CollNet's sends
+    // after the switches' join).
+    int64_t delay = t.is_compute() ? t.delay_ps : std::max(spec.step_latency_ps, t.delay_ps);
     if (dag.dependency_count(i) == 0) delay += spec.launch_latency_ps;
     if (spec.staging_rate_bps > 0 && layout.server_of(t.src_rank) != layout.server_of(t.dst_rank)) {
       const int64_t exposed =

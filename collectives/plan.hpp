@@ -67,6 +67,13 @@ struct CollectiveSpec {
   int root = 0;                   ///< broadcast, reduce
   int64_t step_latency_ps = 0;    ///< software latency of each step, before its post
   int64_t launch_latency_ps = 0;  ///< once per collective, before the first steps
+  /// CollNet (SHARP): how long after the last server's NIC loopback of a chunk its result may
+  /// leave the switches, picoseconds: one switch latency and one link's propagation (the
+  /// reduction's pass through the aggregation switch and the result's link to each head;
+  /// the loopbacks carry each head's own bytes down, not the result's fan-out). At least one
+  /// link's propagation, it also keeps the dependency the join hands another server's GPU as
+  /// far ahead as a partitioned (MPI) run's lookahead. 0 = none.
+  int64_t collnet_join_ps = 0;
   /// Staging through host memory (GPUDirect RDMA off, or sockets): a transfer between servers
   /// is delayed by staging_latency_ps + 2 × min(its bytes, staging_unit_bytes) at
   /// staging_rate_bps (the copy into host memory at the sender and out of it at the receiver,

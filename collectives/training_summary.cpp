@@ -28,7 +28,9 @@ TrainingSummary training_summary(const CollectiveInputs& in, const Fabric& fabri
   for (const uint32_t id : r.critical_path_ids) {
     const Transfer& x = plan.dag.transfer(id);
     if (x.is_compute()) continue;
-    const bool nvlink = x.src_rank / g == x.dst_rank / g && in.nvlink_rate_bps > 0;
+    // A NIC loopback (CollNet) stays on its host but goes through its NIC.
+    const bool nvlink =
+        x.src_rank / g == x.dst_rank / g && !x.is_nic_loopback() && in.nvlink_rate_bps > 0;
     const int64_t rate = nvlink ? in.nvlink_rate_bps : in.host_rate_bps;
     const int64_t network = (replayer.completed_time(id) - replayer.posted_time(id)).ps();
     const int64_t link = std::min(

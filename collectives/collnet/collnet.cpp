@@ -73,7 +73,7 @@ struct ChunkShape {
 // Adds one pipeline (a channel's part or a head's slice) of `elems` elements to `dag`: per chunk
 // one block as collnet.hpp lays it out.
 void add_pipeline(TransferDag& dag, const ChunkShape& shape, int servers, int gpus, int64_t elems,
-                  int64_t chunk_elems, int elem_bytes, int window) {
+                  int64_t chunk_elems, int elem_bytes, int window, int64_t join_delay_ps) {
   const int64_t chunks = chunks_of(elems, chunk_elems);
   const auto n_in = static_cast<uint32_t>(shape.in.size());
   const auto n_out = static_cast<uint32_t>(shape.out.size());
@@ -102,15 +102,20 @@ void add_pipeline(TransferDag& dag, const ChunkShape& shape, int servers, int gp
       loops[static_cast<size_t>(v)] = loop;
     }
     // SHARP's reduction over the servers: nothing leaves the network before every server's
-    // contribution is in.
-    const uint32_t join = dag.add_compute(0, 0);
+    // contribution is in, and then join_delay_ps more (the header says why).
+    const uint32_t join = dag.add_compute(0, join_delay_ps);
     for (uint32_t loop : loops) dag.depends(join, loop);
     for (int v = 0; v < servers; ++v) {
       const uint32_t v_first = static_cast<uint32_t>(dag.size());
       for (uint32_t j = 0; j < n_out; ++j) {
         const LocalSend& s = shape.out[j];
         const uint32_t id = dag.add(rank(v, s.src), rank(v, s.dst), bytes, shape.out_flow);
-        dag.depends(id, shape.out_after[j] >= 0 ? v_first + uint32_t(shape.out_after[j]) : join);
+        if (shape.out_after[j] >= 0) {
+          dag.depends(id, v_first + uint32_t(shape.out_after[j]));
+        } else {
+          dag.depends(id, join);
+          dag.set_delay(id, join_delay_ps);  // at least that long after the join, too
+        }
         windowed(id);
       }
     }
@@ -134,8 +139,10 @@ int64_t collnet_direct_transfers(int servers, int gpus_per_server, int64_t count
 }
 
 TransferDag collnet_chain_allreduce(int servers, int gpus_per_server, int64_t count, int elem_bytes,
-                                    int64_t chunk_bytes, int channels, int window) {
+                                    int64_t chunk_bytes, int channels, int window,
+                                    int64_t join_delay_ps) {
   const char* const who = "collnet_chain_allreduce";
+  if (join_delay_ps < 0) fail(who, "join_delay_ps must be >= 0");
   check_args(who, servers, gpus_per_server, count, elem_bytes, chunk_bytes);
   if (channels < 1) fail(who, "channels must be >= 1");
   if (window < 1) fail(who, "window must be >= 1");
@@ -163,14 +170,16 @@ TransferDag collnet_chain_allreduce(int servers, int gpus_per_server, int64_t co
     shape.out_flow = static_cast<uint32_t>(channels) + static_cast<uint32_t>(c);
     shape.loop_flow = static_cast<uint32_t>(c);
     add_pipeline(dag, shape, servers, g, part_elems(count, channels, c), chunk_bytes / elem_bytes,
-                 elem_bytes, window);
+                 elem_bytes, window, join_delay_ps);
   }
   return dag;
 }
 
 TransferDag collnet_direct_allreduce(int servers, int gpus_per_server, int64_t count,
-                                     int elem_bytes, int64_t chunk_bytes, int window) {
+                                     int elem_bytes, int64_t chunk_bytes, int window,
+                                     int64_t join_delay_ps) {
   const char* const who = "collnet_direct_allreduce";
+  if (join_delay_ps < 0) fail(who, "join_delay_ps must be >= 0");
   check_args(who, servers, gpus_per_server, count, elem_bytes, chunk_bytes);
   if (window < 1) fail(who, "window must be >= 1");
   if (collnet_direct_transfers(servers, gpus_per_server, count, elem_bytes, chunk_bytes) >
@@ -193,7 +202,7 @@ TransferDag collnet_direct_allreduce(int servers, int gpus_per_server, int64_t c
     shape.out_flow = static_cast<uint32_t>(h);
     shape.loop_flow = static_cast<uint32_t>(h);
     add_pipeline(dag, shape, servers, g, part_elems(count, g, h), chunk_bytes / elem_bytes,
-                 elem_bytes, window);
+                 elem_bytes, window, join_delay_ps);
   }
   return dag;
 }
@@ -221,7 +230,7 @@ TransferDag collnet_chain_dag(const RankLayout& layout, const CollectiveSpec& sp
   need_whole_servers(layout, "collnet_chain");
   return collnet_chain_allreduce(layout.servers(), layout.gpus_per_server, buffer_count, elem_bytes,
                                  collnet_chunk(spec, buffer_count, elem_bytes), spec.channels,
-                                 kConnectionWindow);
+                                 kConnectionWindow, spec.collnet_join_ps);
 }
 
 TransferDag collnet_direct_dag(const RankLayout& layout, const CollectiveSpec& spec,
@@ -231,7 +240,8 @@ TransferDag collnet_direct_dag(const RankLayout& layout, const CollectiveSpec& s
   // pipeline a head here, so its window is theirs together.
   return collnet_direct_allreduce(layout.servers(), layout.gpus_per_server, buffer_count,
                                   elem_bytes, collnet_chunk(spec, buffer_count, elem_bytes),
-                                  kConnectionWindow * std::max(1, spec.channels));
+                                  kConnectionWindow * std::max(1, spec.channels),
+                                  spec.collnet_join_ps);
 }
 
 int64_t collnet_chain_dag_transfers(const RankLayout& layout, const CollectiveSpec& spec,

@@ -119,11 +119,17 @@ namespace fabricsim {
 ///     (G − 1 up, the loopback, G − 1 down) and 2G − 1 + ⌊(chunks − 1) / window⌋ for a channel
 ///     of `chunks` chunks (chunk k waits for chunk k − window on every connection).
 ///
+/// `join_delay_ps`: the join waits this long after the last server's loopback of a chunk, and
+/// the first sends after it start at least this long after it (their step latency counts
+/// within it): SHARP's reduction pass in the switch and the result's way to the heads, beyond
+/// what the loopbacks themselves take (collnet_join_ps, plan.hpp).
+///
 /// Throws std::invalid_argument for servers < 1, gpus_per_server < 1, servers × G < 2 or
 /// > INT32_MAX, count < 0, elem_bytes <= 0, chunk_bytes < elem_bytes, channels < 1, window < 1,
-/// or a DAG of more than 2^32 − 1 transfers.
+/// join_delay_ps < 0, or a DAG of more than 2^32 − 1 transfers.
 TransferDag collnet_chain_allreduce(int servers, int gpus_per_server, int64_t count, int elem_bytes,
-                                    int64_t chunk_bytes, int channels, int window);
+                                    int64_t chunk_bytes, int channels, int window,
+                                    int64_t join_delay_ps = 0);
 
 /// CollNetDirect AllReduce (every GPU a head, nHeads = G) of `count` elements of `elem_bytes`
 /// over `servers` servers of `gpus_per_server` GPUs, as above. Slice h (head h) holds count / G
@@ -140,7 +146,8 @@ TransferDag collnet_chain_allreduce(int servers, int gpus_per_server, int64_t co
 ///
 /// Throws std::invalid_argument for the bad arguments of collnet_chain_allreduce but channels.
 TransferDag collnet_direct_allreduce(int servers, int gpus_per_server, int64_t count,
-                                     int elem_bytes, int64_t chunk_bytes, int window);
+                                     int elem_bytes, int64_t chunk_bytes, int window,
+                                     int64_t join_delay_ps = 0);
 
 /// The number of transfers (the joins included) collnet_chain_allreduce builds for these
 /// arguments, without building it: Σ over channels of chunks × (S(2G − 1) + 1); saturates at

@@ -19,8 +19,10 @@ const Choices& workload_algorithms() {
                                    {"PAT", "pat"},
                                    {"CollNetDirect", "collnet_direct"},
                                    {"collnetdirect", "collnet_direct"},
+                                   {"COLLNETDIRECT", "collnet_direct"},
                                    {"CollNetChain", "collnet_chain"},
-                                   {"collnetchain", "collnet_chain"}},
+                                   {"collnetchain", "collnet_chain"},
+                                   {"COLLNETCHAIN", "collnet_chain"}},
                                   "workload.algorithm"};
   return algorithms;
 }

@@ -54,7 +54,7 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                        "PCIe link toward its NIC (the pcie section sets the GPU-to-GPU links)"});
   }
   if (sc.has_workload) {
-    for (const auto& [what, why] : prepared.nccl.flow_limits) out.push_back({what, why});
+    for (const auto& [what, why] : prepared.nccl.limits) out.push_back({what, why});
   }
   if (sc.mode == "flow") {
     out.push_back({"queues, PFC, ECN/DCQCN, drops and retransmissions",

@@ -25,6 +25,7 @@ inline CollectiveInputs collective_inputs(const Scenario& sc) {
                           sc.topology.nics_per_server,
                           sc.mode == "flow",
                           sc.transport == "infiniband",
+                          sc.link.propagation_delay_ps + sc.sw.latency_ps,
                           KeyPlaces{sc.path, sc.origins, sc.written_as}};
 }
 

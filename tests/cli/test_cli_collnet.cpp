@@ -116,6 +116,15 @@ TEST_CASE("collnet: algorithm auto picks CollNet as NCCL's model does once SHARP
                             "--set workload.maxbytes=256MiB");
   const std::string plain = off[0]["algorithm"];
   CHECK(plain.rfind("collnet_", 0) == std::string::npos);
+  // Nor for a product, which SHARP cannot reduce.
+  const auto prod = run_rows("collnet_auto_prod",
+                             "--set nccl.version=2.18 "
+                             "--set workload.minbytes=256MiB "
+                             "--set workload.maxbytes=256MiB "
+                             "--set workload.redop=prod" +
+                                 kSharp);
+  const std::string product = prod[0]["algorithm"];
+  CHECK(product.rfind("collnet_", 0) == std::string::npos);
 }
 
 TEST_CASE("collnet: refused with the reason where NCCL has no CollNet") {
@@ -133,6 +142,8 @@ TEST_CASE("collnet: refused with the reason where NCCL has no CollNet") {
   refused("--set workload.algorithm=collnet_chain --set mode=flow" + kSharp, "packet mode");
   refused("--set workload.algorithm=collnet_chain --set workload.protocol=ll128" + kSharp,
           "Simple protocol only");
+  // SHARP has no product (nccl-rdma-sharp-plugins reduce sum, min and max).
+  refused("--set workload.algorithm=collnet_chain --set workload.redop=prod" + kSharp, "not prod");
   // NCCL_ALGO naming only CollNet where it is off: bad input with its reason.
   refused("--set nccl.algo=CollNetChain", "CollNetChain: CollNet needs NCCL_COLLNET_ENABLE=1");
 }

@@ -193,9 +193,12 @@ TEST_CASE("MPI run: NVLSTree across servers and PAT keep the sequential run's by
   CHECK(pat.find("\"algorithm\": \"pat\"") != std::string::npos);
 }
 
-TEST_CASE("MPI run: CollNet's NIC loopbacks through the rail leaves keep the sequential bytes") {
-  // Each head's loopback goes up to its rail leaf and back, the leaf perhaps on the other rank;
-  // the servers' join is a task on rank 0's host.
+TEST_CASE(
+    "MPI run: CollNet's NIC loopbacks and its join across servers keep the sequential bytes") {
+  // Each head's loopback goes up to its rail leaf and back, the leaf perhaps on the other rank.
+  // Three servers: the join after every server's loopback hands the other ranks' GPUs their
+  // next sends one switch and one link later, no closer than the lookahead (a regression: with
+  // no delay such a run stopped with an internal error once its servers sat on different ranks).
   for (const std::string algo : {"collnet_chain", "collnet_direct"}) {
     const std::string r =
         same_bytes(algo, "scenarios/dgx_h100_2node_ib.yaml",
@@ -203,6 +206,9 @@ TEST_CASE("MPI run: CollNet's NIC loopbacks through the rail leaves keep the seq
                        " --set workload.minbytes=16MiB --set workload.maxbytes=16MiB",
                    0);
     CHECK(r.find("\"algorithm\": \"" + algo + "\"") != std::string::npos);
+    const std::string three = same_bytes(algo + "_3", "tests/data/cli/dgx_h100_3node_sharp.yaml",
+                                         "--set workload.algorithm=" + algo, 0);
+    CHECK(three.find("\"algorithm\": \"" + algo + "\"") != std::string::npos);
   }
 }
 
