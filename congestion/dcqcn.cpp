@@ -8,7 +8,7 @@
 
 namespace fabricsim {
 
-static_assert(sizeof(DcqcnRp) <= 128, "DcqcnRp lives in every queue pair: keep it small");
+static_assert(sizeof(DcqcnRp) <= 144, "DcqcnRp lives in every queue pair: keep it small");
 
 namespace {
 
@@ -65,6 +65,10 @@ void validate_dcqcn(const DcqcnConfig& c, int64_t line_rate_bps) {
   }
   if (!(c.max_decrease >= 0.0 && c.max_decrease <= 1.0)) {
     fail("max_decrease must be in [0, 1], got " + std::to_string(c.max_decrease));
+  }
+  if (c.rate_reduce_monitor_period_ps < 0) {
+    fail("rate_reduce_monitor_period must be >= 0 ps, got " +
+         std::to_string(c.rate_reduce_monitor_period_ps));
   }
   if (c.cnp_interval_ps < 0) {
     fail("cnp_interval must be >= 0 ps, got " + std::to_string(c.cnp_interval_ps));
@@ -149,20 +153,36 @@ void DcqcnRp::on_cnp(int64_t now_ps) {
   advance(now_ps);
   const DcqcnConfig& c = *cfg_;
   ++cnp_received_;
-  // Rate cut with the alpha of this moment, then the alpha update (paper §3.1, equation 1).
-  target_bps_ = rate_bps_;
-  const double cut = std::min(alpha_ / 2, c.max_decrease);
-  const auto reduced =
-      static_cast<int64_t>(std::llround(static_cast<double>(rate_bps_) * (1.0 - cut)));
-  const int64_t next = std::max(reduced, c.min_rate_bps);
-  if (next < rate_bps_) {
-    rate_bps_ = next;
-    ++decreases_;
+  const int64_t period = c.rate_reduce_monitor_period_ps;
+  const bool now_due = period <= 0 || last_cut_ps_ < 0 || now_ps >= cut_due_ps();
+  if (now_due) {
+    cut(now_ps);  // with the alpha of this moment, then the alpha update (§3.1, equation 1)
+  } else {
+    cut_pending_ = true;  // the cut waits for the end of the period, with the alpha of then
   }
   alpha_at_cnp_ = std::min(1.0, (1.0 - c.g) * alpha_ + c.g);
   alpha_ = alpha_at_cnp_;
   last_cnp_ps_ = now_ps;
   next_alpha_ps_ = saturating_add(now_ps, c.alpha_timer_ps);
+}
+
+void DcqcnRp::cut(int64_t now_ps) {
+  const DcqcnConfig& c = *cfg_;
+  cut_pending_ = false;
+  last_cut_ps_ = now_ps;
+  // Rt = Rc: always in the paper. Otherwise only if the rate rose since the last cut: by the
+  // byte counter (QCN's rule), or by the timer too with clamp_tgt_rate_after_time_inc. Cuts with
+  // no increase between them keep Rt, the rate before the run of cuts.
+  const bool raised = byte_stage_ > 0 || (c.clamp_target_rate_after_time_inc && timer_stage_ > 0);
+  if (c.clamp_target_rate || raised) target_bps_ = rate_bps_;
+  const double decrease = std::min(alpha_ / 2, c.max_decrease);
+  const auto reduced =
+      static_cast<int64_t>(std::llround(static_cast<double>(rate_bps_) * (1.0 - decrease)));
+  const int64_t next = std::max(reduced, c.min_rate_bps);
+  if (next < rate_bps_) {
+    rate_bps_ = next;
+    ++decreases_;
+  }
   // The increase machinery starts over: both counters, the byte count and the rate timer.
   timer_stage_ = byte_stage_ = 0;
   bytes_counted_ = 0;

@@ -42,6 +42,14 @@ DcqcnConfig connectx_preset() {
   c.max_decrease = 1.0 - 50.0 / 100;  // rpg_min_dec_fac = 50 %: new rate >= 50 % of the old
   // rpg_gd = 11: cut = alpha_fixed / 2^11 = alpha / 2 with alpha in 1/1024 units, the paper's
   // cut, so it needs no field of its own.
+  // A cut keeps Rt unless the rate rose since the last cut (byte counter or timer), and cuts
+  // come at most once per 4 us however many CNPs arrive. The semantics as the DCQCN authors'
+  // ns-3 (bobzhuyb/ns3-rdma, rpr_cnm_received) and the HPCC authors' model of ConnectX
+  // (alibaba-edu/High-Precision-Congestion-Control, RdmaHw::CheckRateDecreaseMlx) implement
+  // them; the values as `mlxconfig query` prints them on a ConnectX-6 Dx.
+  c.clamp_target_rate = false;                // clamp_tgt_rate = 0 (CLAMP_TGT_RATE)
+  c.clamp_target_rate_after_time_inc = true;  // clamp_tgt_rate_after_time_inc = 1
+  c.rate_reduce_monitor_period_ps = 4 * kUs;  // rate_reduce_monitor_period = 4 us
   c.cnp_interval_ps = 4 * kUs;  // min_time_between_cnps = 4 us (MIN_TIME_BETWEEN_CNPS)
   c.cnp_traffic_class = 6;      // cnp_802p_prio = 6 (CNP_802P_PRIO)
   return c;

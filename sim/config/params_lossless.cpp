@@ -182,6 +182,15 @@ std::span<const Field> dcqcn_params() {
    "hyper increase step [R_HAI] (rpg_hai_rate)"},
   {"dcqcn", "min_rate", false,  // below the line rate: checked where the line rate is known
    Quantity(kDcqcnRate), at<kDcqcn, &D::min_rate_bps>, "floor of the current rate (rpg_min_rate)"},
+  {"dcqcn", "clamp_target_rate", false, Bool(), at<kDcqcn, &D::clamp_target_rate>,
+   "on a cut, target rate Rt = current rate Rc always (clamp_tgt_rate)"},
+  {"dcqcn", "clamp_target_rate_after_time_inc", false, Bool(),
+   at<kDcqcn, &D::clamp_target_rate_after_time_inc>,
+   "without clamp_target_rate: Rt = Rc on a cut after a byte-counter or also a timer increase "
+   "(clamp_tgt_rate_after_time_inc)"},
+  {"dcqcn", "rate_reduce_monitor_period", false, Quantity(kNonNegativeTime),
+   at<kDcqcn, &D::rate_reduce_monitor_period_ps>,
+   "at most one cut per period; 0 = every CNP cuts (rate_reduce_monitor_period)"},
   {"dcqcn", "max_decrease", false,
    Fraction(1e-6, 1, "a number above 0 and at most 1, e.g. 0.5 or 1/2"),
    at<kDcqcn, &D::max_decrease>, "largest cut per CNP, as a fraction of the rate (rpg_min_dec_fac)"},

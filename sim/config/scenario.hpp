@@ -25,8 +25,9 @@
 //              watchdog_action, deadlock_check_interval}
 //             # optional, transport roce; xoff with threshold static, alpha with dynamic
 //   dcqcn:    {preset, enabled, g, initial_alpha, alpha_timer, rate_timer, byte_counter,
-//              fast_recovery_steps, rai, rhai, min_rate, max_decrease, cnp_interval,
-//              cnp_traffic_class}
+//              fast_recovery_steps, rai, rhai, min_rate, clamp_target_rate,
+//              clamp_target_rate_after_time_inc, rate_reduce_monitor_period, max_decrease,
+//              cnp_interval, cnp_traffic_class}
 //             # optional, transport roce; the preset's values (paper | connectx, default
 //             # paper), then the keys given over them; enabled needs ecn.enabled
 //   infiniband: {vl_buffer}                  # optional, transport infiniband
@@ -329,6 +330,18 @@ struct DcqcnConfig {
   /// Floor of the current rate (rpg_min_rate); no value in the paper: kept from this struct's
   /// earlier default.
   int64_t min_rate_bps = 10'000'000;
+  /// On a cut, Rt = Rc always (clamp_tgt_rate = 1); §3.1's rate decrease sets Rt = Rc on every
+  /// CNP, as the authors' ns-3 model does (bobzhuyb/ns3-rdma, CLAMP_TARGET_RATE 1).
+  bool clamp_target_rate = true;
+  /// With clamp_target_rate off, Rt = Rc on a cut only if the rate rose since the last cut: by
+  /// the byte counter, or also by the rate timer when this is true (ConnectX's
+  /// clamp_tgt_rate_after_time_inc; false is QCN's rule, byte counter only). Cuts with no
+  /// increase between them keep Rt. Unused while clamp_target_rate.
+  bool clamp_target_rate_after_time_inc = true;
+  /// At most one cut per [period] (rate_reduce_monitor_period): a CNP within the period of the
+  /// last cut is applied at the period's end, several as one. 0 = every CNP cuts on arrival,
+  /// as §3.1 describes the reaction point.
+  int64_t rate_reduce_monitor_period_ps = 0;
   /// Largest cut per CNP: the rate never drops below (1 - max_decrease) x Rc at one CNP
   /// (rpg_min_dec_fac); 0.5 = the paper's alpha <= 1 (§3.1: one CNP cuts at most Rc / 2).
   double max_decrease = 0.5;

@@ -73,15 +73,18 @@ struct EventModel {
 
   void run_until(int64_t t) {
     for (;;) {
-      const int64_t next = std::min(alpha_at, rate_at);
+      const int64_t cut_at = pending ? last_cut + c.rate_reduce_monitor_period_ps : kNever;
+      const int64_t next = std::min({alpha_at, rate_at, cut_at});
       if (next > t) return;
       if (alpha_at == next) {
         alpha *= 1 - c.g;
         alpha_at += c.alpha_timer_ps;
-      } else {
+      } else if (rate_at == next) {
         ++tc;
         rate_at += c.rate_timer_ps;
         event();
+      } else {
+        do_cut(next);  // a deferred cut, after the timers due at the same time
       }
     }
   }
@@ -103,15 +106,28 @@ struct EventModel {
   }
   void cnp(int64_t t) {
     run_until(t);
-    rt = rc;
-    const double cut = std::min(alpha / 2, c.max_decrease);
-    rc = std::max(c.min_rate_bps, static_cast<int64_t>(std::llround(double(rc) * (1 - cut))));
+    // rate_reduce_monitor_period: within the period of the last cut, the cut waits for its end.
+    if (c.rate_reduce_monitor_period_ps == 0 || last_cut < 0 ||
+        t - last_cut >= c.rate_reduce_monitor_period_ps) {
+      do_cut(t);
+    } else {
+      pending = true;
+    }
     alpha = (1 - c.g) * alpha + c.g;
     alpha_at = t + c.alpha_timer_ps;
+  }
+  void do_cut(int64_t t) {
+    // clamp_tgt_rate; else after a byte-counter increase (QCN), or a timer increase too
+    // (clamp_tgt_rate_after_time_inc).
+    if (c.clamp_target_rate || bc > 0 || (c.clamp_target_rate_after_time_inc && tc > 0)) rt = rc;
+    const double cut = std::min(alpha / 2, c.max_decrease);
+    rc = std::max(c.min_rate_bps, static_cast<int64_t>(std::llround(double(rc) * (1 - cut))));
     tc = bc = 0;
     bytes = 0;
     limited = rc < line;
     rate_at = limited ? t + c.rate_timer_ps : kNever;
+    last_cut = t;
+    pending = false;
   }
   void sent(int64_t n, int64_t t) {
     run_until(t);
@@ -127,9 +143,9 @@ struct EventModel {
   const DcqcnConfig& c;
   int64_t line, rc, rt;
   double alpha;
-  int64_t alpha_at = kNever, rate_at = kNever, bytes = 0;
+  int64_t alpha_at = kNever, rate_at = kNever, bytes = 0, last_cut = -1;
   int tc = 0, bc = 0;
-  bool limited = false;
+  bool limited = false, pending = false;
 };
 
 }  // namespace
@@ -402,6 +418,109 @@ TEST_CASE("A CNP restarts the alpha timer", "[dcqcn]") {
   CHECK(rp.alpha() == Approx(a * (1 - c.g)).epsilon(1e-15));
 }
 
+// ---------------------------------------------------------------------------------------------
+// ConnectX firmware's clamping and rate reduce monitor period (NVIDIA "DCQCN Parameters":
+// clamp_tgt_rate, clamp_tgt_rate_after_time_inc, rate_reduce_monitor_period; the same
+// semantics as RdmaHw::CheckRateDecreaseMlx in the HPCC authors' ns-3 model)
+
+TEST_CASE("Without clamping, cuts keep Rt and fast recovery returns toward the rate before them",
+          "[dcqcn][clamp]") {
+  DcqcnConfig c = paper_with(55 * kUs, 55 * kUs, 0);
+  c.clamp_target_rate = false;
+  DcqcnRp rp(&c, kLine, 0);
+  rp.on_cnp(0);         // alpha 1: Rc 100 -> 50 Gb/s
+  rp.on_cnp(10 * kUs);  // no increase in between: Rt stays at the line rate
+  CHECK(rp.target_bps() == kLine);
+  const int64_t after_two = rp.rate_bps();
+  CHECK(after_two < kLine / 2);
+  rp.advance(10 * kUs + c.rate_timer_ps);  // one fast-recovery event: halfway to Rt = 100 Gb/s
+  CHECK(rp.rate_bps() == midpoint(after_two, kLine));
+  // The rate rose since the last cut: the next cut sets Rt = Rc.
+  const int64_t before = rp.rate_bps();
+  rp.on_cnp(10 * kUs + c.rate_timer_ps + 1);
+  CHECK(rp.target_bps() == before);
+
+  SECTION("the paper's clamping sets Rt = Rc at every cut") {
+    DcqcnConfig p = paper_with(55 * kUs, 55 * kUs, 0);
+    DcqcnRp q(&p, kLine, 0);
+    q.on_cnp(0);
+    const int64_t rc1 = q.rate_bps();
+    q.on_cnp(10 * kUs);
+    CHECK(q.target_bps() == rc1);
+  }
+}
+
+TEST_CASE("Without clamp_tgt_rate_after_time_inc only a byte-counter increase clamps (QCN's rule)",
+          "[dcqcn][clamp]") {
+  DcqcnConfig c = paper_with(55 * kUs, 55 * kUs, 10'000);
+  c.clamp_target_rate = false;
+  for (const bool after_time_inc : {true, false}) {
+    c.clamp_target_rate_after_time_inc = after_time_inc;
+    DcqcnRp rp(&c, kLine, 0);
+    rp.on_cnp(0);
+    rp.advance(c.rate_timer_ps);  // one timer event, no byte-counter event
+    REQUIRE(rp.timer_events() == 1);
+    const int64_t rc = rp.rate_bps();
+    rp.on_cnp(c.rate_timer_ps + 1);
+    CHECK(rp.target_bps() == (after_time_inc ? rc : kLine));
+    // A byte-counter increase clamps the next cut either way.
+    rp.on_bytes_sent(10'000, c.rate_timer_ps + 2);
+    REQUIRE(rp.byte_counter_events() == 1);
+    const int64_t rc2 = rp.rate_bps();
+    rp.on_cnp(c.rate_timer_ps + 3);
+    CHECK(rp.target_bps() == rc2);
+  }
+}
+
+TEST_CASE("rate_reduce_monitor_period: at most one cut per period, a CNP within it cut at its end",
+          "[dcqcn][monitor]") {
+  DcqcnConfig c = dcqcn_preset("connectx");
+  DcqcnRp rp(&c, kLine, 0);
+  rp.on_cnp(0);  // cuts now: alpha 1023/1024
+  const int64_t r1 = static_cast<int64_t>(std::llround(double(kLine) * (1 - (1023.0 / 1024) / 2)));
+  CHECK(rp.rate_bps() == r1);
+  rp.on_cnp(1 * kUs);  // within 4 us of the cut: alpha updates, the rate waits
+  rp.on_cnp(3 * kUs);
+  CHECK(rp.rate_bps() == r1);
+  CHECK(rp.decreases() == 1);
+  CHECK(rp.cut_pending());
+  CHECK(rp.next_rate_timer_ps() == 4 * kUs);  // the NIC wakes a paced QP then
+  // At 4 us one cut, with the alpha of that moment: (1 - g) a + g at each CNP (0, 1, 3 us),
+  // (1 - g) at each quiet K (1 us) in between: 1 before 1 us, 2 before 3 us, 1 before 4 us.
+  const double g = c.g;
+  double a = 1023.0 / 1024;
+  for (const int quiet_before_next : {1, 2, 1}) {
+    a = (1 - g) * a + g;
+    for (int k = 0; k < quiet_before_next; ++k) a *= 1 - g;
+  }
+  rp.advance(4 * kUs);
+  CHECK(rp.decreases() == 2);
+  CHECK_FALSE(rp.cut_pending());
+  CHECK(rp.rate_bps() == static_cast<int64_t>(std::llround(double(r1) * (1 - a / 2))));
+  // A CNP a full period after the last cut cuts on arrival.
+  rp.on_cnp(8 * kUs);
+  CHECK(rp.decreases() == 3);
+
+  SECTION("a cut waiting at the line rate keeps the QP counted and paced") {
+    DcqcnConfig q = paper_with(55 * kUs, 55 * kUs, 1'000);
+    q.rate_reduce_monitor_period_ps = 50 * kUs;
+    q.fast_recovery_steps = 1;
+    q.rhai_bps = kLine;  // back to line rate in a few byte-counter events
+    DcqcnRp p(&q, kLine, 0);
+    p.on_cnp(0);
+    for (int64_t t = 1; !p.at_line_rate(); ++t) p.on_bytes_sent(1'000, t * kUs / 10);
+    REQUIRE(p.now_ps() < 20 * kUs);
+    REQUIRE(p.rate_bps() == kLine);
+    p.on_cnp(20 * kUs);  // within the period: nothing changes yet
+    CHECK(p.rate_bps() == kLine);
+    CHECK_FALSE(p.at_line_rate());  // but the NIC keeps calling, so the cut lands at 50 us
+    CHECK(p.next_rate_timer_ps() == 50 * kUs);
+    p.on_bytes_sent(1'000, 51 * kUs);
+    CHECK(p.rate_bps() < kLine);
+    CHECK(p.decreases() == 2);
+  }
+}
+
 TEST_CASE("The rate stays in [min_rate, line rate] — at line rate the increase stops", "[dcqcn]") {
   const DcqcnConfig c = paper_with(55 * kUs, 55 * kUs, 0);
   DcqcnRp rp(&c, kLine, 0);
@@ -612,6 +731,8 @@ TEST_CASE("Presets: paper and connectx values as cited", "[dcqcn][preset]") {
   CHECK(p.max_decrease == 0.5);
   CHECK(p.cnp_interval_ps == 50 * kUs);
   CHECK(p.cnp_traffic_class == 6);
+  CHECK(p.clamp_target_rate);  // §3.1: Rt = Rc at every cut
+  CHECK(p.rate_reduce_monitor_period_ps == 0);
 
   const DcqcnConfig x = dcqcn_preset("connectx");
   CHECK(x.preset == "connectx");
@@ -627,6 +748,9 @@ TEST_CASE("Presets: paper and connectx values as cited", "[dcqcn][preset]") {
   CHECK(x.max_decrease == 0.5);
   CHECK(x.cnp_interval_ps == 4 * kUs);
   CHECK(x.cnp_traffic_class == 6);
+  CHECK_FALSE(x.clamp_target_rate);           // clamp_tgt_rate 0
+  CHECK(x.clamp_target_rate_after_time_inc);  // clamp_tgt_rate_after_time_inc 1
+  CHECK(x.rate_reduce_monitor_period_ps == 4 * kUs);
 
   // They differ where the sources differ, and both pass the checks at a 1 Gb/s port and up.
   CHECK(x.g != p.g);
