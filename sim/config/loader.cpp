@@ -125,12 +125,13 @@ std::span<const Section> sections() {
                                 {"dcqcn", false, &kRoceDcqcn},
                                 {"infiniband", false, &kInfiniband},
                                 {"switches", false},
-                                {"workload", true, nullptr, "traffic training perftest"},
+                                {"workload", true, nullptr, "traffic training perftest background"},
                                 {"nccl", false},
                                 {"measured", false},
                                 {kTrafficSection, false},
                                 {kTrainingSection, false},
                                 {"perftest", false},
+                                {"background", false},
                                 {"pcie", false},
                                 {"server", false}};
   return all;
@@ -151,7 +152,8 @@ const std::vector<Field>& fields() {
          {scenario_params(), topology_params(), link_params(), routing_params(),
           input_file_params(), switch_params(), nic_params(), ecn_params(), pfc_params(),
           dcqcn_params(), infiniband_params(), workload_params(), nccl_params(),
-          workload_sweep_params(), perftest_params(), pcie_params(), server_params()}) {
+          workload_sweep_params(), perftest_params(), background_params(), pcie_params(),
+          server_params()}) {
       out.insert(out.end(), table.begin(), table.end());
     }
     return out;
@@ -556,6 +558,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   check_link(found, s);
   check_workload(found, s);
   check_perftest(found, s);
+  check_background(found, s);
   check_pcie(ctx, found, s);
   check_nic(ctx, found, s);
   check_switch(ctx, found, s);

@@ -598,6 +598,7 @@ std::span<const Field> workload_params();        ///< collective … root (param
 std::span<const Field> nccl_params();            ///< params_workload.cpp
 std::span<const Field> workload_sweep_params();  ///< minbytes, maxbytes, stepfactor
 std::span<const Field> perftest_params();        ///< params_perftest.cpp
+std::span<const Field> background_params();      ///< params_background.cpp
 std::span<const Field> pcie_params();            ///< params_pcie.cpp
 std::span<const Field> server_params();          ///< params_server.cpp
 /// The keys a server profile may set, by section (topology, link, nic, pcie, nccl): those that
@@ -669,6 +670,7 @@ void apply_dcqcn_preset(const std::string& name, Scenario& s);
 void check_pfc(const Context& main, const Scenario& sc, const std::map<std::string, Value>& own,
                const std::map<std::string, Value>* top = nullptr);
 void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s);
+void check_background(const std::map<std::string, Value>& found, Scenario& s);
 void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s);  // nic
 void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& pfc,
                      const std::map<std::string, Value>& own,

@@ -105,4 +105,13 @@ class QuantileHistogram {
   int64_t max_ = -1;
 };
 
+/// The nearest-rank percentile num/den of `sorted` (ascending, not empty): the value at rank
+/// ceil(num/den x N), 1-based, at least the first. Exact, where QuantileHistogram bounds it.
+template <class T>
+const T& nearest_rank(const std::vector<T>& sorted, int64_t num, int64_t den) {
+  const auto n = static_cast<int64_t>(sorted.size());
+  const int64_t rank = std::max<int64_t>(1, (num * n + den - 1) / den);
+  return sorted[static_cast<size_t>(rank - 1)];
+}
+
 }  // namespace fabricsim

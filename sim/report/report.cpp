@@ -82,12 +82,8 @@ FctSummary fct_summary(std::vector<int64_t> fct_ps) {
   s.completed = static_cast<int64_t>(fct_ps.size());
   if (fct_ps.empty()) return s;
   std::sort(fct_ps.begin(), fct_ps.end());
-  const auto at_rank = [&](int64_t num, int64_t den) {  // nearest rank: ceil(num/den x N)
-    const int64_t rank = std::max<int64_t>(1, (num * s.completed + den - 1) / den);
-    return fct_ps[static_cast<size_t>(rank - 1)];
-  };
-  s.p50_ps = at_rank(50, 100);
-  s.p99_ps = at_rank(99, 100);
+  s.p50_ps = nearest_rank(fct_ps, 50, 100);
+  s.p99_ps = nearest_rank(fct_ps, 99, 100);
   s.max_ps = fct_ps.back();
   return s;
 }
@@ -243,6 +239,13 @@ void print_summary(std::ostream& out, const RunReport& r) {
                     static_cast<double>(fct.max_ps) / 1e6);
       out << buf;
     }
+  }
+  if (const SlowdownBucket& s = r.slowdown.all; s.count > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "# slowdown   : p50 %.2f, p95 %.2f, p99 %.2f over %lld traffic flows (FCT / FCT "
+                  "alone on the idle fabric; per size in slowdown.csv)\n",
+                  s.p50, s.p95, s.p99, static_cast<long long>(s.count));
+    out << buf;
   }
   const double eps = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   const double hps = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;
@@ -466,6 +469,7 @@ std::string results_json_text(const RunReport& r) {
     j["flows"][key] = {
         {"recorded", recorded}, {"completed", f.completed}, {"fct_us", us}, {"fct_ps", ps}};
   }
+  j["fct_slowdown"] = fct_slowdown_json(r.slowdown);
   if (r.deadlock.detected_at_ps >= 0) {
     j["deadlock"] = {{"detected_at_ps", r.deadlock.detected_at_ps},
                      {"cycle", r.deadlock.cycle},
@@ -600,7 +604,8 @@ namespace {
 template <class Sink>
 void flows_csv_chunks(const RunReport& r, Sink&& sink) {
   std::ostringstream out;
-  out << "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets,source\n";
+  out << "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets,source,"
+         "ideal_fct_us,slowdown\n";
   size_t n = 0;
   for (const auto& f : r.flows) {
     const bool done = f.end_ps >= f.start_ps;
@@ -608,7 +613,20 @@ void flows_csv_chunks(const RunReport& r, Sink&& sink) {
         << f.bytes << ',' << format_ps_as_us(f.start_ps) << ','
         << (done ? format_ps_as_us(f.end_ps) : "") << ','
         << (done ? format_ps_as_us(f.end_ps - f.start_ps) : "") << ',' << f.retransmitted_packets
-        << ',' << (f.traffic ? "traffic" : "collective") << '\n';
+        << ','
+        << (f.background ? "background"
+            : f.traffic  ? "traffic"
+                         : "collective")
+        << ',';
+    if (done && f.ideal_ps > 0 && f.end_ps > f.start_ps) {
+      char slowdown[32];
+      std::snprintf(slowdown, sizeof slowdown, "%.4f",
+                    static_cast<double>(f.end_ps - f.start_ps) / static_cast<double>(f.ideal_ps));
+      out << format_ps_as_us(f.ideal_ps) << ',' << slowdown;
+    } else {
+      out << ',';
+    }
+    out << '\n';
     if (++n % 16384 == 0) {
       sink(out.str());
       out.str({});

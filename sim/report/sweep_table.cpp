@@ -85,6 +85,13 @@ std::vector<std::string> metric_cells(size_t workload_sizes, const RunReport* re
     c.push_back(fct->completed > 0 ? format_ps_as_us(fct->p99_ps) : "");
   }
   c.push_back(format_ps_as_us(rep->simulated_ps));
+  // The traffic flows' FCT slowdown over all sizes (fct_slowdown.hpp; empty without one).
+  const SlowdownBucket& s = rep->slowdown.all;
+  for (double x : {s.p50, s.p95, s.p99}) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", x);  // as slowdown.csv
+    c.push_back(s.count > 0 ? text : "");
+  }
   return c;
 }
 

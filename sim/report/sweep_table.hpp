@@ -80,7 +80,10 @@ inline const std::vector<std::string> kMetricColumns = {"status",
                                                         "traffic_fct_p99_us",
                                                         "message_fct_p50_us",
                                                         "message_fct_p99_us",
-                                                        "simulated_us"};
+                                                        "simulated_us",
+                                                        "slowdown_p50",
+                                                        "slowdown_p95",
+                                                        "slowdown_p99"};
 /// The cost proxy, results.json `fabric.cost_usd` exactly (shortest round-trip text); empty for
 /// a point without a cost_model or without a report.
 inline const std::string kCostColumn = "cost_usd";

@@ -26,6 +26,13 @@ std::deque<OutputWriter>& table() {
        write_flows_csv, flows_note},
       {"flows.csv.gz", [](const OutputSettings& s, const RunReport&) { return s.flows == "gz"; },
        write_flows_csv_gz, flows_note},
+      // The traffic flows' FCT slowdown per size bucket (sim/report/fct_slowdown.hpp).
+      {"slowdown.csv",
+       [](const OutputSettings&, const RunReport& r) { return r.slowdown.flows() > 0; },
+       [](const std::string& path, const RunReport& r) {
+         write_output_file(path, fct_slowdown_csv(r.slowdown));
+       },
+       nullptr},
       // perftest's own report of a perftest: run (perftest/perftest.hpp), as `run` printed it.
       {"perftest.txt",
        [](const OutputSettings&, const RunReport& r) { return !r.perftest.empty(); },

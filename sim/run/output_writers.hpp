@@ -40,7 +40,8 @@ struct OutputWriter {
   std::function<std::string(const RunReport& report)> wrote_note;
 };
 
-/// The writers, built-in first (perf.json, ports.csv, queues.csv, flows.csv, flows.csv.gz),
+/// The writers, built-in first (perf.json, ports.csv, queues.csv, flows.csv, flows.csv.gz,
+/// slowdown.csv, perftest.txt),
 /// then the registered ones in the order they were registered. A deque: a reference into it
 /// stays valid when a writer registers later.
 const std::deque<OutputWriter>& output_writers();

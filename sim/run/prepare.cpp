@@ -21,6 +21,7 @@
 #include "sim/flow/flow_network.hpp"
 #include "sim/net/network.hpp"
 #include "sim/report/output_file.hpp"
+#include "sim/run/background.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
 #include "sim/run/scenario_collectives.hpp"
@@ -335,6 +336,7 @@ Prepared prepare(Scenario& sc) {
   std::vector<std::string> host_names;
   for (VertexId h : fabric.hosts) host_names.push_back(fabric.graph[h].name);
   resolve_traffic(sc, host_names);
+  add_background_flows(sc, fabric);
   check_runnable(sc, fabric);
   if (sc.perftest.enabled) {
     const int hosts = static_cast<int>(fabric.hosts.size());

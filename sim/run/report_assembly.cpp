@@ -193,6 +193,7 @@ void fill_counters(const Network& net, RunReport& rep) {
     fr.end_ps = f.end_ps;
     fr.retransmitted_packets = f.retransmitted_packets;
     fr.traffic = (f.tag & TrafficPlayer::kTagBit) != 0;
+    if (fr.traffic) fr.traffic_index = static_cast<int64_t>(f.tag & ~TrafficPlayer::kTagBit);
     rep.flows.push_back(fr);
   }
 }

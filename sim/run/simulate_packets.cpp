@@ -24,6 +24,7 @@
 #include "sim/net/network.hpp"
 #include "sim/run/congestion_dependence.hpp"
 #include "sim/run/deadlock_advice.hpp"
+#include "sim/run/ideal_fct.hpp"
 #include "sim/run/observer_fanout.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
@@ -318,6 +319,7 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   rep.events = static_cast<int64_t>(engine->events());
   rep.simulated_ps = sim.now().ps();
   fill_counters(net, rep);
+  fill_fct_slowdown(sc, fabric, rep);
   rep.packet_pool_packets = static_cast<int64_t>(net.packet_pool_capacity());
   rep.packet_struct_bytes = static_cast<int64_t>(Network::packet_bytes());
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

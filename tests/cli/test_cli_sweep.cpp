@@ -45,12 +45,26 @@ TEST_CASE("sweep: a 2x2 product runs 4 points, each as `run` would, and tabulate
   CHECK(!fs::exists(d / "point-005"));
   const auto t = csv_table(d / "sweep.csv");
   REQUIRE(t.size() == 5);  // header + 4 points
-  CHECK(t[0] ==
-        std::vector<std::string>{"point", "link.host_rate", "ecn.enabled", "status",
-                                 "avg_busbw_GBps", "busbw_at_max_size_GBps", "max_queue_bytes",
-                                 "worst_port_p99_queue_bytes", "pfc_pause_tx", "ecn_marked",
-                                 "cnp_tx", "drops", "traffic_fct_p50_us", "traffic_fct_p99_us",
-                                 "message_fct_p50_us", "message_fct_p99_us", "simulated_us"});
+  CHECK(t[0] == std::vector<std::string>{"point",
+                                         "link.host_rate",
+                                         "ecn.enabled",
+                                         "status",
+                                         "avg_busbw_GBps",
+                                         "busbw_at_max_size_GBps",
+                                         "max_queue_bytes",
+                                         "worst_port_p99_queue_bytes",
+                                         "pfc_pause_tx",
+                                         "ecn_marked",
+                                         "cnp_tx",
+                                         "drops",
+                                         "traffic_fct_p50_us",
+                                         "traffic_fct_p99_us",
+                                         "message_fct_p50_us",
+                                         "message_fct_p99_us",
+                                         "simulated_us",
+                                         "slowdown_p50",
+                                         "slowdown_p95",
+                                         "slowdown_p99"});
   // The first --vary is outermost.
   const std::vector<std::pair<std::string, std::string>> order = {
       {"100Gbps", "false"}, {"100Gbps", "true"}, {"200Gbps", "false"}, {"200Gbps", "true"}};

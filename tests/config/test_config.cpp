@@ -182,7 +182,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
           "nic, routing, ecn, pfc, dcqcn, infiniband, switches, workload, nccl, measured, "
-          "traffic, training, perftest, pcie and server");
+          "traffic, training, perftest, background, pcie and server");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -191,7 +191,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
           "dcqcn, infiniband, switches, workload, nccl, measured, traffic, training, "
-          "perftest, pcie and server, got a list");
+          "perftest, background, pcie and server, got a list");
   }
 }
 

@@ -280,9 +280,9 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   std::vector<std::string> top;
   for (const auto& [k, v] : j.items()) top.push_back(k);
   CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "nccl",
-                                        "counters", "conservation", "flows", "deadlock", "run",
-                                        "ports_truncated", "ports", "mode", "depends_on",
-                                        "limits"});
+                                        "counters", "conservation", "flows", "fct_slowdown",
+                                        "deadlock", "run", "ports_truncated", "ports", "mode",
+                                        "depends_on", "limits"});
   CHECK(j["mode"] == "packet");
   CHECK(j["limits"].empty());  // present, and empty when the run names none
 }
@@ -496,9 +496,10 @@ TEST_CASE("ports.csv, queues.csv and flows.csv: headers and exact rows") {
         "avg_queue_bytes,mean_sojourn_ns,ecn_marked,paused_us,watchdog_drops\n"
         "leaf0,3,\"spine\"\"1\",3,10,41780,2,8356,65536,99.9,1234.567,0,0.000000,0\n");
   CHECK(slurp(d.path / "flows.csv") ==
-        "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets,source\n"
-        "7,1,2,3,0,4096,0.000001,2.000001,2.000000,4,collective\n"
-        "8,0,1,0,0,4096,0.000005,,,0,collective\n");  // unfinished: no end, no FCT
+        "id,src,dst,qp,traffic_class,bytes,start_us,end_us,fct_us,retransmitted_packets,source,"
+        "ideal_fct_us,slowdown\n"
+        "7,1,2,3,0,4096,0.000001,2.000001,2.000000,4,collective,,\n"
+        "8,0,1,0,0,4096,0.000005,,,0,collective,,\n");  // unfinished: no end, no FCT
 }
 
 TEST_CASE("the summary adds a loss line and keeps the counters line") {
