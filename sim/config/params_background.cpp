@@ -22,8 +22,9 @@ const QuantitySpec kBackgroundStart{
 // clang-format off
 std::span<const Field> background_params() {
   static const Field rows[] = {
-  {"background", "load", false, Fraction(1e-6, 1, "a number above 0 and at most 1, e.g. 0.3"),
-   at<kBackground, &B::load>, "offered load per host link: mean flow arrivals x mean size / host rate"},
+  {"background", "load", false, Fraction(0, 1, "a number from 0 to 1, e.g. 0.3"),
+   at<kBackground, &B::load>,
+   "offered load per host link: mean flow arrivals x mean size / host rate; 0 = no flows"},
   {"background", "flow_sizes", false, String(), at<kBackground, &B::flow_sizes>,
    "web-search (DCTCP 2010) | hadoop (Facebook, SIGCOMM 2015) | a CDF file of 'SIZE_BYTES PERCENT' lines"},
   {"background", "pattern", false, Choice(kBackgroundPatterns), at<kBackground, &B::pattern>,

@@ -393,7 +393,7 @@ struct TrafficFlow {
 /// traffic/ generates them (traffic/poisson_flows.hpp).
 struct BackgroundConfig {
   bool enabled = false;  ///< the section is present
-  double load = 0.3;     ///< offered load per host link, (0, 1]
+  double load = 0.3;     ///< offered load per host link, [0, 1]; 0: no flows (a baseline)
   /// web-search (DCTCP, Alizadeh et al. SIGCOMM 2010) | hadoop (Roy et al. SIGCOMM 2015) | a CDF
   /// file, relative to the scenario's folder: lines "SIZE_BYTES PERCENT", 0 to 100.
   std::string flow_sizes = "web-search";

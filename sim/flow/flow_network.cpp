@@ -220,6 +220,14 @@ int64_t FlowNetwork::path_rate_bps(int src, int dst, uint32_t flow) const {
   return rate;
 }
 
+std::vector<FlowNetwork::Hop> FlowNetwork::path_hops(int src, int dst, uint32_t flow) const {
+  std::vector<uint32_t> ports;
+  router_.path(src, dst, flow, ports);
+  std::vector<Hop> hops;
+  for (uint32_t id : ports) hops.push_back({rate_bps_[id], delay_ps_[id]});
+  return hops;
+}
+
 void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t tag,
                        int64_t pace_bps) {
   if (src == dst && (flow & kNicLoopFlowBit)) {

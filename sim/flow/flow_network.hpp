@@ -113,6 +113,14 @@ class FlowNetwork {
   /// The slowest link rate on flow `flow`'s path from `src` to `dst`, bits per second.
   int64_t path_rate_bps(int src, int dst, uint32_t flow) const;
 
+  /// One link of a path: its rate (bits per second) and propagation delay (picoseconds).
+  struct Hop {
+    int64_t rate_bps = 0;
+    int64_t propagation_ps = 0;
+  };
+  /// The links of flow `flow`'s path from `src` to `dst`, first hop first (FlowRouter::path).
+  std::vector<Hop> path_hops(int src, int dst, uint32_t flow) const;
+
   int64_t flows_started() const { return started_; }
   int64_t flows_completed() const { return completed_; }
   int64_t reallocations() const { return reallocations_; }

@@ -240,12 +240,25 @@ void print_summary(std::ostream& out, const RunReport& r) {
       out << buf;
     }
   }
-  if (const SlowdownBucket& s = r.slowdown.all; s.count > 0) {
-    std::snprintf(buf, sizeof buf,
-                  "# slowdown   : p50 %.2f, p95 %.2f, p99 %.2f over %lld traffic flows (FCT / FCT "
-                  "alone on the idle fabric; per size in slowdown.csv)\n",
-                  s.p50, s.p95, s.p99, static_cast<long long>(s.count));
-    out << buf;
+  if (const SlowdownBucket& s = r.slowdown.all; s.count > 0 || r.fct_traffic.completed > 0) {
+    // What the slowdown leaves out: finished flows beyond the flow records' bound, and flows
+    // a stopped run did not finish (the slowest ones: its percentiles are then low).
+    std::string caveat;
+    if (s.count < r.fct_traffic.completed) {
+      caveat += "; " + std::to_string(r.fct_traffic.completed - s.count) +
+                " finished traffic flows without one (beyond the first " +
+                std::to_string(r.flows.size()) + " messages recorded, or no path)";
+    }
+    if (!r.complete) caveat += "; the run stopped: unfinished flows are left out";
+    if (s.count > 0) {
+      std::snprintf(buf, sizeof buf,
+                    "# slowdown   : p50 %.2f, p95 %.2f, p99 %.2f over %lld traffic flows", s.p50,
+                    s.p95, s.p99, static_cast<long long>(s.count));
+      out << buf << " (FCT / FCT alone on the idle fabric; per size in slowdown.csv" << caveat
+          << ")\n";
+    } else {
+      out << "# slowdown   : none" << caveat << "\n";
+    }
   }
   const double eps = r.wall_s > 0 ? static_cast<double>(r.events) / r.wall_s : 0.0;
   const double hps = r.wall_s > 0 ? static_cast<double>(r.packet_hops) / r.wall_s : 0.0;

@@ -2,13 +2,14 @@
 #include "sim/run/background.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "sim/config/loader.hpp"
 #include "sim/core/config_error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/strings.hpp"
 #include "traffic/flow_size_cdf.hpp"
 #include "traffic/poisson_flows.hpp"
@@ -28,19 +29,22 @@ FlowSizeCdf flow_size_cdf(const Scenario& sc) {
       p.is_absolute()
           ? p.string()
           : (std::filesystem::path(sc.path).parent_path() / p).lexically_normal().string();
-  std::ifstream in(path);
-  if (!in) {
+  const bool builtin_like = closest_match(name, builtin_flow_size_cdf_names()) != "";
+  std::string text;
+  try {
+    // A flow-size table is a few hundred lines: 1 MiB is far beyond any.
+    text = read_input_file(path, "flow-size CDF file", int64_t{1} << 20, "a flow-size table");
+  } catch (const InputFileError& e) {
     std::string names;
     for (const std::string& b : builtin_flow_size_cdf_names()) names += b + ", ";
     const std::string near = closest_match(name, builtin_flow_size_cdf_names());
     throw key_error(sc, "background.flow_sizes",
-                    "expected " + names + "or a readable CDF file; cannot read '" + path + "'" +
-                        (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+                    "expected " + names + "or a CDF file (relative to the scenario's folder); '" +
+                        path + "': " + e.what() +
+                        (builtin_like ? " (did you mean '" + near + "'?)" : ""));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   try {
-    return parse_flow_size_cdf(text.str(), name);
+    return parse_flow_size_cdf(text, name);
   } catch (const CdfError& e) {
     throw ConfigError(path, e.line(), e.column(), "background.flow_sizes",
                       e.message() + " (a CDF file has lines 'SIZE_BYTES PERCENT', 0 to 100)");
@@ -69,7 +73,7 @@ void add_background_flows(Scenario& sc, const Fabric& fabric) {
   // A sweep prepares a point twice: the flows of an earlier call go first.
   std::erase_if(sc.traffic, [](const TrafficFlow& t) { return t.background; });
   const BackgroundConfig& b = sc.background;
-  if (!b.enabled) return;
+  if (!b.enabled || b.load == 0) return;  // load 0: the section's baseline, no flows
   const FlowSizeCdf cdf = flow_size_cdf(sc);
   const std::vector<int> rack = racks(fabric);
   if (b.pattern == "rack-local") {  // every host needs a peer on its leaf
@@ -106,6 +110,22 @@ void add_background_flows(Scenario& sc, const Fabric& fabric) {
                       : b.pattern == "rack-local" ? "background.pattern"
                                                   : "background";
     throw key_error(sc, sc.origins.count(key) ? key : "background", what);
+  }
+  if (flows.empty()) {
+    char expected[64];
+    std::snprintf(expected, sizeof expected, "%.3g",
+                  spec.hosts * static_cast<double>(spec.duration_ps) /
+                      poisson_mean_interarrival_ps(spec, cdf));
+    const auto at = sc.origins.find("background.duration");
+    const std::string w = config_warning(
+        at != sc.origins.end() ? at->second : KeyOrigin{sc.path, 0, 0}, "background.duration",
+        "no background flow arrived in it (" + std::string(expected) +
+            " expected at this load and mean size " +
+            std::to_string(std::llround(cdf.mean_bytes())) +
+            " B): the run has no background traffic; lengthen it or raise background.load");
+    if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end()) {
+      sc.warnings.push_back(w);  // once, though a sweep prepares a point twice
+    }
   }
   const size_t first = sc.traffic.size();
   for (size_t i = 0; i < flows.size(); ++i) {

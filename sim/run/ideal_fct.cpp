@@ -29,19 +29,53 @@ IdealFct::~IdealFct() = default;
 
 int64_t IdealFct::ps(int src, int dst, uint32_t flow, int64_t bytes) const {
   const Impl& m = *impl_;
-  int64_t rate = m.net.path_rate_bps(src, dst, flow);
-  if (m.cfg.qp_rate_limit_bps > 0) rate = std::min(rate, m.cfg.qp_rate_limit_bps);
+  const std::vector<FlowNetwork::Hop> hops = m.net.path_hops(src, dst, flow);
+  const size_t h = hops.size();
   const int64_t mtu = m.cfg.mtu_bytes;
-  const int64_t last = bytes == 0 ? 0 : bytes - (bytes - 1) / mtu * mtu;  // the last packet
+  const int64_t packets = bytes <= mtu ? 1 : (bytes + mtu - 1) / mtu;
+  const int64_t last = bytes - (packets - 1) * mtu;               // the last packet's payload
+  const int64_t w = m.cfg.wire.wire_bytes(std::min(bytes, mtu));  // a full packet, on the wire
+  const int64_t l = m.cfg.wire.wire_bytes(last);
+  const int64_t limit = m.cfg.qp_rate_limit_bps;
+  // Before hop k > 0: the previous link's propagation and the switch's latency. Cut-through
+  // starts a packet on hop k as it starts arriving, unless the egress is faster (then stored).
+  const auto gap = [&](size_t k) { return hops[k - 1].propagation_ps + m.cfg.switch_latency_ps; };
+  const auto cut = [&](size_t k) {
+    return m.cfg.cut_through && hops[k].rate_bps <= hops[k - 1].rate_bps;
+  };
+  // Packets 1 .. n-1 (all full): packet i leaves hop k at c_k + (i - 1) x spacing_k, c_k the
+  // first packet's time, spacing_k the slowest serialization up to hop k (or the QP's pacing).
+  std::vector<int64_t> before(h, 0);  // packet n-1's end on each hop
+  if (packets >= 2) {
+    int64_t c = 0, spacing = limit > 0 ? serialization_ps(w, limit) : 0;
+    for (size_t k = 0; k < h; ++k) {
+      const int64_t s = serialization_ps(w, hops[k].rate_bps);
+      c = k == 0 ? s : (cut(k) ? c - serialization_ps(w, hops[k - 1].rate_bps) : c) + gap(k) + s;
+      spacing = std::max(spacing, s);
+      before[k] = c + (packets - 2) * spacing;
+    }
+  }
+  // The last packet: it leaves the NIC after packet n-1 (and its pacing slot), and each hop
+  // once that hop is free and it has arrived (max-plus recurrence of a store-and-forward or
+  // cut-through pipeline).
+  int64_t end = 0;
+  for (size_t k = 0; k < h; ++k) {
+    const int64_t s = serialization_ps(l, hops[k].rate_bps);
+    int64_t ready;
+    if (k == 0) {
+      ready = limit > 0 ? (packets - 1) * serialization_ps(w, limit) : 0;
+    } else {
+      ready = (cut(k) ? end - serialization_ps(l, hops[k - 1].rate_bps) : end) + gap(k);
+    }
+    end = std::max(packets >= 2 ? before[k] : 0, ready) + s;
+  }
+  if (h > 0) end += hops[h - 1].propagation_ps;
   int64_t host_ps = m.cfg.tx_latency_ps + m.cfg.rx_latency_ps + m.cfg.dma_read_latency_ps;
   if (m.cfg.pcie_rate_bps > 0) {  // the first packet's DMA read, the last one's write
     host_ps += serialization_ps(std::min(bytes, mtu), m.cfg.pcie_rate_bps) +
                serialization_ps(last, m.cfg.pcie_rate_bps);
   }
-  // Store-and-forward, the train's last packet leaves each switch after its largest packet
-  // (a full one, when there are several): a short last packet waits behind it at every hop.
-  return host_ps + serialization_ps(m.net.wire_bytes(bytes), rate) +
-         m.net.path_latency_ps(src, dst, flow, std::min(bytes, mtu));
+  return host_ps + end;
 }
 
 void fill_fct_slowdown(const Scenario& sc, const Fabric& fabric, RunReport& rep) {

@@ -1,14 +1,17 @@
 // The ideal completion time of a message: alone on the idle fabric, the time FCT slowdown
-// divides by (sim/report/fct_slowdown.hpp). The closed form of a lone message in a pipelined
-// network (DESIGN.md §5, "one flow on an idle path"):
-//   NIC tx latency + its wire bytes (payload + per-packet headers) at the path's slowest link
-//   (or nic.qp_rate_limit, if lower) + the path latency of its largest packet (propagation of
-//   every hop; per switch its forwarding latency and, store-and-forward, that packet's
-//   serialization on the next link: FlowNetwork::path_latency_ps; a shorter last packet waits
-//   behind the full one before it at every hop) + NIC rx latency; with
-//   nic.dma_read_latency and nic.pcie_rate, the DMA read's latency and the first packet's read
-//   and the last packet's write over PCIe. (A PCIe rate below the link's, which caps what the
-//   NIC receives, is not in it: a lone flow's slowdown is then above 1.)
+// divides by (sim/report/fct_slowdown.hpp). A lone message is a train of packets through a
+// pipeline of links (DESIGN.md §5, "one flow on an idle path"): packet i ends on hop k at
+//   F(i, k) = max(F(i-1, k), ready(i, k)) + its serialization on hop k,
+// ready = when it has arrived (store-and-forward: F(i, k-1); cut-through into a link no faster:
+// its start on hop k-1) + that link's propagation + the switch's latency; on the first hop, the
+// NIC's pacing slot under nic.qp_rate_limit. All packets but the last are full, so packet n-1's
+// times have a closed form (the first packet's, plus (n-2) x the slowest serialization so far)
+// and only the last packet is walked hop by hop: O(hops) a message, exact in integer
+// picoseconds for any mix of link rates. Plus the NIC's tx and rx latency and, with
+// nic.dma_read_latency and nic.pcie_rate, the DMA read's latency and the first packet's read and
+// the last packet's write over PCIe. (A PCIe rate below the link's, which caps what the NIC
+// receives, and InfiniBand credits too few for the path's round trip are not in it: a lone
+// flow's slowdown is then above 1.)
 // The path is FlowRouter's (valley-free shortest, ECMP by flow id): on the families' symmetric
 // fabrics every shortest path has the same rates and delays.
 #pragma once

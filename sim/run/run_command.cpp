@@ -1,6 +1,7 @@
 #include "sim/run/run_command.hpp"
 
 #include <unistd.h>
+#include <algorithm>
 
 #include <chrono>
 #include <cstdint>
@@ -198,8 +199,13 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
                     ", protocol " + sc.workload.protocol);
   }
   if (!sc.traffic.empty()) {
+    const auto background = static_cast<size_t>(std::count_if(
+        sc.traffic.begin(), sc.traffic.end(), [](const TrafficFlow& t) { return t.background; }));
     parts.push_back(std::to_string(sc.traffic.size()) + " traffic flow" +
-                    (sc.traffic.size() == 1 ? "" : "s"));
+                    (sc.traffic.size() == 1 ? "" : "s") +
+                    (background > 0 ? " (" + std::to_string(background) + " background)" : ""));
+  } else if (sc.background.enabled) {
+    parts.emplace_back("no background flow (background.load 0, or none arrived)");
   }
   if (sc.training.enabled) parts.emplace_back("a training step");
   if (sc.perftest.enabled) {

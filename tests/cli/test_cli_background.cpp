@@ -83,6 +83,37 @@ TEST_CASE("FCT slowdown: a lone message's FCT is the store-and-forward closed fo
   CHECK(t[4][0] == "all");
   CHECK(t[4][2] == "3");
 
+  SECTION("400G hosts under a 100G fabric: the slowest link spaces the train") {
+    // Hop rates 400, 100, 100, 400 Gb/s (20, 80, 80, 20 ps a byte). 1 MiB, 1024 equal packets:
+    // the first crosses every hop, the other 1023 follow one 100G serialization apart. 1025 B:
+    // the short last packet catches up and waits behind the full one at each 100G hop, so it
+    // leaves hop 4 at 4,722,880 ps (hand-walked: hop 1 ends 23,800; hop 2 1,617,320; hop 3
+    // 3,205,800; hop 4 max(4,721,200, 4,705,800) + 84 x 20), arriving a cable later.
+    const fs::path f = scratch("lone_fast_hosts");
+    REQUIRE(fabricsim("run tests/data/cli/lone_flows.yaml --set link.host_rate=400Gbps --out " +
+                      f.string())
+                .exit_code == 0);
+    const std::map<int64_t, int64_t> fast = {
+        {1, wire(1) * (20 + 80 + 80 + 20) + fixed},
+        {1025, 4'722'880 + 1'000'000},
+        {1 << 20, wire(1024) * (20 + 80 + 80 + 20) + 1023 * at_100g(wire(1024)) + fixed}};
+    for (const auto& row : flow_rows(f / "flows.csv")) {
+      const int64_t bytes = std::stoll(row.at("bytes"));
+      INFO(bytes << " B");
+      CHECK(us_to_ps(row.at("fct_us")) == fast.at(bytes));
+      CHECK(us_to_ps(row.at("ideal_fct_us")) == fast.at(bytes));
+    }
+  }
+  SECTION("a QP rate limit paces the train, not the first packet") {
+    const fs::path q = scratch("lone_limited");
+    REQUIRE(fabricsim("run tests/data/cli/lone_flows.yaml --set nic.qp_rate_limit=10Gbps --out " +
+                      q.string())
+                .exit_code == 0);
+    for (const auto& row : flow_rows(q / "flows.csv")) {
+      INFO(row.at("bytes") << " B");
+      CHECK(row.at("slowdown") == "1.0000");
+    }
+  }
   SECTION("cut-through: the same closed form without the per-switch serialization") {
     const fs::path c = scratch("lone_ct");
     const Result rc = fabricsim(
