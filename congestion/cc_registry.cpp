@@ -27,6 +27,14 @@ std::deque<CongestionControl>& registry() {
                  {},
                  {},
                  -1});
+    d.push_back({"timely",
+                 "TIMELY (Mittal et al., SIGCOMM 2015): RTT gradient, with the timely: section's "
+                 "parameters",
+                 CcKind::kTimely,
+                 {},
+                 {},
+                 -1,
+                 true});
     return d;
   }();
   return controls;

@@ -4,8 +4,9 @@
 // notification point at the receiver, which decides, for each data packet, whether to send the
 // sender a congestion notification packet (CNP).
 //
-// The built-in controls ("none", "dcqcn") are bound at compile time: the NIC switches on a small
-// enum (CcKind, congestion/qp_congestion.hpp) and calls DcqcnRp inline, with no virtual call. A
+// The built-in controls ("none", "dcqcn", "timely") are bound at compile time: the NIC switches on
+// a small enum (CcKind, congestion/qp_congestion.hpp) and calls DcqcnRp or TimelyRp inline, with no
+// virtual call. A
 // control registered from outside the library (a test, a plug-in) implements CcSender and
 // CcReceiver; the network makes one of each per queue pair when it creates the QP (never per
 // packet) and calls them through their virtual functions.
@@ -15,6 +16,9 @@
 //   advance        before the NIC reads the rate of a QP waiting for its pacing gap;
 //   on_bytes_sent  after each data frame the QP puts on the wire (wire bytes);
 //   on_ack         each ACK or NAK that reaches the sender (its cumulative PSN);
+//   on_rtt         then, for a control with needs_rtt, the round-trip time it measured: the
+//                  NIC stamps each data packet's send time, the receiver echoes the stamp of
+//                  the packet an ACK or NAK answers, and rtt = the ACK's arrival - the stamp;
 //   on_cnp         each CNP that reaches the sender;
 //   rate_bps       the rate to pace at (0 = the port's line rate, nothing to pace);
 //   next_timer_ps  when the rate may change without an event (the NIC wakes then to re-time
@@ -36,6 +40,7 @@ namespace fabricsim {
 enum class CcKind : uint8_t {
   kNone,        ///< no congestion control: the QP sends at its static rate limit or line rate
   kDcqcn,       ///< DCQCN (congestion/dcqcn.hpp), parameters from the `dcqcn:` section
+  kTimely,      ///< TIMELY (congestion/timely/), parameters from the `timely:` section
   kRegistered,  ///< a control registered with register_congestion_control()
 };
 
@@ -58,6 +63,11 @@ class CcSender {
   virtual void on_bytes_sent(int64_t /*wire_bytes*/, int64_t /*now_ps*/) {}
   virtual void on_ack(uint32_t /*cumulative_psn*/, int64_t /*now_ps*/) {}
   virtual void on_cnp(int64_t /*now_ps*/) {}
+  /// With needs_rtt: an ACK or NAK of cumulative PSN `acked_psn` measured `rtt_ps` (its arrival
+  /// at now_ps minus the send time of the data packet it answers); `snd_nxt` is the next PSN the
+  /// QP sends. Called after on_ack.
+  virtual void on_rtt(uint32_t /*acked_psn*/, uint32_t /*snd_nxt*/, int64_t /*rtt_ps*/,
+                      int64_t /*now_ps*/) {}
   /// The rate to pace the QP at, bits/s; 0 = the port's line rate. The lower of this and
   /// nic.qp_rate_limit applies.
   virtual int64_t rate_bps() const = 0;
@@ -85,6 +95,9 @@ struct CongestionControl {
   std::function<std::unique_ptr<CcReceiver>(const CcQpInfo&)> make_receiver;
   /// Registered controls: the traffic class of its CNPs, 0..7; -1 = the QP's own class.
   int cnp_traffic_class = -1;
+  /// Registered controls: true to receive on_rtt (the NIC then stamps every data packet and
+  /// the receiver echoes the stamp in its ACKs: 8 bytes a packet beside the pool).
+  bool needs_rtt = false;
 };
 
 /// Adds `control` (kind kRegistered) to the table, after the built-in ones, and its name to the
@@ -97,7 +110,8 @@ size_t register_congestion_control(CongestionControl control);
 /// controls register.
 const CongestionControl* find_congestion_control(const std::string& name);
 
-/// The names in table order: the built-in ones ("none", "dcqcn"), then the registered ones.
+/// The names in table order: the built-in ones ("none", "dcqcn", "timely"), then the registered
+/// ones.
 std::vector<std::string> congestion_control_names();
 
 }  // namespace fabricsim

@@ -1,7 +1,8 @@
 // A queue pair's congestion-control state, as the NIC holds it: the sender half (QpCcSender,
 // the reaction point) beside the QP's transport state, the receiver half (QpCcReceiver, the
 // notification point) beside its receive state. Each call switches on the network's CcKind:
-// DCQCN runs inline (DcqcnRp), a registered control through its CcSender / CcReceiver, made
+// DCQCN (DcqcnRp) and TIMELY (TimelyRp) run inline, a registered control through its CcSender /
+// CcReceiver, made
 // once per QP when the QP is created (congestion/cc_registry.hpp lists the calls and when the
 // NIC makes them).
 #pragma once
@@ -10,17 +11,26 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <variant>
 
 #include "congestion/cc_registry.hpp"
 #include "congestion/dcqcn.hpp"
+#include "congestion/timely/timely.hpp"
 
 namespace fabricsim {
 
-/// The network's congestion control, from the scenario (nic.congestion_control, dcqcn.*).
+/// The network's congestion control, from the scenario (nic.congestion_control, dcqcn.*,
+/// timely.*).
 struct CcChoice {
   CcKind kind = CcKind::kNone;
   DcqcnConfig dcqcn;                              ///< kDcqcn's parameters
+  TimelyConfig timely;                            ///< kTimely's parameters
   const CongestionControl* registered = nullptr;  ///< kRegistered: its entry in the registry
+  /// The control measures round-trip times (QpCcSender::on_rtt): the NIC stamps data packets.
+  bool needs_rtt() const {
+    return kind == CcKind::kTimely ||
+           (kind == CcKind::kRegistered && registered != nullptr && registered->needs_rtt);
+  }
 };
 
 /// The sender half of one queue pair's congestion control.
@@ -35,12 +45,14 @@ class QpCcSender {
   }
 
   bool started() const { return started_; }
-  /// The QP's first message, at now_ps, on a port of line_rate_bps: DCQCN's reaction point
-  /// starts at the line rate (DcqcnRp's constructor and its errors).
+  /// The QP's first message, at now_ps, on a port of line_rate_bps: DCQCN's reaction point and
+  /// TIMELY's sender start at the line rate (their constructors and errors).
   void start(const CcChoice& choice, int64_t line_rate_bps, int64_t now_ps) {
     started_ = true;
     if (kind_ == CcKind::kDcqcn) {
-      dcqcn_ = DcqcnRp(&choice.dcqcn, line_rate_bps, now_ps);
+      state_ = DcqcnRp(&choice.dcqcn, line_rate_bps, now_ps);
+    } else if (kind_ == CcKind::kTimely) {
+      state_ = TimelyRp(&choice.timely, line_rate_bps);
     } else if (kind_ == CcKind::kRegistered) {
       registered_->on_start(now_ps);
     }
@@ -48,15 +60,15 @@ class QpCcSender {
   /// True if the control may change the rate (re-time a waiting QP's gap).
   bool adaptive() const { return kind_ != CcKind::kNone; }
   void advance(int64_t now_ps) {
-    if (kind_ == CcKind::kDcqcn) {
-      dcqcn_.advance(now_ps);
+    if (DcqcnRp* rp = std::get_if<DcqcnRp>(&state_)) {
+      rp->advance(now_ps);
     } else if (kind_ == CcKind::kRegistered) {
       registered_->advance(now_ps);
     }
   }
   void on_bytes_sent(int64_t wire_bytes, int64_t now_ps) {
-    if (kind_ == CcKind::kDcqcn) {
-      if (!dcqcn_.at_line_rate()) dcqcn_.on_bytes_sent(wire_bytes, now_ps);
+    if (DcqcnRp* rp = std::get_if<DcqcnRp>(&state_)) {
+      if (!rp->at_line_rate()) rp->on_bytes_sent(wire_bytes, now_ps);
     } else if (kind_ == CcKind::kRegistered) {
       registered_->on_bytes_sent(wire_bytes, now_ps);
     }
@@ -64,7 +76,7 @@ class QpCcSender {
   /// Throws std::logic_error without a control (no CNP is sent then).
   void on_cnp(int64_t now_ps) {
     if (kind_ == CcKind::kDcqcn) {
-      dcqcn_.on_cnp(now_ps);
+      dcqcn_rp().on_cnp(now_ps);  // an inert RP (not started) throws
     } else if (kind_ == CcKind::kRegistered) {
       registered_->on_cnp(now_ps);
     } else {
@@ -74,23 +86,49 @@ class QpCcSender {
   void on_ack(uint32_t cumulative_psn, int64_t now_ps) {
     if (kind_ == CcKind::kRegistered) registered_->on_ack(cumulative_psn, now_ps);
   }
+  /// A round-trip time measured by an ACK or NAK of cumulative PSN acked_psn (CcChoice::
+  /// needs_rtt; CcSender::on_rtt). TIMELY: its rate computation (TimelyRp::on_rtt).
+  void on_rtt(uint32_t acked_psn, uint32_t snd_nxt, int64_t rtt_ps, int64_t now_ps) {
+    if (kind_ == CcKind::kTimely) {
+      timely_rp().on_rtt(acked_psn, snd_nxt, rtt_ps);  // an inert sender throws
+    } else if (kind_ == CcKind::kRegistered) {
+      registered_->on_rtt(acked_psn, snd_nxt, rtt_ps, now_ps);
+    }
+  }
   /// The control's pacing rate, bits/s; 0 = the line rate (DCQCN released, or none).
   int64_t rate_bps() const {
-    if (kind_ == CcKind::kDcqcn) return dcqcn_.at_line_rate() ? 0 : dcqcn_.rate_bps();
+    if (const DcqcnRp* rp = std::get_if<DcqcnRp>(&state_)) {
+      return rp->at_line_rate() ? 0 : rp->rate_bps();
+    }
+    if (const TimelyRp* rp = std::get_if<TimelyRp>(&state_)) {
+      return rp->at_line_rate() ? 0 : rp->rate_bps();
+    }
     if (kind_ == CcKind::kRegistered) return registered_->rate_bps();
     return 0;
   }
   /// When the rate may next change by itself; INT64_MAX if never.
   int64_t next_timer_ps() const {
-    if (kind_ == CcKind::kDcqcn) return dcqcn_.next_rate_timer_ps();
+    if (const DcqcnRp* rp = std::get_if<DcqcnRp>(&state_)) return rp->next_rate_timer_ps();
     if (kind_ == CcKind::kRegistered) return registered_->next_timer_ps();
     return std::numeric_limits<int64_t>::max();
   }
-  /// DCQCN's reaction point (inert unless the kind is kDcqcn and the QP started).
-  const DcqcnRp& dcqcn() const { return dcqcn_; }
+  /// TIMELY's sender state; nullptr unless the kind is kTimely and the QP started.
+  const TimelyRp* timely() const { return std::get_if<TimelyRp>(&state_); }
 
  private:
-  DcqcnRp dcqcn_;
+  // The started control's state; an inert one (which throws on a CNP or an RTT) before start().
+  DcqcnRp& dcqcn_rp() {
+    if (DcqcnRp* rp = std::get_if<DcqcnRp>(&state_)) return *rp;
+    return state_.emplace<DcqcnRp>();
+  }
+  TimelyRp& timely_rp() {
+    if (TimelyRp* rp = std::get_if<TimelyRp>(&state_)) return *rp;
+    return state_.emplace<TimelyRp>();
+  }
+
+  /// The built-in control's state, made at start(): DCQCN's reaction point or TIMELY's sender
+  /// (monostate before, and for the other kinds).
+  std::variant<std::monostate, DcqcnRp, TimelyRp> state_;
   std::unique_ptr<CcSender> registered_;
   CcKind kind_ = CcKind::kNone;
   bool started_ = false;

@@ -108,6 +108,9 @@ const Condition kRocePfc{"transport", "roce", [](const Scenario& s) { return s.t
                          "(set it in the infiniband section)"};
 const Condition kRoceDcqcn{"transport", "roce", [](const Scenario& s) { return s.transport; },
                            "DCQCN is congestion control for RoCE"};
+const Condition kTimelyCc{"nic.congestion_control", "timely",
+                          [](const Scenario& s) { return s.nic.congestion_control; },
+                          "the timely section sets TIMELY's parameters"};
 const Condition kInfiniband{"transport", "infiniband",
                             [](const Scenario& s) { return s.transport; },
                             "RoCE's flow control is PFC (the pfc section)"};
@@ -123,6 +126,7 @@ std::span<const Section> sections() {
                                 {"ecn", false},
                                 {"pfc", false, &kRocePfc},
                                 {"dcqcn", false, &kRoceDcqcn},
+                                {"timely", false, &kTimelyCc},
                                 {"infiniband", false, &kInfiniband},
                                 {"switches", false},
                                 {"workload", true, nullptr, "traffic training perftest background"},
@@ -151,7 +155,7 @@ const std::vector<Field>& fields() {
     for (const std::span<const Field> table :
          {scenario_params(), topology_params(), link_params(), routing_params(),
           input_file_params(), switch_params(), nic_params(), ecn_params(), pfc_params(),
-          dcqcn_params(), infiniband_params(), workload_params(), nccl_params(),
+          dcqcn_params(), timely_params(), infiniband_params(), workload_params(), nccl_params(),
           workload_sweep_params(), perftest_params(), background_params(), pcie_params(),
           server_params()}) {
       out.insert(out.end(), table.begin(), table.end());
@@ -571,6 +575,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   warn_pfc(s, s.pfc, found, nullptr, "", pfc_somewhere, s.warnings);
   check_dcqcn(found, s);
+  check_timely(found, s);
   check_congestion_control(found, s);
   return s;
 }

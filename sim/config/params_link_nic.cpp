@@ -167,7 +167,7 @@ std::span<const Field> nic_params() {
    "the NIC's PCIe rate: a packet's payload copied before it leaves and after it arrives (below the port's data rate it caps what the NIC receives); absent = none"},
   {"nic", "congestion_control", false, Choice(congestion_controls()),
    at<kNic, &N::congestion_control>,
-   "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none"},
+   "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none; timely = RTT gradient (the timely section)"},
   };
   return rows;
 }
@@ -204,7 +204,7 @@ void check_nic(const Context& ctx, const std::map<std::string, Value>& found, co
 
 const Choices& congestion_controls() {
   static const Choices controls{
-      "congestion control", {"auto", "none", "dcqcn"}, {}, {}, "nic.congestion_control"};
+      "congestion control", {"auto", "none", "dcqcn", "timely"}, {}, {}, "nic.congestion_control"};
   return controls;
 }
 

@@ -30,6 +30,8 @@
 //              cnp_interval, cnp_traffic_class}
 //             # optional, transport roce; the preset's values (paper | connectx, default
 //             # paper), then the keys given over them; enabled needs ecn.enabled
+//   timely:   {t_low, t_high, min_rtt, alpha, beta, rai, rhai, hai_threshold, min_rate}
+//             # optional, with nic.congestion_control: timely
 //   infiniband: {vl_buffer}                  # optional, transport infiniband
 //   server:   {profile}                      # optional: a server profile (configs/servers/)
 //             # whose topology, link, nic, pcie and nccl keys are this scenario's defaults
@@ -65,6 +67,7 @@
 #include "collectives/workload_params.hpp"
 #include "congestion/ecn.hpp"
 #include "congestion/pfc.hpp"
+#include "congestion/timely/timely_config.hpp"
 #include "perftest/perftest_params.hpp"
 #include "servers/pcie.hpp"
 #include "sim/core/config_error.hpp"  // KeyOrigin
@@ -247,7 +250,8 @@ struct NicConfig {
   int64_t dma_read_latency_ps = 0;
   int64_t pcie_rate_bps = 0;
   /// The queue pairs' congestion control (congestion/cc_registry.hpp): auto (dcqcn if
-  /// dcqcn.enabled, else none), none, dcqcn (as dcqcn.enabled: true), or a registered one.
+  /// dcqcn.enabled, else none), none, dcqcn (as dcqcn.enabled: true), timely (the timely
+  /// section's parameters), or a registered one.
   std::string congestion_control = "auto";
 };
 
@@ -435,6 +439,8 @@ struct Scenario {
   bool has_workload = true;  ///< false when the scenario has traffic and no workload section
   PfcConfig pfc;
   DcqcnConfig dcqcn;
+  /// `timely:` TIMELY's parameters (nic.congestion_control: timely).
+  TimelyConfig timely;
   InfinibandConfig infiniband;
   /// Switch name -> its pfc and ecn settings (the top-level sections with that switch's keys
   /// applied over them); switches not listed use the top-level sections.

@@ -67,8 +67,11 @@ NetConfig net_config_for(const Scenario& sc) {
   // dcqcn.enabled (which nic.congestion_control: dcqcn sets) selects DCQCN on RoCE; a
   // registered control runs on either transport.
   nc.cc.dcqcn = sc.dcqcn;
+  nc.cc.timely = sc.timely;
   if (sc.dcqcn.enabled && sc.transport == "roce") {
     nc.cc.kind = CcKind::kDcqcn;
+  } else if (sc.nic.congestion_control == "timely") {
+    nc.cc.kind = CcKind::kTimely;
   } else if (const std::string& name = sc.nic.congestion_control;
              name != "auto" && name != "none" && name != "dcqcn") {
     nc.cc.registered = find_congestion_control(name);

@@ -31,6 +31,10 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   }
   if (cfg.retry_count < 0) throw std::invalid_argument("Network: retry_count must be >= 0");
   ack_wire_bytes_ = cfg.wire.ack_wire_bytes();
+  if (cfg.cc.needs_rtt()) {
+    rtt_stamps_ = true;
+    tx_stamp_ = pool_.add_side<int64_t>();
+  }
   const int64_t mtu_frame = cfg.wire.wire_bytes(cfg.mtu_bytes);
   scheduler_ = EgressScheduler(cfg.scheduler, SchedulerSettings{cfg.dwrr_weights, mtu_frame});
   const FabricGraph& g = fabric.graph;

@@ -479,7 +479,9 @@ class Network {
   /// Hands a new message's receiver copy to the destination (remote_post_, or locally).
   void post_rx(uint32_t qp_id, const RxMessage& m);
   void receive_ack(const Packet* p, Qp& qp, uint32_t qp_id);
-  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc);
+  /// A control frame of the QP's receiver to its sender; echo_ps: the send stamp it echoes
+  /// (rtt_stamps_; -1 = none, as a CNP's).
+  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps = -1);
   void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
   void arm_timer(uint32_t qp_id);
   /// The LP of a QP's sending side (its NIC's host): runs its timer.
@@ -525,6 +527,10 @@ class Network {
   int64_t ack_wire_bytes_ = 0;
   EgressScheduler scheduler_;  ///< at every port
   PacketPool pool_;
+  /// The congestion control measures RTTs (CcChoice::needs_rtt): a data packet's side field
+  /// holds its send time, an ACK's or NAK's the stamp it echoes (-1 = none).
+  bool rtt_stamps_ = false;
+  PacketSide<int64_t> tx_stamp_;
   std::vector<Port> ports_;
   std::vector<ArrivalCounters> arrivals_;  ///< per receiving port
   std::vector<QueueCounters> queues_;      ///< port x traffic class

@@ -282,6 +282,7 @@ void Network::nic_fill(uint32_t nic_id) {
     p->tc = qp.tc;
     p->qp_tc = qp.tc;
     p->kind = PacketKind::kData;
+    if (rtt_stamps_) pool_.side(p, tx_stamp_) = now;  // echoed in its ACK: an RTT sample
     if (qp.snd_nxt + 1 == m.first_psn + m.packets) p->flags |= Packet::kLast;
     if (qp.snd_nxt < qp.snd_max) {
       ++retransmits_;
@@ -344,16 +345,18 @@ void Network::receive_data(Packet* p, const Qp& qp) {
     ++cnp_tx_;
     send_control(qp_id, PacketKind::kCnp, rx.rcv_nxt, QpCcReceiver::cnp_class(cfg_.cc, qp.tc));
   }
+  // The ACK or NAK this packet triggers echoes its send stamp (an RTT-measuring control).
+  const int64_t echo = rtt_stamps_ ? pool_.side(p, tx_stamp_) : -1;
   if (p->psn > rx.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
     if (!rx.nak_outstanding) {
       rx.nak_outstanding = true;
       ++nak_tx_;
-      send_control(qp_id, PacketKind::kNak, rx.rcv_nxt, qp.tc);
+      send_control(qp_id, PacketKind::kNak, rx.rcv_nxt, qp.tc, echo);
     }
     return;
   }
   if (p->psn < rx.rcv_nxt) {  // duplicate (a retransmission of what arrived): re-ACK
-    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo);
     return;
   }
   if (rx.msgs.empty() || p->psn < rx.msgs.front().first_psn) [[unlikely]] {
@@ -373,7 +376,7 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   }
   if (++rx.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
     rx.unacked = 0;
-    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc);
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo);
   }
   // The NIC writes each accepted packet's payload to memory over its PCIe link, one packet
   // after another: at the port's data rate or above, each copy ends before the next packet is in;
@@ -438,9 +441,10 @@ void Network::complete_message(uint32_t qp_id, const RxMessage& m) {
   if (sink_ != nullptr) sink_->on_message_complete(m.tag);
 }
 
-void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc) {
+void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps) {
   const Qp& qp = qps_[qp_id];
   Packet* p = pool_.get();
+  if (rtt_stamps_) pool_.side(p, tx_stamp_) = echo_ps;
   p->qp = qp_id;
   p->psn = psn;
   p->flow_hash = qp.flow_hash ^ kReverseSalt;
@@ -483,6 +487,18 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
   // A NAK below snd_una is stale (later packets were acknowledged since): ignored.
   if (p->kind == PacketKind::kNak && p->psn >= qp.snd_una && p->psn < qp.snd_nxt) {
     go_back(qp_id, p->psn, false);
+  }
+  // After the ACK's own work (a NAK's go-back included):
+  if (rtt_stamps_) {
+    if (const int64_t sent = pool_.side(p, tx_stamp_); sent >= 0) {
+      // An RTT sample for the control (TIMELY: its rate computation). A raised rate re-times a
+      // QP waiting for its pacing gap now, not at the wake-up the old rate set.
+      const int64_t now = sim_.now().ps();
+      const int64_t before = pacing_rate(qp);
+      qp.cc.on_rtt(p->psn, qp.snd_nxt, now - sent, now);
+      const int64_t after = pacing_rate(qp);
+      if (after != before && (after == 0 || (before > 0 && after > before))) activate(qp_id);
+    }
   }
 }
 

@@ -107,6 +107,18 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
                       what + (sc.origins.count(key) ? "" : " (the value of the preset)"));
     }
   }
+  if (sc.nic.congestion_control == "timely") {
+    try {
+      validate_timely(sc.timely, sc.link.host_rate_bps);
+    } catch (const std::invalid_argument& e) {
+      // "TIMELY: min_rate …": blame timely.min_rate (or the section, at its default).
+      std::string what = e.what();
+      if (what.rfind("TIMELY: ", 0) == 0) what.erase(0, 8);
+      const std::string key = "timely." + what.substr(0, what.find(' '));
+      throw key_error(sc, sc.origins.count(key) ? key : "nic.congestion_control",
+                      what + (sc.origins.count(key) ? "" : " (its default)"));
+    }
+  }
   // The devices check the thresholds, headroom, ECN overrides and credit buffers of every
   // port: build them once here so that a misfit is bad input, reported before anything runs.
   try {

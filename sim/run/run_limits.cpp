@@ -57,7 +57,9 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
     for (const auto& [what, why] : prepared.nccl.limits) out.push_back({what, why});
   }
   if (sc.mode == "flow") {
-    out.push_back({"queues, PFC, ECN/DCQCN, drops and retransmissions",
+    out.push_back({sc.nic.congestion_control == "timely"
+                       ? "queues, PFC, ECN/DCQCN, TIMELY's RTTs, drops and retransmissions"
+                       : "queues, PFC, ECN/DCQCN, drops and retransmissions",
                    "mode: flow shares each link max-min fairly between the flows crossing it; "
                    "mode: packet models them"});
   }

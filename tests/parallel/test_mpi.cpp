@@ -206,6 +206,15 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("MPI run: TIMELY's send stamps cross ranks with their packets (background flows)") {
+  // The stamp is a side field of the packet (PacketPool::add_side): a frame crossing ranks
+  // carries it after the Packet, and the ACK that echoes it may cross back.
+  const std::string r =
+      same_bytes("timely", "scenarios/background-websearch.yaml",
+                 "--set nic.congestion_control=timely --set background.duration=500us", 0);
+  CHECK(r.find("\"cnp_tx\": 0,") != std::string::npos);  // delay only: no CNPs
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);
