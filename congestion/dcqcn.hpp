@@ -19,8 +19,9 @@
 //   that period (once, however many CNPs came), with the alpha of that moment.
 //   Alpha timer K:       alpha = (1 - g) alpha at every K without a CNP (K after the last CNP,
 //                        2K, ...). Before the first CNP alpha stays at initial_alpha.
-//   Rate increase events, from the rate timer (every T after the last CNP: counter tc) and the
-//   byte counter (every B bytes sent since the last CNP: counter bc); after counting the event:
+//   Rate increase events, from the rate timer (every T after the last cut: counter tc) and the
+//   byte counter (every B bytes sent since the last cut: counter bc; a cut is a CNP's, or with
+//   a monitor period the deferred one); after counting the event:
 //     fast recovery    max(tc, bc) <= F:        Rc = (Rt + Rc) / 2
 //     additive incr.   one of tc, bc above F:   Rt = Rt + R_AI;      Rc = (Rt + Rc) / 2
 //     hyper increase   both above F:            Rt = Rt + i R_HAI;   Rc = (Rt + Rc) / 2,
@@ -96,7 +97,7 @@ class DcqcnRp {
 
   /// The QP put `bytes` (>= 0, the frame as the byte counter counts it; sim/net passes wire bytes)
   /// on the wire at now_ps: advance(now_ps), then one byte-counter increase event per B bytes
-  /// counted since the last CNP. Counts nothing while at line rate. Throws std::invalid_argument
+  /// counted since the last cut. Counts nothing while at line rate. Throws std::invalid_argument
   /// if bytes < 0, or as advance() does.
   void on_bytes_sent(int64_t bytes, int64_t now_ps) {
     advance(now_ps);
@@ -158,8 +159,8 @@ class DcqcnRp {
   int64_t next_alpha_ps_ = kNever;  // next alpha-timer expiry
   int64_t next_rate_ps_ = kNever;   // next rate-timer expiry
   int64_t bytes_counted_ = 0;       // bytes toward the next byte-counter event, [0, B)
-  int32_t timer_stage_ = 0;         // tc: rate-timer events since the last CNP
-  int32_t byte_stage_ = 0;          // bc: byte-counter events since the last CNP
+  int32_t timer_stage_ = 0;         // tc: rate-timer events since the last cut
+  int32_t byte_stage_ = 0;          // bc: byte-counter events since the last cut
   bool cut_pending_ = false;        // a CNP came within the monitor period of the last cut
   uint32_t cnp_received_ = 0;
   uint32_t decreases_ = 0;
