@@ -644,7 +644,8 @@ TEST_CASE("TIMELY: two flows into a 100G port fill it within 5 ms of the join, l
   // to the floor (1 - beta x gradient < 0), then climb back by delta and N x delta per round
   // trip. What TIMELY's design promises is the high utilization once RTT settles in
   // [T_low, T_high] (the queue then holds at least T_low's worth: no idle link), not a fair
-  // share ("ECN or Delay", Zhu et al., CoNEXT 2016, §4: TIMELY's fixed points are not unique).
+  // share ("ECN or Delay", Zhu et al., CoNEXT 2016: TIMELY can settle at any share, however
+  // unfair).
   const TwoFlows r = two_flows_100g([](Scenario& sc) { sc.nic.congestion_control = "timely"; });
   for (size_t i = 0; i < r.a.size(); ++i) {
     INFO(i << " ms after the join: " << r.a[i] << " + " << r.b[i] << " Gb/s of " << r.goodput);
