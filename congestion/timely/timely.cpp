@@ -43,7 +43,7 @@ void validate_timely(const TimelyConfig& c, int64_t line_rate_bps) {
   }
   if (c.min_rate_bps > line_rate_bps) {
     fail("min_rate (" + format_rate(c.min_rate_bps) + ") exceeds the line rate (" +
-         format_rate(line_rate_bps) + "): expected a floor below it");
+         format_rate(line_rate_bps) + "): expected a floor at most the line rate");
   }
 }
 

@@ -108,9 +108,6 @@ const Condition kRocePfc{"transport", "roce", [](const Scenario& s) { return s.t
                          "(set it in the infiniband section)"};
 const Condition kRoceDcqcn{"transport", "roce", [](const Scenario& s) { return s.transport; },
                            "DCQCN is congestion control for RoCE"};
-const Condition kTimelyCc{"nic.congestion_control", "timely",
-                          [](const Scenario& s) { return s.nic.congestion_control; },
-                          "the timely section sets TIMELY's parameters"};
 const Condition kInfiniband{"transport", "infiniband",
                             [](const Scenario& s) { return s.transport; },
                             "RoCE's flow control is PFC (the pfc section)"};
@@ -126,7 +123,7 @@ std::span<const Section> sections() {
                                 {"ecn", false},
                                 {"pfc", false, &kRocePfc},
                                 {"dcqcn", false, &kRoceDcqcn},
-                                {"timely", false, &kTimelyCc},
+                                {"timely", false},
                                 {"infiniband", false, &kInfiniband},
                                 {"switches", false},
                                 {"workload", true, nullptr, "traffic training perftest background"},

@@ -671,7 +671,7 @@ void apply_dcqcn_preset(const std::string& name, Scenario& s);
 void check_pfc(const Context& main, const Scenario& sc, const std::map<std::string, Value>& own,
                const std::map<std::string, Value>* top = nullptr);
 void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s);
-void check_timely(const std::map<std::string, Value>& found, const Scenario& s);
+void check_timely(const std::map<std::string, Value>& found, Scenario& s);
 void check_background(const std::map<std::string, Value>& found, Scenario& s);
 void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s);  // nic
 void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& pfc,

@@ -1,7 +1,8 @@
 // The `timely:` section (TimelyConfig, congestion/timely/timely_config.hpp): TIMELY's
-// parameters, read when nic.congestion_control names timely (the section's condition,
-// sections()). The algorithm's checks that need the line rate run where it is known
-// (validate_timely, sim/run/prepare.cpp).
+// parameters, used when nic.congestion_control names timely. Under another control the section
+// is said to do nothing, not refused, so that one scenario can be swept over the controls with
+// TIMELY's own values (--vary nic.congestion_control=dcqcn,timely). The algorithm's checks that
+// need the line rate run where it is known (validate_timely, sim/run/prepare.cpp).
 #include "sim/config/loader_detail.hpp"
 #include "sim/core/units.hpp"
 
@@ -33,7 +34,7 @@ std::span<const Field> timely_params() {
    "above this RTT the rate decreases by beta (1 - T_high / rtt) [T_high]"},
   {"timely", "min_rtt", false, Quantity(kTimelyTime), at<kTimely, &T::min_rtt_ps>,
    "the fixed minimum RTT that normalizes the gradient [minRTT]"},
-  {"timely", "alpha", false, Fraction(1e-6, 1, "a number above 0 and at most 1, e.g. 0.875"),
+  {"timely", "alpha", false, Fraction(1e-6, 1, "a number from 0.000001 to 1, e.g. 0.875"),
    at<kTimely, &T::alpha>, "EWMA weight of a new RTT difference [alpha]"},
   {"timely", "beta", false, Fraction(0, 1, "a number from 0 to 1, e.g. 0.8"),
    at<kTimely, &T::beta>, "multiplicative decrease factor [beta]"},
@@ -44,15 +45,26 @@ std::span<const Field> timely_params() {
   {"timely", "hai_threshold", false, Int(0, 1'000'000), at<kTimely, &T::hai_threshold>,
    "increases in a row before hyper-active increase [N]"},
   {"timely", "min_rate", false, Quantity(kTimelyRate), at<kTimely, &T::min_rate_bps>,
-   "floor of the rate (below the line rate)"},
+   "floor of the rate (at most the line rate)"},
   };
   return rows;
 }
 // clang-format on
 
 /// t_high below t_low would leave no band for the gradient: refused where t_high was written
-/// (or t_low, when only it was).
-void check_timely(const std::map<std::string, Value>& found, const Scenario& s) {
+/// (or t_low, when only it was). A section under another control: a warning.
+void check_timely(const std::map<std::string, Value>& found, Scenario& s) {
+  if (s.nic.congestion_control != "timely") {
+    // Said once, where the first of its keys was written (a file's line or a --set).
+    for (const auto& [path, value] : found) {
+      if (path.rfind("timely.", 0) != 0) continue;
+      s.warnings.push_back(config_warning(
+          value.origin(), value.path(),
+          "not used: the timely section sets TIMELY's parameters, and nic.congestion_control is " +
+              s.nic.congestion_control));
+      break;
+    }
+  }
   const TimelyConfig& t = s.timely;
   if (t.t_high_ps >= t.t_low_ps) return;
   const std::string why = "t_high (" + format_time(t.t_high_ps) + ") is below t_low (" +

@@ -57,6 +57,26 @@ void check_out_dir(const std::string& dir) {
 
 namespace {
 
+struct SlowestHostPort {
+  int64_t rate_bps = 0;
+  std::string link;  ///< "host0 -> leaf0"
+};
+
+/// The slowest port of any host (its NIC's or NVLink's; failed links left out), starting from
+/// `host_rate_bps`: the lowest line rate a queue pair's congestion control can start at.
+SlowestHostPort slowest_host_port(const Fabric& fabric, int64_t host_rate_bps) {
+  SlowestHostPort out{host_rate_bps, ""};
+  const FabricGraph& g = fabric.graph;
+  for (const VertexId h : fabric.hosts) {
+    for (const auto e : boost::make_iterator_range(boost::out_edges(h, g))) {
+      if (g[e].failed || g[e].rate_bps <= 0 || g[e].rate_bps >= out.rate_bps) continue;
+      out.rate_bps = g[e].rate_bps;
+      out.link = g[h].name + " -> " + g[boost::target(e, g)].name;
+    }
+  }
+  return out;
+}
+
 /// PFC, credits, the dateline and DCQCN: what the loader cannot check without the fabric.
 void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable& routes) {
   const bool roce = sc.transport == "roce";
@@ -94,9 +114,18 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
                           std::to_string(sc.nic.traffic_class) + ", " + std::to_string(b) + "])");
     }
   }
+  // A queue pair's control starts at its NIC port's rate: check its parameters against the
+  // slowest host port (a degraded host link included), named when it is below link.host_rate.
+  const SlowestHostPort slowest = slowest_host_port(fabric, sc.link.host_rate_bps);
+  const auto where = [&] {
+    return slowest.rate_bps < sc.link.host_rate_bps
+               ? "; the slowest host link, " + slowest.link + ", runs at " +
+                     format_rate(slowest.rate_bps)
+               : std::string();
+  };
   if (sc.dcqcn.enabled && roce) {
     try {
-      validate_dcqcn(sc.dcqcn, sc.link.host_rate_bps);
+      validate_dcqcn(sc.dcqcn, slowest.rate_bps);
     } catch (const std::invalid_argument& e) {
       // "DCQCN: min_rate must …": blame dcqcn.min_rate (where it was given, or the preset).
       std::string what = e.what();
@@ -104,19 +133,20 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
       const std::string field = what.substr(0, what.find(' '));
       const std::string key = "dcqcn." + field;
       throw key_error(sc, sc.origins.count(key) ? key : "dcqcn.preset",
-                      what + (sc.origins.count(key) ? "" : " (the value of the preset)"));
+                      what + (sc.origins.count(key) ? "" : " (the value of the preset)") + where());
     }
   }
   if (sc.nic.congestion_control == "timely") {
     try {
-      validate_timely(sc.timely, sc.link.host_rate_bps);
+      validate_timely(sc.timely, slowest.rate_bps);
     } catch (const std::invalid_argument& e) {
       // "TIMELY: min_rate …": blame timely.min_rate (or the section, at its default).
       std::string what = e.what();
       if (what.rfind("TIMELY: ", 0) == 0) what.erase(0, 8);
       const std::string key = "timely." + what.substr(0, what.find(' '));
-      throw key_error(sc, sc.origins.count(key) ? key : "nic.congestion_control",
-                      what + (sc.origins.count(key) ? "" : " (its default)"));
+      throw key_error(
+          sc, sc.origins.count(key) ? key : "nic.congestion_control",
+          what + (sc.origins.count(key) ? "" : " (" + key + " at its default)") + where());
     }
   }
   // The devices check the thresholds, headroom, ECN overrides and credit buffers of every
