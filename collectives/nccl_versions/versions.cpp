@@ -9,9 +9,9 @@ namespace fabricsim {
 
 namespace {
 
-// Indices of the tables (NCCL's order).
-constexpr int kTree = 0, kRing = 1, kNvls = 2, kNvlsTree = 3, kPat = 4, kCollNetDirect = 5,
-              kCollNetChain = 6;
+// Indices of the tables (NCCL's order). Ring's rows are written in the tables' literals only.
+constexpr int kTree = 0, kNvls = 2, kNvlsTree = 3, kPat = 4, kCollNetDirect = 5, kCollNetChain = 6;
+[[maybe_unused]] constexpr int kRing = 1;
 constexpr int kLL = 0, kLL128 = 1, kSimple = 2;
 constexpr int kNvlink = 0, kPci = 1, kNet = 2;
 constexpr int kHopper = 2, kBlackwell = 3;
