@@ -35,6 +35,15 @@ std::deque<CongestionControl>& registry() {
                  {},
                  -1,
                  true});
+    d.push_back({"hpcc",
+                 "HPCC (Li et al., SIGCOMM 2019): in-band telemetry per hop, with the hpcc: "
+                 "section's parameters",
+                 CcKind::kHpcc,
+                 {},
+                 {},
+                 -1,
+                 false,
+                 true});
     return d;
   }();
   return controls;

@@ -4,12 +4,11 @@
 // notification point at the receiver, which decides, for each data packet, whether to send the
 // sender a congestion notification packet (CNP).
 //
-// The built-in controls ("none", "dcqcn", "timely") are bound at compile time: the NIC switches on
-// a small enum (CcKind, congestion/qp_congestion.hpp) and calls DcqcnRp or TimelyRp inline, with no
-// virtual call. A
-// control registered from outside the library (a test, a plug-in) implements CcSender and
-// CcReceiver; the network makes one of each per queue pair when it creates the QP (never per
-// packet) and calls them through their virtual functions.
+// The built-in controls ("none", "dcqcn", "timely", "hpcc") are bound at compile time: the NIC
+// switches on a small enum (CcKind, congestion/qp_congestion.hpp) and calls DcqcnRp, TimelyRp or
+// HpccRp inline, with no virtual call. A control registered from outside the library (a test, a
+// plug-in) implements CcSender and CcReceiver; the network makes one of each per queue pair when it
+// creates the QP (never per packet) and calls them through their virtual functions.
 //
 // The NIC's calls, in sim/net/nic_transport.cpp:
 //   on_start       the QP's first message is posted;
@@ -19,8 +18,12 @@
 //   on_rtt         then, for a control with needs_rtt, the round-trip time it measured: the
 //                  NIC stamps each data packet's send time, the receiver echoes the stamp of
 //                  the packet an ACK or NAK answers, and rtt = the ACK's arrival - the stamp;
+//   on_int         then, for a control with needs_int, the in-band telemetry the ACK echoes:
+//                  each switch egress appends an IntHop to a data packet (congestion/hpcc/
+//                  int_record.hpp), and the ACK or NAK it causes carries them back;
 //   on_cnp         each CNP that reaches the sender;
 //   rate_bps       the rate to pace at (0 = the port's line rate, nothing to pace);
+//   window_bytes   the most bytes in flight (0 = no window); an ACK reopens a full window;
 //   next_timer_ps  when the rate may change without an event (the NIC wakes then to re-time
 //                  a waiting QP's gap);
 // and at the receiver, on_data for each data packet that arrives (CE-marked or not), before
@@ -34,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "congestion/hpcc/int_record.hpp"
+
 namespace fabricsim {
 
 /// How a control is run: the built-ins inline, registered ones through CcSender/CcReceiver.
@@ -41,6 +46,7 @@ enum class CcKind : uint8_t {
   kNone,        ///< no congestion control: the QP sends at its static rate limit or line rate
   kDcqcn,       ///< DCQCN (congestion/dcqcn.hpp), parameters from the `dcqcn:` section
   kTimely,      ///< TIMELY (congestion/timely/), parameters from the `timely:` section
+  kHpcc,        ///< HPCC (congestion/hpcc/), parameters from the `hpcc:` section
   kRegistered,  ///< a control registered with register_congestion_control()
 };
 
@@ -68,6 +74,12 @@ class CcSender {
   /// QP sends. Called after on_ack.
   virtual void on_rtt(uint32_t /*acked_psn*/, uint32_t /*snd_nxt*/, int64_t /*rtt_ps*/,
                       int64_t /*now_ps*/) {}
+  /// With needs_int: an ACK or NAK of cumulative PSN `acked_psn` echoed the INT records of the
+  /// data packet it answers, one per switch egress in path order. Called after on_rtt.
+  virtual void on_int(uint32_t /*acked_psn*/, uint32_t /*snd_nxt*/, const IntStack& /*ints*/,
+                      int64_t /*now_ps*/) {}
+  /// The most bytes the QP may have in flight (sent and not acknowledged), bytes; 0 = no window.
+  virtual int64_t window_bytes() const { return 0; }
   /// The rate to pace the QP at, bits/s; 0 = the port's line rate. The lower of this and
   /// nic.qp_rate_limit applies.
   virtual int64_t rate_bps() const = 0;
@@ -98,6 +110,9 @@ struct CongestionControl {
   /// Registered controls: true to receive on_rtt (the NIC then stamps every data packet and
   /// the receiver echoes the stamp in its ACKs: 8 bytes a packet beside the pool).
   bool needs_rtt = false;
+  /// Registered controls: true to receive on_int (the switches then append INT records to
+  /// every data packet and the receiver echoes them: IntStack bytes a packet beside the pool).
+  bool needs_int = false;
 };
 
 /// Adds `control` (kind kRegistered) to the table, after the built-in ones, and its name to the
@@ -110,8 +125,8 @@ size_t register_congestion_control(CongestionControl control);
 /// controls register.
 const CongestionControl* find_congestion_control(const std::string& name);
 
-/// The names in table order: the built-in ones ("none", "dcqcn", "timely"), then the registered
-/// ones.
+/// The names in table order: the built-in ones ("none", "dcqcn", "timely", "hpcc"), then the
+/// registered ones.
 std::vector<std::string> congestion_control_names();
 
 }  // namespace fabricsim

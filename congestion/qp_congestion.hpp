@@ -1,10 +1,9 @@
 // A queue pair's congestion-control state, as the NIC holds it: the sender half (QpCcSender,
 // the reaction point) beside the QP's transport state, the receiver half (QpCcReceiver, the
 // notification point) beside its receive state. Each call switches on the network's CcKind:
-// DCQCN (DcqcnRp) and TIMELY (TimelyRp) run inline, a registered control through its CcSender /
-// CcReceiver, made
-// once per QP when the QP is created (congestion/cc_registry.hpp lists the calls and when the
-// NIC makes them).
+// DCQCN (DcqcnRp), TIMELY (TimelyRp) and HPCC (HpccRp) run inline, a registered control through its
+// CcSender / CcReceiver, made once per QP when the QP is created (congestion/cc_registry.hpp lists
+// the calls and when the NIC makes them).
 #pragma once
 
 #include <cstdint>
@@ -15,21 +14,29 @@
 
 #include "congestion/cc_registry.hpp"
 #include "congestion/dcqcn.hpp"
+#include "congestion/hpcc/hpcc.hpp"
 #include "congestion/timely/timely.hpp"
 
 namespace fabricsim {
 
 /// The network's congestion control, from the scenario (nic.congestion_control, dcqcn.*,
-/// timely.*).
+/// timely.*, hpcc.*).
 struct CcChoice {
   CcKind kind = CcKind::kNone;
   DcqcnConfig dcqcn;                              ///< kDcqcn's parameters
   TimelyConfig timely;                            ///< kTimely's parameters
+  HpccConfig hpcc;                                ///< kHpcc's parameters
   const CongestionControl* registered = nullptr;  ///< kRegistered: its entry in the registry
   /// The control measures round-trip times (QpCcSender::on_rtt): the NIC stamps data packets.
   bool needs_rtt() const {
     return kind == CcKind::kTimely ||
            (kind == CcKind::kRegistered && registered != nullptr && registered->needs_rtt);
+  }
+  /// The control reads in-band telemetry (QpCcSender::on_int): switches append an IntHop to
+  /// each data packet and the receiver echoes the records in its ACKs.
+  bool needs_int() const {
+    return kind == CcKind::kHpcc ||
+           (kind == CcKind::kRegistered && registered != nullptr && registered->needs_int);
   }
 };
 
@@ -45,14 +52,19 @@ class QpCcSender {
   }
 
   bool started() const { return started_; }
-  /// The QP's first message, at now_ps, on a port of line_rate_bps: DCQCN's reaction point and
-  /// TIMELY's sender start at the line rate (their constructors and errors).
-  void start(const CcChoice& choice, int64_t line_rate_bps, int64_t now_ps) {
+  /// The QP's first message, at now_ps, on a port of line_rate_bps: DCQCN's reaction point,
+  /// TIMELY's and HPCC's senders start at the line rate (their constructors and errors); HPCC
+  /// with the base RTT base_rtt_ps (HpccConfig::base_rtt_ps, or the QP's idle round trip).
+  void start(const CcChoice& choice, int64_t line_rate_bps, int64_t now_ps,
+             int64_t base_rtt_ps = 0) {
     started_ = true;
     if (kind_ == CcKind::kDcqcn) {
       state_ = DcqcnRp(&choice.dcqcn, line_rate_bps, now_ps);
     } else if (kind_ == CcKind::kTimely) {
       state_ = TimelyRp(&choice.timely, line_rate_bps);
+    } else if (kind_ == CcKind::kHpcc) {
+      // Held by pointer: its hop records (about 300 bytes) stay out of every other QP.
+      state_ = std::make_unique<HpccRp>(&choice.hpcc, line_rate_bps, base_rtt_ps);
     } else if (kind_ == CcKind::kRegistered) {
       registered_->on_start(now_ps);
     }
@@ -95,6 +107,23 @@ class QpCcSender {
       registered_->on_rtt(acked_psn, snd_nxt, rtt_ps, now_ps);
     }
   }
+  /// An ACK or NAK of cumulative PSN acked_psn echoed the INT records `ints` (CcChoice::
+  /// needs_int; CcSender::on_int). HPCC: its window and rate computation (HpccRp::on_ack).
+  void on_int(uint32_t acked_psn, uint32_t snd_nxt, const IntStack& ints, int64_t now_ps) {
+    if (auto* rp = std::get_if<std::unique_ptr<HpccRp>>(&state_)) {
+      (*rp)->on_ack(acked_psn, snd_nxt, ints);
+    } else if (kind_ == CcKind::kRegistered) {
+      registered_->on_int(acked_psn, snd_nxt, ints, now_ps);
+    }
+  }
+  /// The most bytes the QP may have in flight (sent, not acknowledged); 0 = no window.
+  int64_t window_bytes() const {
+    if (const auto* rp = std::get_if<std::unique_ptr<HpccRp>>(&state_)) {
+      return (*rp)->window_bytes();
+    }
+    if (kind_ == CcKind::kRegistered && registered_) return registered_->window_bytes();
+    return 0;
+  }
   /// The control's pacing rate, bits/s; 0 = the line rate (DCQCN released, or none).
   int64_t rate_bps() const {
     if (const DcqcnRp* rp = std::get_if<DcqcnRp>(&state_)) {
@@ -102,6 +131,9 @@ class QpCcSender {
     }
     if (const TimelyRp* rp = std::get_if<TimelyRp>(&state_)) {
       return rp->at_line_rate() ? 0 : rp->rate_bps();
+    }
+    if (const auto* rp = std::get_if<std::unique_ptr<HpccRp>>(&state_)) {
+      return (*rp)->at_line_rate() ? 0 : (*rp)->rate_bps();
     }
     if (kind_ == CcKind::kRegistered) return registered_->rate_bps();
     return 0;
@@ -114,6 +146,11 @@ class QpCcSender {
   }
   /// TIMELY's sender state; nullptr unless the kind is kTimely and the QP started.
   const TimelyRp* timely() const { return std::get_if<TimelyRp>(&state_); }
+  /// HPCC's sender state; nullptr unless the kind is kHpcc and the QP started.
+  const HpccRp* hpcc() const {
+    const auto* rp = std::get_if<std::unique_ptr<HpccRp>>(&state_);
+    return rp != nullptr ? rp->get() : nullptr;
+  }
 
  private:
   // The started control's state; an inert one (which throws on a CNP or an RTT) before start().
@@ -126,9 +163,9 @@ class QpCcSender {
     return state_.emplace<TimelyRp>();
   }
 
-  /// The built-in control's state, made at start(): DCQCN's reaction point or TIMELY's sender
-  /// (monostate before, and for the other kinds).
-  std::variant<std::monostate, DcqcnRp, TimelyRp> state_;
+  /// The built-in control's state, made at start(): DCQCN's reaction point, TIMELY's or HPCC's
+  /// sender (monostate before, and for the other kinds).
+  std::variant<std::monostate, DcqcnRp, TimelyRp, std::unique_ptr<HpccRp>> state_;
   std::unique_ptr<CcSender> registered_;
   CcKind kind_ = CcKind::kNone;
   bool started_ = false;

@@ -167,7 +167,7 @@ std::span<const Field> nic_params() {
    "the NIC's PCIe rate: a packet's payload copied before it leaves and after it arrives (below the port's data rate it caps what the NIC receives); absent = none"},
   {"nic", "congestion_control", false, Choice(congestion_controls()),
    at<kNic, &N::congestion_control>,
-   "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none; timely = RTT gradient (the timely section)"},
+   "per-QP congestion control; auto = dcqcn if dcqcn.enabled, else none; timely = RTT gradient (the timely section); hpcc = in-band telemetry (the hpcc section)"},
   };
   return rows;
 }
@@ -203,8 +203,11 @@ void check_nic(const Context& ctx, const std::map<std::string, Value>& found, co
 }
 
 const Choices& congestion_controls() {
-  static const Choices controls{
-      "congestion control", {"auto", "none", "dcqcn", "timely"}, {}, {}, "nic.congestion_control"};
+  static const Choices controls{"congestion control",
+                                {"auto", "none", "dcqcn", "timely", "hpcc"},
+                                {},
+                                {},
+                                "nic.congestion_control"};
   return controls;
 }
 

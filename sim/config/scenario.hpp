@@ -32,6 +32,8 @@
 //             # paper), then the keys given over them; enabled needs ecn.enabled
 //   timely:   {t_low, t_high, min_rtt, alpha, beta, rai, rhai, hai_threshold, min_rate}
 //             # optional, with nic.congestion_control: timely
+//   hpcc:     {eta, max_stage, rate_ai, min_rate, fast_react, window, base_rtt, int_header_bytes}
+//             # optional, with nic.congestion_control: hpcc
 //   infiniband: {vl_buffer}                  # optional, transport infiniband
 //   server:   {profile}                      # optional: a server profile (configs/servers/)
 //             # whose topology, link, nic, pcie and nccl keys are this scenario's defaults
@@ -66,6 +68,7 @@
 #include "collectives/nccl_params.hpp"
 #include "collectives/workload_params.hpp"
 #include "congestion/ecn.hpp"
+#include "congestion/hpcc/hpcc_config.hpp"
 #include "congestion/pfc.hpp"
 #include "congestion/timely/timely_config.hpp"
 #include "perftest/perftest_params.hpp"
@@ -441,6 +444,8 @@ struct Scenario {
   DcqcnConfig dcqcn;
   /// `timely:` TIMELY's parameters (nic.congestion_control: timely).
   TimelyConfig timely;
+  /// `hpcc:` HPCC's parameters (nic.congestion_control: hpcc).
+  HpccConfig hpcc;
   InfinibandConfig infiniband;
   /// Switch name -> its pfc and ecn settings (the top-level sections with that switch's keys
   /// applied over them); switches not listed use the top-level sections.

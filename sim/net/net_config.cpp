@@ -68,12 +68,16 @@ NetConfig net_config_for(const Scenario& sc) {
   // registered control runs on either transport.
   nc.cc.dcqcn = sc.dcqcn;
   nc.cc.timely = sc.timely;
+  nc.cc.hpcc = sc.hpcc;
   if (sc.dcqcn.enabled && sc.transport == "roce") {
     nc.cc.kind = CcKind::kDcqcn;
   } else if (sc.nic.congestion_control == "timely") {
     nc.cc.kind = CcKind::kTimely;
+  } else if (sc.nic.congestion_control == "hpcc") {
+    nc.cc.kind = CcKind::kHpcc;
   } else if (const std::string& name = sc.nic.congestion_control;
-             name != "auto" && name != "none" && name != "dcqcn") {
+             name != "auto" && name != "none" && name != "dcqcn" && name != "timely" &&
+             name != "hpcc") {
     nc.cc.registered = find_congestion_control(name);
     if (nc.cc.registered == nullptr) {
       throw std::invalid_argument("unknown congestion control '" + name + "'");

@@ -35,6 +35,12 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
     rtt_stamps_ = true;
     tx_stamp_ = pool_.add_side<int64_t>();
   }
+  if (cfg.cc.needs_int()) {
+    int_records_ = true;
+    int_side_ = pool_.add_side<IntStack>();
+    if (cfg.cc.kind == CcKind::kHpcc) int_header_bytes_ = cfg.cc.hpcc.int_header_bytes;
+    ack_wire_bytes_ += int_header_bytes_;  // the ACK carries the records back
+  }
   const int64_t mtu_frame = cfg.wire.wire_bytes(cfg.mtu_bytes);
   scheduler_ = EgressScheduler(cfg.scheduler, SchedulerSettings{cfg.dwrr_weights, mtu_frame});
   const FabricGraph& g = fabric.graph;
@@ -422,6 +428,17 @@ void Network::start_tx(uint32_t port_id, uint8_t eligible) {
     ecn_mark(p, port_id,
              queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].occupancy.bytes -
                  p->wire_bytes);
+  }
+  if (int_records_ && is_switch_[port.node] && p->kind == PacketKind::kData) {
+    // INT (HPCC, Li et al. SIGCOMM 2019, §3.1): this egress's time, bytes sent with this frame,
+    // the bytes queued behind it (all classes) and its rate.
+    IntStack& ints = pool_.side(p, int_side_);
+    if (ints.n < IntStack::kMaxHops) {
+      ints.hop[ints.n++] = IntHop{sim_.now().ps(), port.counters.tx_bytes + p->wire_bytes,
+                                  port.occupancy_bytes - p->wire_bytes, port.rate_bps};
+    } else {
+      ints.overflow = true;
+    }
   }
   port.transmitting = true;
   port.in_tx_tc = p->tc;

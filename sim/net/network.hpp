@@ -481,7 +481,13 @@ class Network {
   void receive_ack(const Packet* p, Qp& qp, uint32_t qp_id);
   /// A control frame of the QP's receiver to its sender; echo_ps: the send stamp it echoes
   /// (rtt_stamps_; -1 = none, as a CNP's).
-  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps = -1);
+  /// answered: the data packet it answers, whose INT records it echoes (int_records_).
+  void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps = -1,
+                    const Packet* answered = nullptr);
+  /// The QP's round trip on an idle fabric, picoseconds: a full data packet along its path
+  /// (its flow hash's first PSN) and an ACK back, each serialized, propagated and forwarded at
+  /// every hop (store and forward). HPCC's base RTT T when hpcc.base_rtt is 0.
+  int64_t idle_rtt_ps(const Qp& qp) const;
   void go_back(uint32_t qp_id, uint32_t psn, bool timeout);
   void arm_timer(uint32_t qp_id);
   /// The LP of a QP's sending side (its NIC's host): runs its timer.
@@ -531,6 +537,12 @@ class Network {
   /// holds its send time, an ACK's or NAK's the stamp it echoes (-1 = none).
   bool rtt_stamps_ = false;
   PacketSide<int64_t> tx_stamp_;
+  /// The congestion control reads in-band telemetry (CcChoice::needs_int): each switch egress
+  /// appends an IntHop to a data packet's records; an ACK or NAK holds the records it echoes.
+  bool int_records_ = false;
+  PacketSide<IntStack> int_side_;
+  /// Bytes the INT header adds to each data packet and ACK (HpccConfig::int_header_bytes).
+  int32_t int_header_bytes_ = 0;
   std::vector<Port> ports_;
   std::vector<ArrivalCounters> arrivals_;  ///< per receiving port
   std::vector<QueueCounters> queues_;      ///< port x traffic class

@@ -138,7 +138,12 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
     throw std::invalid_argument("Network::send: queue pair sequence space exhausted");
   }
   const int64_t now = sim_.now().ps();
-  if (!qp.cc.started()) qp.cc.start(cfg_.cc, ports_[nics_[qp.nic].port].rate_bps, now);
+  if (!qp.cc.started()) {
+    const int64_t base_rtt_ps = cfg_.cc.kind != CcKind::kHpcc  ? 0
+                                : cfg_.cc.hpcc.base_rtt_ps > 0 ? cfg_.cc.hpcc.base_rtt_ps
+                                                               : idle_rtt_ps(qp);
+    qp.cc.start(cfg_.cc, ports_[nics_[qp.nic].port].rate_bps, now, base_rtt_ps);
+  }
   uint32_t slot;
   if (!free_messages_.empty()) {
     slot = free_messages_.back();
@@ -264,10 +269,18 @@ void Network::nic_fill(uint32_t nic_id) {
         continue;
       }
     }
+    // A full congestion window (HPCC) holds the QP until an ACK reopens it (receive_ack).
+    if (const int64_t window = qp.cc.window_bytes();
+        window > 0 && int64_t{qp.snd_nxt - qp.snd_una} * cfg_.mtu_bytes >= window) {
+      ++nic.cursor;
+      ++tried;
+      continue;
+    }
+    const int64_t wire_bytes = cfg_.wire.wire_bytes(payload) + int_header_bytes_;
     // A priority paused by PFC, or a VL without credits for this packet, holds the QP back;
     // the port calls back when it resumes.
     if ((pfc_.held(nic.port) >> qp.tc & 1) ||
-        (cfg_.credits && !credit_fc_.may_send(nic.port, qp.tc, cfg_.wire.wire_bytes(payload)))) {
+        (cfg_.credits && !credit_fc_.may_send(nic.port, qp.tc, wire_bytes))) {
       ++nic.cursor;
       ++tried;
       continue;
@@ -278,11 +291,16 @@ void Network::nic_fill(uint32_t nic_id) {
     p->flow_hash = qp.flow_hash;
     p->dst_host = qp.dst_host;
     p->payload_bytes = static_cast<int32_t>(payload);
-    p->wire_bytes = static_cast<int32_t>(cfg_.wire.wire_bytes(payload));
+    p->wire_bytes = static_cast<int32_t>(wire_bytes);
     p->tc = qp.tc;
     p->qp_tc = qp.tc;
     p->kind = PacketKind::kData;
     if (rtt_stamps_) pool_.side(p, tx_stamp_) = now;  // echoed in its ACK: an RTT sample
+    if (int_records_) {  // the switches on its path append their INT records
+      IntStack& ints = pool_.side(p, int_side_);
+      ints.n = 0;
+      ints.overflow = false;
+    }
     if (qp.snd_nxt + 1 == m.first_psn + m.packets) p->flags |= Packet::kLast;
     if (qp.snd_nxt < qp.snd_max) {
       ++retransmits_;
@@ -351,12 +369,12 @@ void Network::receive_data(Packet* p, const Qp& qp) {
     if (!rx.nak_outstanding) {
       rx.nak_outstanding = true;
       ++nak_tx_;
-      send_control(qp_id, PacketKind::kNak, rx.rcv_nxt, qp.tc, echo);
+      send_control(qp_id, PacketKind::kNak, rx.rcv_nxt, qp.tc, echo, p);
     }
     return;
   }
   if (p->psn < rx.rcv_nxt) {  // duplicate (a retransmission of what arrived): re-ACK
-    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo);
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo, p);
     return;
   }
   if (rx.msgs.empty() || p->psn < rx.msgs.front().first_psn) [[unlikely]] {
@@ -376,7 +394,7 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   }
   if (++rx.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
     rx.unacked = 0;
-    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo);
+    send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo, p);
   }
   // The NIC writes each accepted packet's payload to memory over its PCIe link, one packet
   // after another: at the port's data rate or above, each copy ends before the next packet is in;
@@ -441,10 +459,20 @@ void Network::complete_message(uint32_t qp_id, const RxMessage& m) {
   if (sink_ != nullptr) sink_->on_message_complete(m.tag);
 }
 
-void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps) {
+void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps,
+                           const Packet* answered) {
   const Qp& qp = qps_[qp_id];
   Packet* p = pool_.get();
   if (rtt_stamps_) pool_.side(p, tx_stamp_) = echo_ps;
+  if (int_records_) {  // an ACK or NAK echoes the INT records of the data packet it answers
+    IntStack& ints = pool_.side(p, int_side_);
+    if (answered != nullptr) {
+      ints = pool_.side(answered, int_side_);
+    } else {
+      ints.n = 0;
+      ints.overflow = false;
+    }
+  }
   p->qp = qp_id;
   p->psn = psn;
   p->flow_hash = qp.flow_hash ^ kReverseSalt;
@@ -500,6 +528,35 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
       if (after != before && (after == 0 || (before > 0 && after > before))) activate(qp_id);
     }
   }
+  if (int_records_) {
+    // The INT records for the control (HPCC: its window and rate). The ACK also freed window
+    // room: the QP may send again now.
+    qp.cc.on_int(p->psn, qp.snd_nxt, pool_.side(p, int_side_), sim_.now().ps());
+    activate(qp_id);
+  }
+}
+
+int64_t Network::idle_rtt_ps(const Qp& qp) const {
+  const int64_t data_bytes = cfg_.wire.wire_bytes(cfg_.mtu_bytes) + int_header_bytes_;
+  const uint32_t src = static_cast<uint32_t>(fabric_.hosts[static_cast<size_t>(qp.src_host)]);
+  const uint32_t dst = static_cast<uint32_t>(fabric_.hosts[static_cast<size_t>(qp.dst_host)]);
+  // One direction: from `first` (a port of `from`) hop by hop to node `to`, as forward() routes.
+  const auto one_way = [&](uint32_t first, uint32_t to, int to_host, uint32_t hash, int64_t bytes) {
+    int64_t ps = 0;
+    uint32_t pid = first;
+    for (size_t hops = 0; hops <= ports_.size(); ++hops) {
+      const Port& port = ports_[pid];
+      ps += serialization_ps(bytes, port.rate_bps) + port.delay_ps + port.peer_ingress_ps;
+      if (port.peer_node == to) return ps;
+      pid = egress_for(port.peer_node, to_host, hash, 0, ports_[port.peer_port].from_above);
+    }
+    throw std::logic_error("Network: no loop-free path for the idle RTT");
+  };
+  const uint32_t back = qp.src_host == qp.dst_host
+                            ? nics_[qp.nic].port
+                            : egress_for(dst, qp.src_host, qp.flow_hash ^ kReverseSalt, 0, false);
+  return one_way(nics_[qp.nic].port, dst, qp.dst_host, qp.flow_hash, data_bytes) +
+         one_way(back, src, qp.src_host, qp.flow_hash ^ kReverseSalt, ack_wire_bytes_);
 }
 
 void Network::go_back(uint32_t qp_id, uint32_t psn, bool timeout) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/range/iterator_range.hpp>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -136,18 +137,26 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
                       what + (sc.origins.count(key) ? "" : " (the value of the preset)") + where());
     }
   }
-  if (sc.nic.congestion_control == "timely") {
+  // TIMELY's and HPCC's parameters: "TIMELY: min_rate …" blames timely.min_rate where it was
+  // given, or the control when the value is the section's default.
+  const auto check_control = [&](const std::string& section, const std::string& label,
+                                 const std::function<void()>& validate) {
     try {
-      validate_timely(sc.timely, slowest.rate_bps);
+      validate();
     } catch (const std::invalid_argument& e) {
-      // "TIMELY: min_rate …": blame timely.min_rate (or the section, at its default).
       std::string what = e.what();
-      if (what.rfind("TIMELY: ", 0) == 0) what.erase(0, 8);
-      const std::string key = "timely." + what.substr(0, what.find(' '));
+      if (what.rfind(label + ": ", 0) == 0) what.erase(0, label.size() + 2);
+      const std::string key = section + "." + what.substr(0, what.find(' '));
       throw key_error(
           sc, sc.origins.count(key) ? key : "nic.congestion_control",
           what + (sc.origins.count(key) ? "" : " (" + key + " at its default)") + where());
     }
+  };
+  if (sc.nic.congestion_control == "timely") {
+    check_control("timely", "TIMELY", [&] { validate_timely(sc.timely, slowest.rate_bps); });
+  }
+  if (sc.nic.congestion_control == "hpcc") {
+    check_control("hpcc", "HPCC", [&] { validate_hpcc(sc.hpcc, slowest.rate_bps); });
   }
   // The devices check the thresholds, headroom, ECN overrides and credit buffers of every
   // port: build them once here so that a misfit is bad input, reported before anything runs.

@@ -59,6 +59,9 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
   if (sc.mode == "flow") {
     out.push_back({sc.nic.congestion_control == "timely"
                        ? "queues, PFC, ECN/DCQCN, TIMELY's RTTs, drops and retransmissions"
+                   : sc.nic.congestion_control == "hpcc"
+                       ? "queues, PFC, ECN/DCQCN, HPCC's in-band telemetry, drops and "
+                         "retransmissions"
                        : "queues, PFC, ECN/DCQCN, drops and retransmissions",
                    "mode: flow shares each link max-min fairly between the flows crossing it; "
                    "mode: packet models them"});

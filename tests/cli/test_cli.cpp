@@ -219,13 +219,16 @@ TEST_CASE("every scenario in scenarios/ validates, describes its fabric and runs
     const std::string name = entry.path().stem().string();
     const bool deadlocks = name.rfind("pfc-deadlock-", 0) == 0 && name.size() > 6 &&
                            name.substr(name.size() - 6) != "-fixed";
-    // A training step is cut to one small layer (the scenario's own runs by hand).
+    // A training step is cut to one small layer, background arrivals to 200 us (the scenario's
+    // own runs by hand).
     const bool training = slurp(entry.path()).find("\ntraining:") != std::string::npos;
+    const bool background = slurp(entry.path()).find("\nbackground:") != std::string::npos;
     const Result run =
         fabricsim("run " + rel + " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB" +
                   (training ? " --set 'training={dp: 2, tp: 8, layers: [{fwd_time: 10us, params: "
                               "1MiB, tp_comm: 64KiB}]}'"
-                            : ""));
+                            : "") +
+                  (background ? " --set background.duration=200us" : ""));
     INFO(run.err);
     CHECK(run.exit_code == (deadlocks ? 3 : 0));
   }

@@ -181,7 +181,8 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.line() == 0);
     CHECK(e.message() ==
           "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing, ecn, pfc, dcqcn, timely, infiniband, switches, workload, nccl, measured, "
+          "nic, routing, ecn, pfc, dcqcn, timely, hpcc, infiniband, switches, workload, nccl, "
+          "measured, "
           "traffic, training, perftest, background, pcie and server");
   }
   SECTION("a list at the top level") {
@@ -190,7 +191,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, timely, infiniband, switches, workload, nccl, measured, traffic, training, "
+          "dcqcn, timely, hpcc, infiniband, switches, workload, nccl, measured, traffic, training, "
           "perftest, background, pcie and server, got a list");
   }
 }

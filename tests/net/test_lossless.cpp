@@ -656,6 +656,38 @@ TEST_CASE("TIMELY: two flows into a 100G port fill it within 5 ms of the join, l
   CHECK(r.totals.cnp_tx == 0);  // no ECN, no CNPs: TIMELY reads delay only
 }
 
+TEST_CASE("HPCC: two flows into a 100G port share eta of it within 1 ms of the join, no queue") {
+  // HPCC with the authors' simulation settings (congestion/hpcc/hpcc_config.hpp): each sender
+  // reads the bottleneck's queue and transmitted bytes from INT, and the paper's design promises
+  // that congestion is resolved within a round trip, the link held at eta (95 %) and the queue
+  // near empty (Li et al., SIGCOMM 2019, §3 and Figures 9-10), fairly (§3.3: additive increase
+  // W_AI converges the shares). Payload rate of a link at eta: 95 % of its wire rate, less the
+  // 42-byte INT header on every data packet.
+  const TwoFlows r = two_flows_100g([](Scenario& sc) { sc.nic.congestion_control = "hpcc"; });
+  const double at_eta = 0.95 * 100.0 * 1024 / (1024 + kRoceOverhead + 42);
+  double sum_a = 0, sum_b = 0;
+  for (size_t i = 0; i < r.a.size(); ++i) {
+    INFO(i << " ms after the join: " << r.a[i] << " + " << r.b[i] << " Gb/s; eta: " << at_eta);
+    if (i >= 1) CHECK(r.a[i] + r.b[i] >= 0.97 * at_eta);
+    CHECK(r.a[i] + r.b[i] <= 1.01 * r.goodput);
+    if (i < 10) {
+      sum_a += r.a[i];
+      sum_b += r.b[i];
+    }
+  }
+  const double jain = (sum_a + sum_b) * (sum_a + sum_b) / (2 * (sum_a * sum_a + sum_b * sum_b));
+  INFO("Jain over 10 ms " << jain << "; max queue " << r.totals.max_queue_bytes << " B");
+  CHECK(jain >= 0.95);
+  // The joining flow starts at the line rate and learns of the queue a round trip later: the
+  // queue stays within two bandwidth-delay products of the idle round trip (two 1,148-B data
+  // frames and two 128-B ACKs serialized, four 0.5 us propagations, two 0.5 us latencies).
+  const double rtt_s = (2 * (1024 + kRoceOverhead + 42) + 2 * 128) * 8 / 100e9 + 3e-6;
+  CHECK(r.totals.max_queue_bytes <= 2 * 100e9 * rtt_s / 8);
+  CHECK(r.totals.drops == 0);
+  CHECK(r.totals.pfc_tx == 0);
+  CHECK(r.totals.cnp_tx == 0);  // telemetry, not ECN
+}
+
 TEST_CASE("PFC victim flow: a flow that shares no bottleneck with an incast still slows down") {
   // Two leaves under one spine; fabric links 4x the host rate, so no fabric link is congested.
   // Incast: hosts 1, 2, 3 (leaf0) and 5, 6 (leaf1) into host 4 (leaf1): only leaf1 -> host4 is

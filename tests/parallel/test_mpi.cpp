@@ -215,6 +215,15 @@ TEST_CASE("MPI run: TIMELY's send stamps cross ranks with their packets (backgro
   CHECK(r.find("\"cnp_tx\": 0,") != std::string::npos);  // delay only: no CNPs
 }
 
+TEST_CASE("MPI run: HPCC's INT records cross ranks with their packets (background flows)") {
+  // The records are a side field of the packet: each switch appends its hop on whichever rank
+  // it runs, the frame carries them across the cut, and the ACK echoes them back.
+  const std::string r =
+      same_bytes("hpcc", "scenarios/background-websearch.yaml",
+                 "--set nic.congestion_control=hpcc --set background.duration=500us", 0);
+  CHECK(r.find("\"cnp_tx\": 0,") != std::string::npos);  // telemetry only: no CNPs
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);
