@@ -17,7 +17,8 @@ struct IntHop {
 };
 
 /// The records a packet carries: one per switch egress, in path order. A path of more switch
-/// hops than kMaxHops keeps the first kMaxHops (`overflow` says so).
+/// hops than kMaxHops keeps the first kMaxHops (`overflow` says so); the run's preparation
+/// refuses HPCC on a fabric with such a route (sim/run/prepare.cpp).
 struct IntStack {
   static constexpr int kMaxHops = 8;
   IntHop hop[kMaxHops];

@@ -157,6 +157,23 @@ void check_lossless(const Scenario& sc, const Fabric& fabric, const RoutingTable
   }
   if (sc.nic.congestion_control == "hpcc") {
     check_control("hpcc", "HPCC", [&] { validate_hpcc(sc.hpcc, slowest.rate_bps); });
+    // A packet's INT records hold IntStack::kMaxHops switch hops: a longer path would hide its
+    // later hops from the sender, so it is refused, not run. Hops between hosts, less one, bound
+    // the switches a path crosses.
+    const int hosts = static_cast<int>(fabric.hosts.size());
+    int longest = 0;
+    for (int s = 0; s < hosts; ++s) {
+      for (int d = 0; d < hosts; ++d) longest = std::max(longest, routes.host_distance(s, d));
+    }
+    if (longest - 1 > IntStack::kMaxHops) {
+      throw key_error(sc, "nic.congestion_control",
+                      "HPCC reads one INT record per switch on a packet's path, and a packet "
+                      "holds " +
+                          std::to_string(IntStack::kMaxHops) +
+                          "; this fabric's longest route crosses " + std::to_string(longest - 1) +
+                          " switches: expected a fabric of at most " +
+                          std::to_string(IntStack::kMaxHops) + " switch hops, or another control");
+    }
   }
   // The devices check the thresholds, headroom, ECN overrides and credit buffers of every
   // port: build them once here so that a misfit is bad input, reported before anything runs.
