@@ -26,7 +26,7 @@ void validate_hpcc(const HpccConfig& c, int64_t line_rate_bps) {
   if (c.rate_ai_bps < 0) fail("rate_ai must be >= 0 bps, got " + std::to_string(c.rate_ai_bps));
   if (c.rate_ai_bps > line_rate_bps) {
     fail("rate_ai (" + format_rate(c.rate_ai_bps) + ") exceeds the line rate (" +
-         format_rate(line_rate_bps) + "): expected an increment below the line rate");
+         format_rate(line_rate_bps) + "): expected an increment at most the line rate");
   }
   if (c.min_rate_bps <= 0) fail("min_rate must be > 0 bps, got " + std::to_string(c.min_rate_bps));
   if (c.min_rate_bps > line_rate_bps) {

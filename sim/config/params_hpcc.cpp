@@ -18,13 +18,13 @@ const QuantitySpec kHpccRtt{"time",
                             parse_time_ps,
                             0,
                             1'000'000'000'000,
-                            "a time from 0 (each queue pair's idle round trip) to 1s"};
+                            "a time from 0 to 1s (0: each queue pair's idle round trip)"};
 const QuantitySpec kHpccAi{"rate",
                            "40Mbps",
                            parse_rate_bps,
                            0,
                            100'000'000'000'000,
-                           "a rate from 0 (the line rate / 2500) to 100Tbps"};
+                           "a rate from 0 to 100Tbps (0: the line rate / 2500)"};
 const QuantitySpec kHpccMinRate{"rate",
                                 "1Gbps",
                                 parse_rate_bps,

@@ -264,6 +264,30 @@ TEST_CASE("hpcc: a lone flow settles at eta of its bottleneck plus the additive 
   CHECK(bed.net->totals().drops == 0);
 }
 
+TEST_CASE("hpcc: ACKs every 64 packets never stall the window on the retransmission timer") {
+  // A window of about 14 packets (W = R T at 100 Gb/s over a 4.7 us idle RTT) under a receiver
+  // that ACKs every 64th packet: the window counted alone, the QP stopped at 14 packets and
+  // waited for its timeout, again and again (a window of 64 packets still stalled it each round,
+  // 18 % slow). The window grows by ack_interval - 1 packets, the ones the receiver answers late:
+  // a 32 MiB message runs at the rate HPCC sets, with no timeout and no resend.
+  Scenario sc = testing::one_leaf(2, kLine, kProp, kLatency, 4 << 20, 4096);
+  sc.nic.congestion_control = "hpcc";
+  sc.nic.ack_interval = 64;
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  const int64_t bytes = 32 << 20;
+  bed.net->send(0, 1, bytes, 0, 0);
+  bed.sim.run();
+  const NetTotals t = bed.net->totals();
+  CHECK(t.rto_timeouts == 0);
+  CHECK(t.retransmits == 0);
+  // No slower than eta B + R_AI by more than 5 % (fewer samples: one per 64 packets).
+  const double eta_ps = bytes / 4096 * (kWire + 42) * 8.0 * 1e12 / (0.95 * kLine + 40 * kMbps);
+  INFO("FCT " << rec.done.at(0) << " ps; at eta B + AI " << eta_ps << " ps");
+  CHECK(static_cast<double>(rec.done.at(0)) <= 1.05 * eta_ps);
+}
+
 TEST_CASE("hpcc: each queue pair's base RTT is its idle round trip (hpcc.base_rtt 0)") {
   // With the window on and T the idle RTT, W = B x T at the line rate is exactly the bytes a
   // line-rate sender has out when its first ACK comes back: the window never holds a lone QP

@@ -660,9 +660,11 @@ TEST_CASE("HPCC: two flows into a 100G port share eta of it within 1 ms of the j
   // HPCC with the authors' simulation settings (congestion/hpcc/hpcc_config.hpp): each sender
   // reads the bottleneck's queue and transmitted bytes from INT, and the paper's design promises
   // that congestion is resolved within a round trip, the link held at eta (95 %) and the queue
-  // near empty (Li et al., SIGCOMM 2019, §3 and Figures 9-10), fairly (§3.3: additive increase
-  // W_AI converges the shares). Payload rate of a link at eta: 95 % of its wire rate, less the
-  // 42-byte INT header on every data packet.
+  // near empty (Li et al., SIGCOMM 2019, §3). Payload rate of a link at eta: 95 % of its wire
+  // rate, less the 42-byte INT header on every data packet. The shares settle where the join
+  // leaves them (45.6 / 39.3 here): the additive increase's pull toward equal shares is as weak
+  // as the bias of per-packet queue samples against the slower flow
+  // (docs/congestion-experiments.md); Jain's index over 10 ms is checked, not equality.
   const TwoFlows r = two_flows_100g([](Scenario& sc) { sc.nic.congestion_control = "hpcc"; });
   const double at_eta = 0.95 * 100.0 * 1024 / (1024 + kRoceOverhead + 42);
   double sum_a = 0, sum_b = 0;
@@ -686,6 +688,15 @@ TEST_CASE("HPCC: two flows into a 100G port share eta of it within 1 ms of the j
   CHECK(r.totals.drops == 0);
   CHECK(r.totals.pfc_tx == 0);
   CHECK(r.totals.cnp_tx == 0);  // telemetry, not ECN
+  // A larger additive increase (1 Gb/s per update) pulls the shares within 5 % of each other.
+  const TwoFlows even = two_flows_100g([](Scenario& sc) {
+    sc.nic.congestion_control = "hpcc";
+    sc.hpcc.rate_ai_bps = 1'000'000'000;
+  });
+  for (size_t i = 1; i < even.a.size(); ++i) {
+    INFO(i << " ms after the join, rate_ai 1 Gb/s: " << even.a[i] << " + " << even.b[i]);
+    CHECK(std::abs(even.a[i] - even.b[i]) <= 0.05 * (even.a[i] + even.b[i]) / 2);
+  }
 }
 
 TEST_CASE("PFC victim flow: a flow that shares no bottleneck with an incast still slows down") {
