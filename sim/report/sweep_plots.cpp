@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -205,6 +206,103 @@ Plot busbw_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
   return plot;
 }
 
+/// A decimal size for a slowdown tic: 1000 -> "1KB", 3000000 -> "3MB" (the buckets' edges are
+/// decimal, fct_slowdown.hpp).
+std::string decimal_size_tick(int64_t bytes) {
+  const auto text = [](double v, const char* unit) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%g%s", v, unit);
+    return std::string(t);
+  };
+  if (bytes >= 1'000'000) return text(static_cast<double>(bytes) / 1e6, "MB");
+  if (bytes >= 1'000) return text(static_cast<double>(bytes) / 1e3, "KB");
+  return text(static_cast<double>(bytes), "B");
+}
+
+/// slowdown.gp / slowdown.dat: each completed point's FCT slowdown against flow size, p50, p95
+/// and p99 in three panels on log axes, one curve per point, as the congestion-control papers
+/// draw it (HPCC, Li et al., SIGCOMM 2019, Figure 11). A bucket is drawn at its upper edge; the
+/// last one, which has none, at 3 x its lower edge (labelled ">30MB").
+Plot slowdown_plot(const std::string& scenario, const std::vector<SweepAxis>& axes,
+                   const std::vector<std::vector<std::string>>& values,
+                   const std::vector<const PointResult*>& rows) {
+  Plot plot;
+  plot.stem = "slowdown";
+  std::string notes, dat;
+  std::vector<std::string> labels;
+  std::map<int64_t, std::string> tics;  // x -> its label
+  dat += gp_comment("fabricsim sweep " + scenario +
+                    ": FCT slowdown per flow-size bucket, one block per completed point");
+  dat +=
+      "# blocks are separated by two blank lines (gnuplot `index`); columns: size_bytes (the "
+      "bucket's upper edge; the last bucket: 3 x its lower edge) flows p50 p95 p99\n";
+  for (const PointResult* p : rows) {
+    const std::string label = describe_values(axes, values[static_cast<size_t>(p->point - 1)]);
+    if (p->outcome != Outcome::kComplete) {
+      notes += gp_comment("left out: point " + std::to_string(p->point) + " (" + label +
+                          "): did not complete: " + p->reason);
+      continue;
+    }
+    if (p->slowdown.empty()) {
+      notes += gp_comment("left out: point " + std::to_string(p->point) + " (" + label +
+                          "): no traffic flows finished");
+      continue;
+    }
+    dat += "\n\n" + gp_comment("point " + std::to_string(p->point) + ": " + label);
+    for (const SizeSlowdown& b : p->slowdown) {
+      const int64_t x = b.max_bytes > 0 ? b.max_bytes : 3 * std::max<int64_t>(b.above_bytes, 1);
+      std::string tic = decimal_size_tick(b.max_bytes > 0 ? x : b.above_bytes);
+      if (b.max_bytes <= 0) tic.insert(tic.begin(), '>');
+      tics[x] = tic;
+      char line[128];
+      std::snprintf(line, sizeof line, "%lld %lld %.4f %.4f %.4f\n", static_cast<long long>(x),
+                    static_cast<long long>(b.flows), b.p50, b.p95, b.p99);
+      dat += line;
+    }
+    labels.push_back(label);
+  }
+  plot.dat = dat;
+  std::string& gp = plot.gp;
+  gp += gp_comment("fabricsim sweep " + scenario +
+                   ": FCT slowdown (p50, p95, p99) against flow size, one curve per completed "
+                   "point");
+  gp += "# data: slowdown.dat; run `gnuplot slowdown.gp` in this folder to draw slowdown.svg\n";
+  gp += notes;
+  plot.drawable = !labels.empty();
+  if (!plot.drawable) {
+    gp += "# no point completed with traffic flows: nothing to plot\n";
+    return plot;
+  }
+  const int curves = static_cast<int>(labels.size());
+  gp += "set terminal svg size 960," + std::to_string(1500 + 22 * ((curves + 1) / 2)) +
+        " dynamic noenhanced font 'Helvetica,12' background rgb 'white'\n";
+  gp += "set output 'slowdown.svg'\n";
+  gp += "set multiplot layout 3,1 title " +
+        gp_string("fabricsim sweep " + scenario + ": FCT slowdown by flow size") + "\n";
+  gp += "set logscale x 10\nset logscale y 10\nset grid\n";
+  gp += "set xrange [" + number_text(static_cast<double>(tics.begin()->first) / 1.5) + ":" +
+        number_text(static_cast<double>(tics.rbegin()->first) * 1.5) + "]\n";
+  std::string xtics;
+  for (const auto& [x, text] : tics) {
+    xtics += (xtics.empty() ? "" : ", ") + gp_string(text) + " " + std::to_string(x);
+  }
+  gp += "set xtics (" + xtics + ")\n";
+  const char* panels[][2] = {{"3", "p50"}, {"4", "p95"}, {"5", "p99"}};
+  for (size_t k = 0; k < 3; ++k) {
+    gp += std::string("set ylabel 'slowdown ") + panels[k][1] + "'\n";
+    gp += k == 2 ? "set xlabel 'flow size (bytes; a bucket at its upper edge)'\nset key below\n"
+                 : "unset xlabel\nunset key\n";
+    for (int i = 0; i < curves; ++i) {
+      gp += std::string(i == 0 ? "plot " : ", \\\n     ") + "'slowdown.dat' index " +
+            std::to_string(i) + " using 1:" + panels[k][0] + " with linespoints title " +
+            gp_string(labels[static_cast<size_t>(i)]);
+    }
+    gp += "\n";
+  }
+  gp += "unset multiplot\n";
+  return plot;
+}
+
 /// What a vs-KEY plot draws on its left axis, for one point (nullopt: the point has none).
 struct VsMetric {
   std::string stem_prefix;  ///< "vs-" (busbw), "step-vs-" (training step time)
@@ -378,6 +476,10 @@ std::pair<std::string, std::string> write_sweep_plots(
   const bool busbw = !steps || std::any_of(rows.begin(), rows.end(),
                                            [](const PointResult* p) { return !p->busbw.empty(); });
   if (busbw) plots.push_back(busbw_plot(scenario, axes, values, rows));
+  if (std::any_of(rows.begin(), rows.end(),
+                  [](const PointResult* p) { return !p->slowdown.empty(); })) {
+    plots.push_back(slowdown_plot(scenario, axes, values, rows));
+  }
   for (size_t a = 0; a < axes.size(); ++a) {
     if (const std::optional<NumericAxis> numeric = numeric_axis(axes[a])) {
       if (busbw) plots.push_back(vs_plot(scenario, axes, a, *numeric, values, rows, kBusbwMetric));

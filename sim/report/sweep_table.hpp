@@ -41,6 +41,15 @@ struct SizeBusbw {
   double busbw_GBps = 0;
 };
 
+/// One non-empty flow-size bucket of a point's FCT slowdown, for the slowdown plot: results.json
+/// `fct_slowdown.buckets[]` (fct_slowdown.hpp).
+struct SizeSlowdown {
+  int64_t above_bytes = 0;  ///< sizes > this …
+  int64_t max_bytes = -1;   ///< … and <= this; -1: the last bucket, no upper edge
+  int64_t flows = 0;
+  double p50 = 0, p95 = 0, p99 = 0;
+};
+
 /// One row of the sweep table: cells in the table's column order.
 struct PointResult {
   int64_t point = 0;  ///< 1-based, as in the `point` column
@@ -49,7 +58,8 @@ struct PointResult {
   std::string reason;  ///< why it did not complete (stderr), "" when it did
   double wall_s = 0;
   int64_t events = 0;
-  std::vector<SizeBusbw> busbw;  ///< the sizes that finished, in the run's order
+  std::vector<SizeBusbw> busbw;        ///< the sizes that finished, in the run's order
+  std::vector<SizeSlowdown> slowdown;  ///< the traffic flows' non-empty size buckets
   /// results.json `fabric.cost_usd`: the cost proxy; nullopt without a cost_model or a report.
   std::optional<double> cost_usd;
   /// results.json `training.step_ps` and `exposed_comm_ps`; nullopt without a training step.

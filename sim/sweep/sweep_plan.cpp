@@ -182,7 +182,8 @@ void clear_sweep_dir(const RunOptions& opts, int64_t points) {
         const std::string ext = entry.path().extension().string();
         const std::string stem = entry.path().stem().string();
         if (entry.is_regular_file() && (ext == ".gp" || ext == ".dat" || ext == ".svg") &&
-            (stem == "busbw" || stem.rfind("vs-", 0) == 0 || stem.rfind("step-vs-", 0) == 0)) {
+            (stem == "busbw" || stem == "slowdown" || stem.rfind("vs-", 0) == 0 ||
+             stem.rfind("step-vs-", 0) == 0)) {
           std::error_code ec;
           std::filesystem::remove(entry.path(), ec);
         }

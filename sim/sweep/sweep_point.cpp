@@ -95,6 +95,10 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
   if (rep) {
     for (const CollectiveRow& row : rep->rows)
       result.busbw.push_back({row.size_bytes, row.busbw_GBps});
+    for (const SlowdownBucket& b : rep->slowdown.buckets) {
+      if (b.count > 0)
+        result.slowdown.push_back({b.above_bytes, b.max_bytes, b.count, b.p50, b.p95, b.p99});
+    }
     if (rep->fabric.cost) result.cost_usd = rep->fabric.cost->total_usd;
     if (rep->training) {
       result.step_ps = rep->training->step_ps;
@@ -175,6 +179,13 @@ std::string encode_point(const PointResult& r) {
     put_u64(s, static_cast<uint64_t>(b.size_bytes));
     put_f64(s, b.busbw_GBps);
   }
+  put_u64(s, r.slowdown.size());
+  for (const SizeSlowdown& b : r.slowdown) {
+    put_u64(s, static_cast<uint64_t>(b.above_bytes));
+    put_u64(s, static_cast<uint64_t>(b.max_bytes));
+    put_u64(s, static_cast<uint64_t>(b.flows));
+    for (const double x : {b.p50, b.p95, b.p99}) put_f64(s, x);
+  }
   put_u64(s, r.cost_usd ? 1 : 0);
   put_f64(s, r.cost_usd.value_or(0));
   put_u64(s, r.step_ps ? 1 : 0);
@@ -207,6 +218,17 @@ std::optional<PointResult> decode_point(const std::string& s) {
     b.size_bytes = static_cast<int64_t>(in.u64());
     b.busbw_GBps = in.f64();
     r.busbw.push_back(b);
+  }
+  const uint64_t buckets = in.u64();
+  for (uint64_t i = 0; in.ok() && i < buckets; ++i) {
+    SizeSlowdown b;
+    b.above_bytes = static_cast<int64_t>(in.u64());
+    b.max_bytes = static_cast<int64_t>(in.u64());
+    b.flows = static_cast<int64_t>(in.u64());
+    b.p50 = in.f64();
+    b.p95 = in.f64();
+    b.p99 = in.f64();
+    r.slowdown.push_back(b);
   }
   const uint64_t has_cost = in.u64();
   const double cost = in.f64();

@@ -147,6 +147,61 @@ TEST_CASE("sweep --jobs 2 writes the same bytes as --jobs 1, in point order") {
   }
 }
 
+TEST_CASE("sweep plots: slowdown.dat holds each point's slowdown.csv, drawn per size on log axes") {
+  // Background flows, two controls, each point in its own process (--jobs 2): the buckets cross
+  // the pipe from the point's process and must arrive as its own slowdown.csv has them.
+  const fs::path d = scratch("plots_slowdown");
+  const Result r = fabricsim(
+      "sweep scenarios/background-websearch.yaml --set background.duration=200us"
+      " --vary nic.congestion_control=dcqcn,hpcc --jobs 2 --out " +
+      d.string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto blocks = dat_blocks(d / "slowdown.dat");
+  REQUIRE(blocks.size() == 2);
+  for (size_t p = 1; p <= 2; ++p) {
+    INFO("point " << p);
+    const DatBlock& b = blocks[p - 1];
+    CHECK(b.title ==
+          "point " + std::to_string(p) + ": nic.congestion_control=" + (p == 1 ? "dcqcn" : "hpcc"));
+    // slowdown.csv: above_bytes,max_bytes,flows,p50,p95,p99,mean per non-empty bucket, then
+    // `all`. The plot puts a bucket at its upper edge (the last, open one at 3 x its lower edge).
+    std::istringstream csv(slurp(d / point_dir(p) / "slowdown.csv"));
+    std::string line;
+    std::getline(csv, line);  // header
+    size_t k = 0;
+    while (std::getline(csv, line) && line.rfind("all,", 0) != 0) {
+      std::vector<std::string> f;
+      std::istringstream cells(line);
+      for (std::string c; std::getline(cells, c, ',');) f.push_back(c);
+      REQUIRE(k < b.rows.size());
+      const std::vector<std::string>& row = b.rows[k++];
+      REQUIRE(row.size() == 5);
+      const std::string x = f[1].empty() ? std::to_string(3 * std::stoll(f[0])) : f[1];
+      CHECK(row[0] == x);
+      CHECK(row[1] == f[2]);  // flows
+      CHECK(row[2] == f[3]);  // p50, p95, p99 as slowdown.csv prints them
+      CHECK(row[3] == f[4]);
+      CHECK(row[4] == f[5]);
+    }
+    CHECK(k == b.rows.size());
+    CHECK(k >= 3);
+  }
+  const std::string gp = slurp(d / "slowdown.gp");
+  CHECK(gp.find("set logscale x 10") != std::string::npos);
+  CHECK(gp.find("set logscale y 10") != std::string::npos);
+  CHECK(gp.find("set multiplot layout 3,1") != std::string::npos);
+  CHECK(gp.find("'1MB' 1000000") != std::string::npos);
+  for (const char* col : {"3", "4", "5"}) {  // p50, p95, p99: one panel each, both points
+    for (const char* i : {"0", "1"}) {
+      CHECK(gp.find(std::string("'slowdown.dat' index ") + i + " using 1:" + col + " ") !=
+            std::string::npos);
+    }
+  }
+  CHECK(gp.find("title 'nic.congestion_control=hpcc'") != std::string::npos);
+  if (gnuplot_on_path()) CHECK(fs::exists(d / "slowdown.svg"));
+}
+
 TEST_CASE("sweep plots: busbw.dat holds each completed point's sizes and busbw from results.json") {
   const fs::path d = scratch("plots_busbw");
   const Result r = fabricsim("sweep " + kSweepSmall +
