@@ -5,6 +5,12 @@
 
 namespace fabricsim {
 
+std::string congestion_control_in_effect(const Scenario& sc) {
+  if (sc.dcqcn.enabled && sc.transport == "roce") return "dcqcn";
+  const std::string& name = sc.nic.congestion_control;
+  return name == "auto" || name == "dcqcn" ? "none" : name;
+}
+
 NetConfig net_config_for(const Scenario& sc) {
   NetConfig nc;
   nc.wire = wire_format_for(sc.transport);

@@ -117,4 +117,8 @@ inline uint8_t pfc_lossless_mask(const PfcConfig& pfc, int traffic_class) {
 /// or congestion control (the loader has already rejected both).
 NetConfig net_config_for(const Scenario& scenario);
 
+/// The name of the congestion control net_config_for(sc) selects: nic.congestion_control, with
+/// auto (and dcqcn off RoCE) resolved to "dcqcn" when dcqcn.enabled on RoCE, else "none".
+std::string congestion_control_in_effect(const Scenario& sc);
+
 }  // namespace fabricsim

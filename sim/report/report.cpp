@@ -533,6 +533,7 @@ std::string results_json_text(const RunReport& r) {
   j["ports"] = std::move(ports);
   // Extensions after DESIGN's names: the simulation mode, and the flow model's own figures.
   j["mode"] = r.mode;
+  j["congestion_control"] = r.congestion_control;
   j["depends_on"] = ordered_json::array();
   for (const Dependence& d : r.depends_on) {
     j["depends_on"].push_back({{"keys", d.keys}, {"why", d.why}});

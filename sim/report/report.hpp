@@ -325,6 +325,10 @@ struct RunReport {
   /// "packet" or "flow" (scenario key `mode`): in the flow mode the queue, PFC, ECN, drop and
   /// per-port counters are not modelled and stay 0.
   std::string mode = "packet";
+  /// The per-queue-pair congestion control the run's NICs ran (nic.congestion_control, with
+  /// auto resolved: "dcqcn" when dcqcn.enabled on RoCE, else "none"); the flow mode runs none
+  /// (its `limits` say so) and reports the scenario's choice.
+  std::string congestion_control = "none";
   std::optional<FlowStats> flow_stats;  ///< flow mode only
   FabricSummary fabric;
   NcclSummary nccl;

@@ -10,6 +10,7 @@
 #include "collectives/nccl_model.hpp"
 #include "collectives/nccl_tests.hpp"
 #include "sim/core/counter_table.hpp"
+#include "sim/net/net_config.hpp"
 #include "sim/net/network.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_limits.hpp"
@@ -22,6 +23,7 @@ RunReport report_header(const Scenario& sc, const Prepared& prepared) {
   rep.scenario = sc.name;
   rep.seed = sc.seed;
   rep.mode = sc.mode;
+  rep.congestion_control = congestion_control_in_effect(sc);
   rep.fabric = summarize(sc, prepared.fabric);
   if (sc.has_workload) {
     const NcclRunSetup& n = prepared.nccl;

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <system_error>
 
+#include "sim/net/net_config.hpp"
 #include "sim/run/output_writers.hpp"
 
 namespace fabricsim {
@@ -157,6 +158,7 @@ int stop_before_simulation(const RunOptions& opts, const Scenario& sc, const Pre
     rep.scenario = sc.name;
     rep.seed = sc.seed;
     rep.mode = sc.mode;
+    rep.congestion_control = congestion_control_in_effect(sc);
     rep.fabric.kind = sc.topology.kind;
     rep.fabric.oversubscription = sc.topology.oversubscription;
     rep.fabric.host_rate_bps = sc.link.host_rate_bps;

@@ -323,7 +323,9 @@ FctSlowdown websearch_slowdown(const std::string& cc) {
   opts.sets = {"nic.congestion_control=" + cc};
   Scenario sc = load(opts);
   const Prepared prepared = prepare(sc);
-  return simulate(sc, prepared, nullptr, false).slowdown;
+  const RunReport report = simulate(sc, prepared, nullptr, false);
+  CHECK(report.congestion_control == cc);  // results.json `congestion_control`
+  return report.slowdown;
 }
 
 TEST_CASE("hpcc against DCQCN on web-search: shorter tails for the short flows") {
@@ -374,6 +376,7 @@ TEST_CASE("hpcc: the hpcc section's keys reach the sender's parameters, in their
   CHECK(h.base_rtt_ps == 13 * kUs);
   CHECK(h.int_header_bytes == 0);
   CHECK(net_config_for(sc).cc.kind == CcKind::kHpcc);
+  CHECK(congestion_control_in_effect(sc) == "hpcc");
   CHECK(net_config_for(sc).cc.needs_int());
   CHECK_FALSE(net_config_for(sc).cc.needs_rtt());
 }

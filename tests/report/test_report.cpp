@@ -282,9 +282,10 @@ TEST_CASE("results.json counters keep DESIGN's names first, then the extensions"
   CHECK(top == std::vector<std::string>{"scenario", "seed", "fabric", "collectives", "nccl",
                                         "counters", "conservation", "flows", "fct_slowdown",
                                         "deadlock", "run", "ports_truncated", "ports", "mode",
-                                        "depends_on", "limits"});
+                                        "congestion_control", "depends_on", "limits"});
   CHECK(j["mode"] == "packet");
-  CHECK(j["limits"].empty());  // present, and empty when the run names none
+  CHECK(j["congestion_control"] == "none");  // a report that names none
+  CHECK(j["limits"].empty());                // present, and empty when the run names none
 }
 
 TEST_CASE("results.json limits: each what and why, in order, printed as not modelled lines") {
