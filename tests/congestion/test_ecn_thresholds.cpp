@@ -44,7 +44,8 @@ EcnRun two_to_one(int64_t kmin_bytes) {
 }
 
 TEST_CASE(
-    "DCQCN: a higher Kmin marks more packets; the CNPs stay within one per flow per interval") {
+    "DCQCN: a higher Kmin marks more packets, while the CNPs stay within one per flow per "
+    "interval") {
   const int64_t interval = dcqcn_preset("connectx").cnp_interval_ps;
   REQUIRE(interval > 0);
   std::vector<EcnRun> runs;
