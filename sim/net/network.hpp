@@ -411,6 +411,10 @@ class Network {
   struct Nic {
     uint32_t port = 0;             ///< global id of the NIC's port
     std::vector<uint32_t> active;  ///< QPs with packets to send, round-robin
+    /// Parallel to `active`: before this time (ps) the QP cannot send for a reason fixed until
+    /// it sends or goes back (its message not started, its payload not produced, a static
+    /// pacing gap), so nic_fill passes it without reading the QP; <= now = look at the QP.
+    std::vector<int64_t> not_before_ps;
     size_t cursor = 0;
     int64_t wake_ps = -1;  ///< pending rate-limiter wake-up, -1 = none
     /// When the NIC may start its next message (NetConfig::message_interval_ps after the last).
@@ -468,6 +472,9 @@ class Network {
   void complete_message(uint32_t qp_id, const RxMessage& m);
   void start_tx(uint32_t port_id, uint8_t eligible);
   void nic_fill(uint32_t nic);
+  /// Clears QP `qp_id`'s entry in its NIC's Nic::not_before_ps (its next packet changed other
+  /// than by sending: go-back-N, or an ACK ahead of it). O(QPs active on the NIC).
+  void forget_hold(uint32_t qp_id);
   void forward(Packet* p);
   void deliver(Packet* p);
   void receive_data(Packet* p, const Qp& qp);

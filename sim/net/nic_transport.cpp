@@ -211,6 +211,7 @@ void Network::activate(uint32_t qp_id) {
   if (!qp.active) {
     qp.active = true;
     nics_[qp.nic].active.push_back(qp_id);
+    nics_[qp.nic].not_before_ps.push_back(0);
   }
   const uint32_t pid = nics_[qp.nic].port;
   const Port& port = ports_[pid];
@@ -223,11 +224,20 @@ void Network::nic_fill(uint32_t nic_id) {
   int64_t earliest = -1;  // soonest time a rate-limited QP may send
   for (size_t tried = 0; tried < nic.active.size();) {
     if (nic.cursor >= nic.active.size()) nic.cursor = 0;
+    // A QP held back until a known time, for a reason only its own send or go-back changes:
+    // the same outcome as the checks below, without touching the QP and its message.
+    if (const int64_t held = nic.not_before_ps[nic.cursor]; held > now) {
+      earliest = earliest < 0 ? held : std::min(earliest, held);
+      ++nic.cursor;
+      ++tried;
+      continue;
+    }
     const uint32_t qp_id = nic.active[nic.cursor];
     Qp& qp = qps_[qp_id];
     if (qp.snd_nxt >= qp.psn_end) {  // nothing left to send: leave the round robin
       qp.active = false;
       nic.active.erase(nic.active.begin() + static_cast<ptrdiff_t>(nic.cursor));
+      nic.not_before_ps.erase(nic.not_before_ps.begin() + static_cast<ptrdiff_t>(nic.cursor));
       continue;
     }
     int64_t wake = qp.next_send_ps;
@@ -241,6 +251,8 @@ void Network::nic_fill(uint32_t nic_id) {
       wake = std::min(qp.next_send_ps, qp.cc.next_timer_ps());
     }
     if (qp.next_send_ps > now) {
+      // A static rate's gap moves only when the QP sends; an adaptive one is re-timed above.
+      if (!qp.cc.adaptive()) nic.not_before_ps[nic.cursor] = wake;
       earliest = earliest < 0 ? wake : std::min(earliest, wake);
       ++nic.cursor;
       ++tried;
@@ -253,6 +265,7 @@ void Network::nic_fill(uint32_t nic_id) {
       ++qp.snd_msg;
     const Message& m = message_at(qp, qp.snd_msg);
     if (m.ready_ps > now) {  // not started by the NIC yet (message rate, send latency)
+      nic.not_before_ps[nic.cursor] = m.ready_ps;
       earliest = earliest < 0 ? m.ready_ps : std::min(earliest, m.ready_ps);
       ++nic.cursor;
       ++tried;
@@ -263,6 +276,7 @@ void Network::nic_fill(uint32_t nic_id) {
     if (m.pace_bps > 0) {  // a paced message: this packet's bytes are not all produced yet
       const int64_t made = m.produce_ps + serialization_ps(offset + payload, m.pace_bps);
       if (made > now) {
+        nic.not_before_ps[nic.cursor] = made;
         earliest = earliest < 0 ? made : std::min(earliest, made);
         ++nic.cursor;
         ++tried;
@@ -330,6 +344,15 @@ void Network::nic_fill(uint32_t nic_id) {
   if (earliest >= 0 && (nic.wake_ps < 0 || nic.wake_ps > earliest)) {
     nic.wake_ps = earliest;
     sim_.at<&Network::on_nic_wake>(SimTime(earliest), node_lp(ports_[nic.port].node), this, nic_id);
+  }
+}
+
+void Network::forget_hold(uint32_t qp_id) {
+  const Qp& qp = qps_[qp_id];
+  if (!qp.active) return;
+  Nic& nic = nics_[qp.nic];
+  for (size_t i = 0; i < nic.active.size(); ++i) {
+    if (nic.active[i] == qp_id) nic.not_before_ps[i] = 0;
   }
 }
 
@@ -500,7 +523,10 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
   if (p->psn > qp.snd_una) {              // cumulative progress
     qp.snd_una = p->psn;
     // An ACK can overtake a go-back (reordered paths): never resend what is acknowledged.
-    if (qp.snd_nxt < qp.snd_una) qp.snd_nxt = qp.snd_una;
+    if (qp.snd_nxt < qp.snd_una) {
+      qp.snd_nxt = qp.snd_una;
+      forget_hold(qp_id);  // another packet, perhaps of another message: look again
+    }
     qp.retries = 0;
     while (!qp.msgs.empty()) {
       const Message& m = messages_[qp.msgs.front()];
@@ -568,6 +594,7 @@ void Network::go_back(uint32_t qp_id, uint32_t psn, bool timeout) {
     observer_->went_back(qp_id, qp.src_host, qp.snd_nxt, psn, timeout, sim_.now().ps());
   qp.snd_nxt = psn;
   qp.snd_msg = qp.msg_base;
+  forget_hold(qp_id);  // an earlier packet: its message and payload may be ready already
   while (psn >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
     ++qp.snd_msg;
   // The timer restarts now: a NIC whose resend cannot leave (its priority paused by PFC, no

@@ -225,6 +225,32 @@ TEST_CASE("go-back-N: a flow record counts the message's packets accepted as res
   CHECK(flows[2].retransmitted_packets == 3);
 }
 
+TEST_CASE(
+    "go-back-N: a resend whose payload is produced leaves at once, not when the next packet is") {
+  // One QP host0 -> leaf0 -> host1 carries one message of 8 packets whose payload is produced
+  // at 1 Gb/s (a GPU protocol's pace): packet k may leave at (k + 1) x 8 us. The leaf's egress
+  // to host1 loses every 6th frame: PSN 5, sent at 48 us. PSN 6 (56 us) arrives out of
+  // sequence and is NAKed; the NAK is back about a microsecond later, while PSN 7 waits for its
+  // payload until 64 us. PSNs 5 and 6 are produced already, so they go at once, and PSN 7 leaves
+  // at 64 us: the message completes one idle path after that. A NIC that kept waiting for PSN
+  // 7's payload before resending would send 5, 6 and 7 from 64 us, two frames later.
+  const int64_t rate = 100'000'000'000, mtu = 1000, prop = 200'000, lat = 300'000;
+  const int64_t pace = 1'000'000'000, t = ser(mtu + kRoceOverhead, rate);
+  Bed bed(fabricsim::testing::one_leaf(2, rate, prop, lat, 64 << 20, mtu));
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  bed.net->set_drop_every(fabricsim::testing::port_between(bed, "leaf0", "host1"), 6);
+  bed.net->send(0, 1, 8 * mtu, 0, 0, -1, false, pace);
+  bed.sim.run();
+  bed.net->check_conservation();
+  const NetTotals totals = bed.net->totals();
+  CHECK(totals.nak_tx == 1);
+  CHECK(totals.retransmits == 2);
+  const int64_t last_made = ser(8 * mtu, pace);  // 64 us
+  REQUIRE(last_made == 64'000'000);
+  CHECK(rec.done.at(0) == last_made + 2 * (t + prop) + lat);
+}
+
 namespace {
 
 /// On the completion of tag 0, posts two messages host1 -> host0 (from inside that event).
