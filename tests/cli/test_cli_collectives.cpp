@@ -259,7 +259,7 @@ TEST_CASE("collectives: DAGs too large, NCCL_ALGO naming what is not modelled, o
     const Result r = fabricsim(
         "validate scenarios/quickstart.yaml --set nccl.buffsize=64KiB --set "
         "workload.algorithm=ring "
-        "--set workload.protocol=simple --set workload.maxbytes=16GiB");
+        "--set workload.protocol=simple --set workload.maxbytes=32GiB");
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("workload.maxbytes") != std::string::npos);
     CHECK(r.err.find("transfers") != std::string::npos);
