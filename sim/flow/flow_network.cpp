@@ -163,6 +163,9 @@ FlowNetwork::FlowNetwork(Simulator& sim, const Fabric& fabric, const FlowRouter&
                          const FlowConfig& cfg)
     : sim_(sim), fabric_(fabric), router_(router), cfg_(cfg) {
   if (cfg.mtu_bytes <= 0) throw std::invalid_argument("FlowNetwork: mtu_bytes must be > 0");
+  if (cfg.ack_interval < 1 || cfg.ack_wire_bytes < 0) {
+    throw std::invalid_argument("FlowNetwork: ack_interval must be >= 1, ack_wire_bytes >= 0");
+  }
   const FabricGraph& g = fabric.graph;
   const size_t links = router.port_count();
   capacity_bps_.resize(links);
@@ -180,6 +183,8 @@ FlowNetwork::FlowNetwork(Simulator& sim, const Fabric& fabric, const FlowRouter&
   link_begin_.assign(links, 0);
   link_end_.assign(links, 0);
   link_left_bps_.assign(links, 0);
+  link_weight_.assign(links, 0);
+  link_data_.assign(links, 0);
 }
 
 int64_t FlowNetwork::wire_bytes(int64_t bytes) const {
@@ -260,7 +265,18 @@ void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t 
   f.path_begin = static_cast<uint32_t>(paths_.size());
   router_.path(src, dst, flow, paths_);
   f.path_len = static_cast<uint32_t>(paths_.size()) - f.path_begin;
-  live_path_ports_ += f.path_len;
+  // The ACKs: one per ack_interval packets and the message's last, back along the reverse path.
+  const int64_t packets = bytes == 0 ? 1 : (bytes + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes;
+  const int64_t acks = (packets + cfg_.ack_interval - 1) / cfg_.ack_interval;
+  f.ack_len = 0;
+  f.ack_weight = 0;
+  if (cfg_.ack_wire_bytes > 0) {
+    router_.path(dst, src, flow, paths_);
+    f.ack_len = static_cast<uint32_t>(paths_.size()) - f.path_begin - f.path_len;
+    f.ack_weight = static_cast<double>(acks * cfg_.ack_wire_bytes) / static_cast<double>(wire);
+    link_bytes_ += static_cast<double>(acks * cfg_.ack_wire_bytes) * f.ack_len;
+  }
+  live_path_ports_ += f.path_len + f.ack_len;
   const int64_t last = bytes == 0 ? 0 : (bytes - 1) % cfg_.mtu_bytes + 1;
   f.latency_ps = latency_of(paths_.data() + f.path_begin, f.path_len, last);
   link_bytes_ += static_cast<double>(wire) * f.path_len;
@@ -290,9 +306,10 @@ void FlowNetwork::allocate() {
   ++reallocations_;
   // The flows of each link some active flow uses, as one array (CSR).
   touched_.clear();
+  // A link's weight sums its flows' weights: 1 where it carries the data, ack_weight the ACKs.
   for (uint32_t i : active_) {
     const Flow& f = flows_[i];
-    for (uint32_t k = 0; k < f.path_len; ++k) {
+    for (uint32_t k = 0; k < f.path_len + f.ack_len; ++k) {
       const uint32_t l = paths_[f.path_begin + k];
       if (link_count_[l]++ == 0) touched_.push_back(l);
     }
@@ -302,20 +319,32 @@ void FlowNetwork::allocate() {
     link_begin_[l] = link_end_[l] = offset;
     offset += link_count_[l];
     link_left_bps_[l] = static_cast<double>(capacity_bps_[l]);
+    link_weight_[l] = 0;
   }
   link_flows_.resize(offset);
+  link_is_data_.resize(offset);
   for (uint32_t i : active_) {
     const Flow& f = flows_[i];
-    for (uint32_t k = 0; k < f.path_len; ++k)
-      link_flows_[link_end_[paths_[f.path_begin + k]]++] = i;
+    for (uint32_t k = 0; k < f.path_len + f.ack_len; ++k) {
+      const uint32_t l = paths_[f.path_begin + k];
+      link_is_data_[link_end_[l]] = k < f.path_len;
+      link_flows_[link_end_[l]++] = i;
+      link_weight_[l] += k < f.path_len ? 1.0 : f.ack_weight;
+      if (k < f.path_len) ++link_data_[l];
+    }
   }
-  // Progressive filling: the link with the smallest fair share fixes the rate of its flows
-  // that are still free; their bandwidth leaves every link they use.
+  // Progressive filling: the link with the smallest fair share (what is left over the weights
+  // of its free flows) fixes the rate of the free flows whose data cross it; their bandwidth,
+  // times their weight there, leaves every link they use. ACKs take their share of a link but
+  // never hold back their own flow (an RDMA sender has no window to wait for them): a flow is
+  // fixed by a link its data cross, and a link only ACKs cross is no constraint.
   if (frozen_.size() < flows_.size()) frozen_.resize(flows_.size());
   for (uint32_t i : active_) frozen_[i] = 0;
   using Entry = std::pair<double, uint32_t>;  // (share, link)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  for (uint32_t l : touched_) heap.emplace(link_left_bps_[l] / link_count_[l], l);
+  for (uint32_t l : touched_) {
+    if (link_data_[l] > 0) heap.emplace(link_left_bps_[l] / link_weight_[l], l);
+  }
   // A paced flow is a link of its own, of its cap, that only it crosses: entry ports + index.
   const uint32_t ports = static_cast<uint32_t>(capacity_bps_.size());
   for (uint32_t i : active_) {
@@ -326,12 +355,15 @@ void FlowNetwork::allocate() {
     frozen_[i] = 1;
     Flow& f = flows_[i];
     f.rate_bps = rate;
-    for (uint32_t h = 0; h < f.path_len; ++h) {
+    for (uint32_t h = 0; h < f.path_len + f.ack_len; ++h) {
       const uint32_t l2 = paths_[f.path_begin + h];
-      link_left_bps_[l2] -= rate;
+      const double w = h < f.path_len ? 1.0 : f.ack_weight;
+      link_left_bps_[l2] -= rate * w;
+      link_weight_[l2] -= w;
       --link_count_[l2];
-      if (l2 != from && link_count_[l2] > 0) {
-        heap.emplace(std::max(0.0, link_left_bps_[l2]) / link_count_[l2], l2);
+      if (h < f.path_len) --link_data_[l2];
+      if (l2 != from && link_data_[l2] > 0) {
+        heap.emplace(std::max(0.0, link_left_bps_[l2]) / link_weight_[l2], l2);
       }
     }
   };
@@ -342,15 +374,15 @@ void FlowNetwork::allocate() {
       if (!frozen_[l - ports]) freeze(l - ports, share, ports);
       continue;
     }
-    if (link_count_[l] == 0) continue;
-    const double current = std::max(0.0, link_left_bps_[l]) / link_count_[l];
+    if (link_data_[l] == 0) continue;
+    const double current = std::max(0.0, link_left_bps_[l]) / link_weight_[l];
     if (current != share) continue;  // stale: a newer entry for l is in the heap
     for (uint32_t k = link_begin_[l]; k < link_end_[l]; ++k) {
       const uint32_t i = link_flows_[k];
-      if (!frozen_[i]) freeze(i, current, l);
+      if (link_is_data_[k] && !frozen_[i]) freeze(i, current, l);
     }
   }
-  for (uint32_t l : touched_) link_count_[l] = 0;
+  for (uint32_t l : touched_) link_count_[l] = link_data_[l] = 0;
 }
 
 void FlowNetwork::on_update(uint64_t generation) {
@@ -363,7 +395,7 @@ void FlowNetwork::on_update(uint64_t generation) {
     Flow& f = flows_[active_[k]];
     if (f.remaining_bits <= f.rate_bps * 1e-12) {
       sim_.at<&FlowNetwork::on_deliver>(SimTime(now + f.latency_ps), lp(), this, active_[k]);
-      live_path_ports_ -= f.path_len;
+      live_path_ports_ -= f.path_len + f.ack_len;
       active_[k] = active_.back();
       active_.pop_back();
     } else {
@@ -390,6 +422,7 @@ void FlowNetwork::on_deliver(uint64_t flow_index) {
   const auto index = static_cast<uint32_t>(flow_index);
   const uint64_t tag = flows_[index].tag;
   flows_[index].path_len = 0;
+  flows_[index].ack_len = 0;
   free_.push_back(index);
   ++completed_;
   // Compact the path store once most of it belongs to flows that have finished sending.
@@ -400,7 +433,7 @@ void FlowNetwork::on_deliver(uint64_t flow_index) {
       Flow& f = flows_[i];
       const auto begin = static_cast<uint32_t>(compact.size());
       compact.insert(compact.end(), paths_.begin() + f.path_begin,
-                     paths_.begin() + f.path_begin + f.path_len);
+                     paths_.begin() + f.path_begin + f.path_len + f.ack_len);
       f.path_begin = begin;
     }
     paths_ = std::move(compact);

@@ -8,6 +8,16 @@
 // recomputed whenever a flow starts or ends. A flow completes one path latency after its last
 // bit leaves the source: propagation of every hop, plus per switch its forwarding latency and
 // (store-and-forward) the serialization of the last packet on the next link.
+// ACKs: the receiver answers every ack_interval-th packet and a message's last (as the packet
+// model's NICs do), so a flow of n packets also sends ceil(n / ack_interval) ACK frames back
+// along its reverse path (FlowRouter::path from the destination). They take their share of
+// those links in proportion to the flow's rate: the filling is weighted, a link l with flows f
+// of rate r_f and weight w_fl (1 on the data path, ACK wire bits over data wire bits on the
+// reverse) holding sum_f w_fl r_f <= capacity (Bertsekas & Gallager §6.5.2 with per-link
+// demands), except that only a link its data cross fixes a flow's rate: an RDMA sender does
+// not wait for its ACKs. Where a host both sends and receives (a ring), its uplink carries its
+// data and the ACKs of what it receives: about 2 % of the link at a 4,096-byte MTU, 25 % at
+// 256 bytes.
 // What it does not model: queues, PFC pauses, ECN/DCQCN, drops and retransmissions, incast
 // transients, per-packet load balancing. Where those matter the packet mode is the answer.
 // Logical processes (sim/core/simulator.hpp): max-min fairness couples every flow to every
@@ -70,6 +80,9 @@ struct FlowConfig {
   int64_t mtu_bytes = 4096;       ///< payload bytes per packet
   int64_t switch_latency_ps = 0;  ///< forwarding latency of every switch
   bool cut_through = false;       ///< no store-and-forward serialization per hop
+  /// Wire bytes of one ACK frame (WireFormat::ack_wire_bytes); 0 = ACKs not modelled.
+  int64_t ack_wire_bytes = 0;
+  int ack_interval = 1;  ///< the receiver ACKs every ack_interval-th packet (and a message's last)
 };
 
 /// The flow model's settings from the packet model's (the same wire format, MTU and switches).
@@ -79,6 +92,8 @@ inline FlowConfig flow_config_for(const NetConfig& n) {
   c.mtu_bytes = n.mtu_bytes;
   c.switch_latency_ps = n.switch_latency_ps;
   c.cut_through = n.cut_through;
+  c.ack_wire_bytes = n.wire.ack_wire_bytes();
+  c.ack_interval = n.ack_interval;
   return c;
 }
 
@@ -125,7 +140,8 @@ class FlowNetwork {
   int64_t flows_completed() const { return completed_; }
   int64_t reallocations() const { return reallocations_; }
   int64_t max_active_flows() const { return max_active_; }
-  /// Sum over flows of wire bytes × hops: the packet model's link bytes, for bytes per second.
+  /// Sum over flows of wire bytes × hops, their ACKs' included: the packet model's link bytes,
+  /// for bytes per second.
   double link_bytes() const { return link_bytes_; }
   size_t active_flows() const { return active_.size(); }
 
@@ -136,7 +152,9 @@ class FlowNetwork {
     double rate_bps = 0;
     double cap_bps = 0;  ///< the pace as a wire rate, bits per second; 0 = none
     int64_t latency_ps = 0;
-    uint32_t path_begin = 0, path_len = 0;
+    /// Data ports paths_[path_begin, + path_len), then its ACKs' ports (+ ack_len).
+    uint32_t path_begin = 0, path_len = 0, ack_len = 0;
+    double ack_weight = 0;  ///< ACK wire bits per data wire bit, on each ACK port
   };
   /// Latency of a path (ports) for a last packet of `last_payload_bytes`.
   int64_t latency_of(const uint32_t* ports, size_t hops, int64_t last_payload_bytes) const;
@@ -160,7 +178,7 @@ class FlowNetwork {
   std::vector<Flow> flows_;            // slots; freed ones listed in free_
   std::vector<uint32_t> free_;
   std::vector<uint32_t> active_;  // indices of flows still sending
-  std::vector<uint32_t> paths_;   // port ids, Flow::path_begin … + path_len (compacted)
+  std::vector<uint32_t> paths_;   // port ids, Flow::path_begin … + path_len + ack_len
   size_t live_path_ports_ = 0;    // ports of the paths of active flows
   int64_t last_advance_ps_ = 0;
   uint64_t generation_ = 0;  // the pending update event's; older ones are stale
@@ -170,6 +188,9 @@ class FlowNetwork {
   // allocate()'s scratch, kept to avoid reallocating
   std::vector<uint32_t> link_count_, link_begin_, link_end_, link_flows_;
   std::vector<double> link_left_bps_;
+  std::vector<double> link_weight_;    // per link: the summed weights of its flows not yet fixed
+  std::vector<uint32_t> link_data_;    // per link: its flows not yet fixed whose data cross it
+  std::vector<uint8_t> link_is_data_;  // parallel to link_flows_: a data entry, not an ACK one
   std::vector<uint32_t> touched_;
   std::vector<uint8_t> frozen_;
 };

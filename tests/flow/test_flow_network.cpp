@@ -18,10 +18,14 @@ namespace {
 
 constexpr int64_t kGbps = 1'000'000'000;
 
+/// `acks` false: the flows' ACKs take no bandwidth (FlowConfig::ack_wire_bytes 0), for the
+/// closed forms of max-min sharing that count the data alone.
 struct FlowBed {
-  explicit FlowBed(const Scenario& sc, uint64_t seed = 1)
+  explicit FlowBed(const Scenario& sc, uint64_t seed = 1, bool acks = true)
       : fabric(build_fabric(sc)), router(fabric, seed) {
-    net = std::make_unique<FlowNetwork>(sim, fabric, router, flow_config_for(net_config_for(sc)));
+    FlowConfig cfg = flow_config_for(net_config_for(sc));
+    if (!acks) cfg.ack_wire_bytes = 0;
+    net = std::make_unique<FlowNetwork>(sim, fabric, router, cfg);
   }
   Fabric fabric;
   FlowRouter router;
@@ -73,7 +77,7 @@ TEST_CASE("flow mode: max-min shares, recomputed when a flow ends") {
   // 2R/3 (max-min: the host3 link is the bottleneck of the first three). It ends at
   // 1.5 S/R; the incast keeps R/3 each and ends at 3 S/R.
   const int64_t rate = 100 * kGbps, mtu = 4096, bytes = 4096 * 1000;
-  FlowBed bed(one_leaf(4, rate, 0, 0, 1 << 20, mtu));
+  FlowBed bed(one_leaf(4, rate, 0, 0, 1 << 20, mtu), 1, false);
   Recorder rec(bed.sim);
   bed.net->set_sink(&rec);
   bed.net->send(0, 3, bytes, 0, 0);
@@ -101,7 +105,7 @@ TEST_CASE("flow mode: a parking lot gets the max-min rates, not equal shares") {
   // equal flows end together at 2 S/R (equal shares of every link would say the same here,
   // so add a second flow 2 -> 1 that is alone on its links and runs at R: it ends at S/R).
   const int64_t rate = 100 * kGbps, mtu = 4096, bytes = 4096 * 500;
-  FlowBed bed(one_leaf(4, rate, 0, 0, 1 << 20, mtu));
+  FlowBed bed(one_leaf(4, rate, 0, 0, 1 << 20, mtu), 1, false);
   Recorder rec(bed.sim);
   bed.net->set_sink(&rec);
   bed.net->send(0, 3, bytes, 0, 0);
@@ -117,6 +121,44 @@ TEST_CASE("flow mode: a parking lot gets the max-min rates, not equal shares") {
     CHECK(rec.done[static_cast<size_t>(i)] == Approx(2 * s_over_r + last_packet).epsilon(1e-6));
   }
   CHECK(rec.done[3] == Approx(s_over_r + last_packet).epsilon(1e-6));
+}
+
+TEST_CASE("flow mode: ACKs share the reverse links, weighted by their wire bytes") {
+  // Two hosts under one leaf, 100 Gb/s, no latency, exchanging S bytes both ways at once. Each
+  // direction of each link carries one flow's data at rate r and the other flow's ACKs at
+  // r x a, where a = (ACK frames x 86 B) / (data wire bytes): an ACK is the RoCEv2 headers
+  // (62 B) + AETH (4 B) + framing (20 B). The link is full: r (1 + a) = R, so each flow takes
+  // (1 + a) S_wire / R. With ack_interval k, ceil(packets / k) ACKs.
+  const int64_t rate = 100 * kGbps, bytes = 1'000'000;
+  const int64_t ack_wire = 62 + 4 + 20;
+  for (const auto& [mtu, interval] : {std::pair<int64_t, int>{256, 1}, {4096, 1}, {256, 64}}) {
+    Scenario sc = one_leaf(2, rate, 0, 0, 1 << 20, mtu);
+    sc.nic.ack_interval = interval;
+    FlowBed bed(sc);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    bed.net->send(0, 1, bytes, 0, 0);
+    bed.net->send(1, 0, bytes, 0, 1);
+    bed.sim.run();
+    REQUIRE(rec.done.size() == 2);
+    const int64_t packets = (bytes + mtu - 1) / mtu;
+    const int64_t acks = (packets + interval - 1) / interval;
+    const double a = static_cast<double>(acks * ack_wire) / roce_wire(bytes, mtu);
+    const double expected = (1 + a) * static_cast<double>(ser(roce_wire(bytes, mtu), rate)) +
+                            static_cast<double>(ser(roce_packet((bytes - 1) % mtu + 1), rate));
+    INFO("MTU " << mtu << ", ack_interval " << interval << ", a = " << a);
+    CHECK(rec.done[0] == Approx(expected).epsilon(1e-6));
+    CHECK(rec.done[1] == Approx(expected).epsilon(1e-6));
+  }
+  // One way only, the ACKs ride links that carry no data: the flow keeps the line rate.
+  FlowBed one_way(one_leaf(2, rate, 0, 0, 1 << 20, 256));
+  Recorder rec(one_way.sim);
+  one_way.net->set_sink(&rec);
+  one_way.net->send(0, 1, bytes, 0, 0);
+  one_way.sim.run();
+  CHECK(rec.done.at(0) == Approx(static_cast<double>(ser(roce_wire(bytes, 256), rate) +
+                                                     ser(roce_packet((bytes - 1) % 256 + 1), rate)))
+                              .epsilon(1e-6));
 }
 
 TEST_CASE("flow mode: routes are valley-free, per-flow ECMP spreads flows over the spines") {
