@@ -143,16 +143,23 @@ PacketTransport::PacketTransport(Simulator& sim, Network& net) : sim_(sim), net_
 
 void PacketTransport::send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag,
                            int64_t pace_bps) {
+  // A transfer of the DAG whose QPs open_qps opened: its QP without the lookup by key.
+  if (tag < qp_of_.size() && qp_of_[tag] != kNoQp) {
+    net_.send_on(qp_of_[tag], bytes, tag, false, pace_bps);
+    return;
+  }
   net_.send(host(src_rank), host(dst_rank), bytes, flow, tag, -1, false, pace_bps);
 }
 
 void PacketTransport::open_qps(const TransferDag& dag) {
+  qp_of_.assign(dag.size(), kNoQp);
   for (uint32_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag.transfer(i);
     // A channel's connection takes its GPU's NICs in turn, as NCCL assigns them (the flow is
     // the channel), not the ECMP hash: with several NICs a GPU, channels do not pile up on one.
     if (!t.is_compute()) {
-      net_.open_qp(host(t.src_rank), host(t.dst_rank), t.flow, -1, static_cast<int>(t.flow));
+      qp_of_[i] =
+          net_.open_qp(host(t.src_rank), host(t.dst_rank), t.flow, -1, static_cast<int>(t.flow));
     }
   }
 }

@@ -164,10 +164,16 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   void attach(DagReplayer* replayer) { replayer_ = replayer; }
   void attach_traffic(TrafficPlayer* traffic) { traffic_ = traffic; }
   /// The host id of each rank (NcclRunSetup::rank_hosts); empty = rank r on host r.
-  void set_rank_hosts(std::vector<int> hosts) { rank_hosts_ = std::move(hosts); }
+  /// Forgets the QPs open_qps kept (they were opened for the old hosts).
+  void set_rank_hosts(std::vector<int> hosts) {
+    rank_hosts_ = std::move(hosts);
+    qp_of_.clear();
+  }
   /// Opens the queue pair of every transfer of `dag` (Network::open_qp), in the DAG's order,
   /// before it runs: QP ids then follow the DAG, not the order transfers happen to start in,
-  /// so every rank of a partitioned run numbers them alike.
+  /// so every rank of a partitioned run numbers them alike. Keeps each transfer's QP id (4
+  /// bytes a transfer): send() with a tag of this DAG posts on it without a lookup, so the
+  /// DAG replayed must be the one last given here (DagReplayer's tags are its transfer ids).
   void open_qps(const TransferDag& dag);
   void send(int src_rank, int dst_rank, int64_t bytes, uint32_t flow, uint64_t tag,
             int64_t pace_bps) override;
@@ -197,6 +203,8 @@ class PacketTransport final : public CollectiveTransport, public CompletionSink 
   DagReplayer* replayer_ = nullptr;
   TrafficPlayer* traffic_ = nullptr;
   std::vector<int> rank_hosts_;
+  static constexpr uint32_t kNoQp = UINT32_MAX;
+  std::vector<uint32_t> qp_of_;  ///< by transfer id of the DAG open_qps last opened; kNoQp
   bool stop_when_done_ = true;
 };
 

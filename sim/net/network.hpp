@@ -139,6 +139,11 @@ class Network {
   /// throughput, Transfer::pace_bps), on top of any rate limit or congestion control.
   uint64_t send(int src_host, int dst_host, int64_t bytes, uint32_t flow_id, uint64_t tag,
                 int tc = -1, bool inline_payload = false, int64_t pace_bps = 0);
+  /// send() on queue pair `qp_id` (an id open_qp returned), without looking the QP up by its
+  /// hosts, flow and class. Throws std::out_of_range for an unknown QP, std::invalid_argument
+  /// for a negative size or pace.
+  uint64_t send_on(uint32_t qp_id, int64_t bytes, uint64_t tag, bool inline_payload = false,
+                   int64_t pace_bps = 0);
   /// The QP of (src_host, dst_host, flow_id, tc) (tc -1 = the configured class), created if
   /// new. QP ids are the creation order, so a partitioned run that opens every QP up front in
   /// the same order on every rank agrees on them. Opening does not start the QP's congestion
@@ -471,6 +476,8 @@ class Network {
   /// observer, the sink (which may post messages: Qp and QpRx references dangle after it).
   void complete_message(uint32_t qp_id, const RxMessage& m);
   void start_tx(uint32_t port_id, uint8_t eligible);
+  /// Posts a message on QP `qp_id` (checked by the caller): send()'s work after the lookup.
+  uint64_t post(uint32_t qp_id, int64_t bytes, uint64_t tag, bool inline_payload, int64_t pace_bps);
   void nic_fill(uint32_t nic);
   /// Clears QP `qp_id`'s entry in its NIC's Nic::not_before_ps (its next packet changed other
   /// than by sending: go-back-N, or an ACK ahead of it). O(QPs active on the NIC).

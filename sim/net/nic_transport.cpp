@@ -132,6 +132,21 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   } else {
     qp_id = open_checked("Network::send", src_host, dst_host, flow_id, tc);
   }
+  return post(qp_id, bytes, tag, inline_payload, pace_bps);
+}
+
+uint64_t Network::send_on(uint32_t qp_id, int64_t bytes, uint64_t tag, bool inline_payload,
+                          int64_t pace_bps) {
+  if (qp_id >= qps_.size()) {
+    throw std::out_of_range("Network::send_on: no queue pair " + std::to_string(qp_id));
+  }
+  if (bytes < 0) throw std::invalid_argument("Network::send_on: negative message size");
+  if (pace_bps < 0) throw std::invalid_argument("Network::send_on: negative pace");
+  return post(qp_id, bytes, tag, inline_payload, pace_bps);
+}
+
+uint64_t Network::post(uint32_t qp_id, int64_t bytes, uint64_t tag, bool inline_payload,
+                       int64_t pace_bps) {
   Qp& qp = qps_[qp_id];
   const int64_t packets = bytes == 0 ? 1 : (bytes + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes;
   if (static_cast<int64_t>(qp.psn_end) + packets > int64_t{UINT32_MAX}) {
@@ -200,7 +215,8 @@ uint64_t Network::send(int src_host, int dst_host, int64_t bytes, uint32_t flow_
   qp.msgs.push_back(slot);
   ++in_flight_;
   post_rx(qp_id, rx);  // may reallocate nothing of the sender's: qp stays valid
-  if (observer_ != nullptr) observer_->message_posted(seq, src_host, dst_host, qp_id, bytes, now);
+  if (observer_ != nullptr)
+    observer_->message_posted(seq, qp.src_host, qp.dst_host, qp_id, bytes, now);
   activate(qp_id);
   return seq;
 }
