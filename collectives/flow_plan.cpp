@@ -74,8 +74,11 @@ bool streams(const CollectiveSpec& spec, double framed_bytes) {
 /// chunks in flight per connection, less what a flow carries itself (λ + α + n·C/B). The
 /// `streamed` hops (inside a server, with a streaming protocol) pass a chunk on after one
 /// stream unit U: s_h = λ + α + U/B there.
+/// `path_alpha_ps` >= 0: the hops' latencies summed along the pipeline's critical path, in
+/// place of hops × α (a tree whose hops differ: NVLink inside servers, 2 to 5 switches between).
 int64_t pipeline_tail_ps(int64_t hops, int64_t streamed, int64_t bytes, const CollectiveSpec& spec,
-                         int64_t step, int64_t alpha, int64_t rate_bps) {
+                         int64_t step, int64_t alpha, int64_t rate_bps,
+                         int64_t path_alpha_ps = -1) {
   const int64_t chunk =
       framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec);
   const int64_t chunks =
@@ -87,8 +90,11 @@ int64_t pipeline_tail_ps(int64_t hops, int64_t streamed, int64_t bytes, const Co
   if (!streams(spec, chunk)) streamed = 0;
   const double s_streamed =
       static_cast<double>(step + alpha) + unit_ps(spec, static_cast<double>(rate_bps));
+  // Every hop's α: hops × α, or the critical path's own sum.
+  const double alpha_excess =
+      path_alpha_ps >= 0 ? static_cast<double>(path_alpha_ps - hops * alpha) : 0.0;
   const double total = static_cast<double>(hops - streamed) * s +
-                       static_cast<double>(streamed) * s_streamed +
+                       static_cast<double>(streamed) * s_streamed + alpha_excess +
                        static_cast<double>(chunks - 1) * std::max(c_over_b, s / kConnectionWindow);
   const double own = static_cast<double>(step + alpha) + static_cast<double>(chunks) * c_over_b;
   return static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
@@ -257,17 +263,30 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
       }
       const int g = layout.gpus_per_server, servers = n / g;
       const std::vector<int> parent = tree_parents(servers, g, c);
+      std::vector<int64_t> up_ps(static_cast<size_t>(n), 0), down_ps(static_cast<size_t>(n), 0);
       for (int r = 0; r < n; ++r) {
         const int p = parent[static_cast<size_t>(r)];
         if (p < 0) continue;
-        add(r, p, bytes);  // reduce up
-        add(p, r, bytes);  // broadcast down
+        up_ps[static_cast<size_t>(r)] = add(r, p, bytes).latency_ps;    // reduce up
+        down_ps[static_cast<size_t>(r)] = add(p, r, bytes).latency_ps;  // broadcast down
+      }
+      // The critical path of a chunk: up from the rank farthest (in latency) from the root, then
+      // down to the farthest: the hops' own latencies, not the slowest hop's at every level.
+      int64_t up_max = 0, down_max = 0;
+      for (int r = 0; r < n; ++r) {
+        int64_t up = 0, down = 0;
+        for (int v = r; parent[static_cast<size_t>(v)] >= 0; v = parent[static_cast<size_t>(v)]) {
+          up += up_ps[static_cast<size_t>(v)];
+          down += down_ps[static_cast<size_t>(v)];
+        }
+        up_max = std::max(up_max, up);
+        down_max = std::max(down_max, down);
       }
       // Streamed: the hops of a server's chain fed by another of its hops, up and down (on one
       // server the root's first send down too); a hop fed over the network waits for it whole.
       const int64_t chain_streamed = servers == 1 ? 2 * (g - 1) - 1 : 2 * std::max(0, g - 2);
       tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), chain_streamed, bytes, spec,
-                                 step, alpha_max, paced(rate_min, spec));
+                                 step, alpha_max, paced(rate_min, spec), up_max + down_max);
     } else {
       const std::vector<int> order = ring_order(layout, c);
       if (spec.collective == "broadcast" || spec.collective == "reduce") {
