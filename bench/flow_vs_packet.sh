@@ -6,9 +6,11 @@
 # reason the flow mode refuses the scenario (exit 2 at `validate`). Outputs go to $OUT (default
 # /tmp/fabricsim-flow-vs-packet). The packet runs take about 20 s in all on 2 cores.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 FABRICSIM=${1:-./build/fabricsim}
 shift || true
+# A path given relative to where the script was started from, not to the repository.
+[ -x "$FABRICSIM" ] && FABRICSIM=$(cd "$(dirname "$FABRICSIM")" && pwd)/$(basename "$FABRICSIM")
+cd "$(dirname "$0")/.."
 SIZES=${*:-1MiB 16MiB}
 OUT=${OUT:-/tmp/fabricsim-flow-vs-packet}
 [ -x "$FABRICSIM" ] || { echo "bench/flow_vs_packet.sh: no fabricsim at $FABRICSIM" >&2; exit 2; }
@@ -25,7 +27,8 @@ for f in scenarios/*.yaml; do
   for size in $SIZES; do
     for mode in packet flow; do
       "$FABRICSIM" run "$f" --mode "$mode" --set workload.minbytes="$size" \
-        --set workload.maxbytes="$size" --trace-events 0 --out "$OUT/$name-$size-$mode" > /dev/null
+        --set workload.maxbytes="$size" --trace-events 0 --out "$OUT/$name-$size-$mode" \
+        > /dev/null || { echo "bench/flow_vs_packet.sh: $name $size --mode $mode failed" >&2; exit 1; }
     done
     python3 - "$OUT/$name-$size" "$name" "$size" <<'PY'
 import json, sys

@@ -16,8 +16,10 @@
 // reverse) holding sum_f w_fl r_f <= capacity (Bertsekas & Gallager §6.5.2 with per-link
 // demands), except that only a link its data cross fixes a flow's rate: an RDMA sender does
 // not wait for its ACKs. Where a host both sends and receives (a ring), its uplink carries its
-// data and the ACKs of what it receives: about 2 % of the link at a 4,096-byte MTU, 25 % at
-// 256 bytes.
+// data and the ACKs of what it receives: ACK bytes 2 % of the data bytes at a 4,096-byte MTU,
+// 25 % at 256 bytes. A link whose data flows are all fixed is not looked at again, so the ACKs
+// of flows fixed elsewhere at a higher rate can fill it past its capacity (108 % at MTU 256 when
+// a host sends two flows and receives one faster one).
 // What it does not model: queues, PFC pauses, ECN/DCQCN, drops and retransmissions, incast
 // transients, per-packet load balancing. Where those matter the packet mode is the answer.
 // Logical processes (sim/core/simulator.hpp): max-min fairness couples every flow to every
