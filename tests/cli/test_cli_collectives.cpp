@@ -308,6 +308,25 @@ std::map<std::string, nlohmann::json> run_packet_and_flow(const std::string& com
   return by_mode;
 }
 
+/// Checks that the flow mode's runs of run_packet_and_flow take the packet mode's time within
+/// `tolerance` (relative), size by size: `sizes` sizes each, and where `algorithm` is not empty,
+/// the flow mode ran that algorithm. `label` names the case in a failure.
+void check_flow_matches_packet(const std::map<std::string, nlohmann::json>& by_mode, size_t sizes,
+                               double tolerance, const std::string& label,
+                               const std::string& algorithm = "") {
+  const auto& packet = by_mode.at("packet")["collectives"];
+  const auto& flow = by_mode.at("flow")["collectives"];
+  REQUIRE(packet.size() == sizes);
+  REQUIRE(flow.size() == sizes);
+  for (size_t i = 0; i < packet.size(); ++i) {
+    INFO(label << ", " << packet[i]["size_bytes"] << " B: packet " << packet[i]["time_us"]
+               << " us, flow " << flow[i]["time_us"] << " us");
+    if (!algorithm.empty()) CHECK(flow[i]["algorithm"] == algorithm);
+    CHECK(flow[i]["time_us"].get<double>() ==
+          Approx(packet[i]["time_us"].get<double>()).epsilon(tolerance));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("flow mode: uncongested collectives take the packet model's time within 5 %") {
@@ -355,19 +374,10 @@ TEST_CASE("flow mode: a ring's ACKs take their share of its links, as in the pac
       " --set nccl.algo=Ring --set workload.minbytes=4MiB --set workload.maxbytes=16MiB"
       " --set workload.stepfactor=4";
   for (const char* mtu : {"256B", "1024B"}) {
-    auto by_mode =
+    const auto by_mode =
         run_packet_and_flow("run scenarios/quickstart.yaml" + fabric + " --set nic.mtu=" + mtu,
                             scratch("flow_acks") / mtu);
-    const auto& packet = by_mode["packet"]["collectives"];
-    const auto& flow = by_mode["flow"]["collectives"];
-    REQUIRE(packet.size() == 2);
-    REQUIRE(flow.size() == 2);
-    for (size_t i = 0; i < packet.size(); ++i) {
-      INFO("MTU " << mtu << ", " << packet[i]["size_bytes"] << " B: packet " << packet[i]["time_us"]
-                  << " us, flow " << flow[i]["time_us"] << " us");
-      CHECK(flow[i]["time_us"].get<double>() ==
-            Approx(packet[i]["time_us"].get<double>()).epsilon(0.03));
-    }
+    check_flow_matches_packet(by_mode, 2, 0.03, std::string("MTU ") + mtu);
   }
 }
 
@@ -383,17 +393,7 @@ TEST_CASE("flow mode: a tree's pipeline fill sums its own hops' latencies, as th
                                            " --set workload.minbytes=256KiB"
                                            " --set workload.maxbytes=1MiB",
                                        scratch("flow_tree_fill") / scenario);
-    const auto& packet = by_mode["packet"]["collectives"];
-    const auto& flow = by_mode["flow"]["collectives"];
-    REQUIRE(packet.size() == 2);
-    REQUIRE(flow.size() == 2);
-    for (size_t i = 0; i < packet.size(); ++i) {
-      INFO(scenario << " " << packet[i]["size_bytes"] << " B: packet " << packet[i]["time_us"]
-                    << " us, flow " << flow[i]["time_us"] << " us");
-      CHECK(flow[i]["algorithm"] == "tree");
-      CHECK(flow[i]["time_us"].get<double>() ==
-            Approx(packet[i]["time_us"].get<double>()).epsilon(0.03));
-    }
+    check_flow_matches_packet(by_mode, 2, 0.03, scenario, "tree");
   }
 }
 
