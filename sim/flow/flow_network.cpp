@@ -184,11 +184,7 @@ FlowNetwork::FlowNetwork(Simulator& sim, const Fabric& fabric, const FlowRouter&
   link_end_.assign(links, 0);
   link_left_bps_.assign(links, 0);
   link_weight_.assign(links, 0);
-  link_weight0_.assign(links, 0);
   link_data_.assign(links, 0);
-  link_data0_.assign(links, 0);
-  link_ack_bps_.assign(links, 0);
-  link_load_bps_.assign(links, 0);
 }
 
 int64_t FlowNetwork::wire_bytes(int64_t bytes) const {
@@ -310,6 +306,7 @@ void FlowNetwork::allocate() {
   ++reallocations_;
   // The flows of each link some active flow uses, as one array (CSR).
   touched_.clear();
+  // A link's weight sums its flows' weights: 1 where it carries the data, ack_weight the ACKs.
   for (uint32_t i : active_) {
     const Flow& f = flows_[i];
     for (uint32_t k = 0; k < f.path_len + f.ack_len; ++k) {
@@ -321,86 +318,27 @@ void FlowNetwork::allocate() {
   for (uint32_t l : touched_) {
     link_begin_[l] = link_end_[l] = offset;
     offset += link_count_[l];
-    link_weight0_[l] = 0;
-    link_data0_[l] = 0;
+    link_left_bps_[l] = static_cast<double>(capacity_bps_[l]);
+    link_weight_[l] = 0;
   }
   link_flows_.resize(offset);
   link_is_data_.resize(offset);
-  // A link's weight sums its flows' weights: 1 where it carries the data, ack_weight the ACKs.
   for (uint32_t i : active_) {
     const Flow& f = flows_[i];
     for (uint32_t k = 0; k < f.path_len + f.ack_len; ++k) {
       const uint32_t l = paths_[f.path_begin + k];
       link_is_data_[link_end_[l]] = k < f.path_len;
       link_flows_[link_end_[l]++] = i;
-      link_weight0_[l] += k < f.path_len ? 1.0 : f.ack_weight;
-      if (k < f.path_len) ++link_data0_[l];
-    }
-  }
-  if (frozen_.size() < flows_.size()) frozen_.resize(flows_.size());
-  fill(false);
-  // The weighted filling can overfill a link: it fixes the data flows of a link at its share,
-  // and the ACKs that cross it belong to flows fixed later at a higher rate. A NIC sends an ACK
-  // when the data arrives, ahead of its own data (sim/net/nic_transport.cpp, send_control), so
-  // those ACKs take what their flows' rates ask and the link's data flows get the rest: the
-  // fixed point r = F(c - A(r)), with F the max-min filling of the data alone and A(r) each
-  // link's ACK load at rates r. Iterated from the weighted filling's rates; each pass changes
-  // the rates by about the ACK-to-data ratio (a) times the last change, a < 0.26 from MTU 256.
-  if (cfg_.ack_wire_bytes > 0) {
-    for (int pass = 1; pass < kMaxAckPasses; ++pass) {
-      for (uint32_t l : touched_) link_ack_bps_[l] = link_load_bps_[l] = 0;
-      for (uint32_t i : active_) {
-        const Flow& f = flows_[i];
-        for (uint32_t k = 0; k < f.path_len + f.ack_len; ++k) {
-          const uint32_t l = paths_[f.path_begin + k];
-          if (k < f.path_len) {
-            link_load_bps_[l] += f.rate_bps;
-          } else {
-            link_ack_bps_[l] += f.rate_bps * f.ack_weight;
-          }
-        }
-      }
-      bool overfilled = false;
-      for (uint32_t l : touched_) {
-        const double load = link_load_bps_[l] + link_ack_bps_[l];
-        if (link_data0_[l] > 0 &&
-            load > static_cast<double>(capacity_bps_[l]) * (1 + kAckTolerance)) {
-          overfilled = true;
-        }
-      }
-      if (pass == 1 && !overfilled) break;  // the weighted filling is already consistent
-      previous_rate_.clear();
-      for (uint32_t i : active_) previous_rate_.push_back(flows_[i].rate_bps);
-      fill(true);
-      ++ack_passes_;
-      double change = 0;
-      for (size_t k = 0; k < active_.size(); ++k) {
-        const double before = previous_rate_[k], after = flows_[active_[k]].rate_bps;
-        if (before > 0) change = std::max(change, std::abs(after - before) / before);
-      }
-      if (change <= kAckTolerance) break;
-    }
-  }
-  for (uint32_t l : touched_) link_count_[l] = 0;
-}
-
-void FlowNetwork::fill(bool fixed_acks) {
-  for (uint32_t l : touched_) {
-    link_data_[l] = link_data0_[l];
-    if (fixed_acks) {
-      link_weight_[l] = static_cast<double>(link_data0_[l]);
-      link_left_bps_[l] = std::max(0.0, static_cast<double>(capacity_bps_[l]) - link_ack_bps_[l]);
-    } else {
-      link_weight_[l] = link_weight0_[l];
-      link_left_bps_[l] = static_cast<double>(capacity_bps_[l]);
+      link_weight_[l] += k < f.path_len ? 1.0 : f.ack_weight;
+      if (k < f.path_len) ++link_data_[l];
     }
   }
   // Progressive filling: the link with the smallest fair share (what is left over the weights
   // of its free flows) fixes the rate of the free flows whose data cross it; their bandwidth,
   // times their weight there, leaves every link they use. ACKs take their share of a link but
   // never hold back their own flow (an RDMA sender has no window to wait for them): a flow is
-  // fixed by a link its data cross, and a link only ACKs cross is no constraint. `fixed_acks`:
-  // the ACK loads link_ack_bps_ are taken off the capacities first and the ACKs weigh nothing.
+  // fixed by a link its data cross, and a link only ACKs cross is no constraint.
+  if (frozen_.size() < flows_.size()) frozen_.resize(flows_.size());
   for (uint32_t i : active_) frozen_[i] = 0;
   using Entry = std::pair<double, uint32_t>;  // (share, link)
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
@@ -412,18 +350,17 @@ void FlowNetwork::fill(bool fixed_acks) {
   for (uint32_t i : active_) {
     if (flows_[i].cap_bps > 0) heap.emplace(flows_[i].cap_bps, ports + i);
   }
-  const double ack_scale = fixed_acks ? 0.0 : 1.0;
   // Fixes flow i's rate and takes it off its links (`from`: the link doing it, not re-queued).
   auto freeze = [&](uint32_t i, double rate, uint32_t from) {
     frozen_[i] = 1;
     Flow& f = flows_[i];
     f.rate_bps = rate;
-    const uint32_t hops = f.path_len + (fixed_acks ? 0 : f.ack_len);
-    for (uint32_t h = 0; h < hops; ++h) {
+    for (uint32_t h = 0; h < f.path_len + f.ack_len; ++h) {
       const uint32_t l2 = paths_[f.path_begin + h];
-      const double w = h < f.path_len ? 1.0 : f.ack_weight * ack_scale;
+      const double w = h < f.path_len ? 1.0 : f.ack_weight;
       link_left_bps_[l2] -= rate * w;
       link_weight_[l2] -= w;
+      --link_count_[l2];
       if (h < f.path_len) --link_data_[l2];
       if (l2 != from && link_data_[l2] > 0) {
         heap.emplace(std::max(0.0, link_left_bps_[l2]) / link_weight_[l2], l2);
@@ -445,6 +382,7 @@ void FlowNetwork::fill(bool fixed_acks) {
       if (link_is_data_[k] && !frozen_[i]) freeze(i, current, l);
     }
   }
+  for (uint32_t l : touched_) link_count_[l] = link_data_[l] = 0;
 }
 
 void FlowNetwork::on_update(uint64_t generation) {

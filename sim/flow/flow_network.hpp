@@ -17,10 +17,9 @@
 // demands), except that only a link its data cross fixes a flow's rate: an RDMA sender does
 // not wait for its ACKs. Where a host both sends and receives (a ring), its uplink carries its
 // data and the ACKs of what it receives: ACK bytes 2 % of the data bytes at a 4,096-byte MTU,
-// 25 % at 256 bytes. Where that filling leaves a link past its capacity (its data flows fixed
-// at its share, then the ACKs of a flow fixed later at a higher rate), the rates are the fixed
-// point of a filling of the data alone on capacities less the ACK loads: a NIC sends its ACKs
-// ahead of its data (allocate()).
+// 25 % at 256 bytes. A link whose data flows are all fixed is not looked at again, so the ACKs
+// of flows fixed elsewhere at a higher rate can fill it past its capacity (108 % at MTU 256 when
+// a host sends two flows and receives one faster one).
 // What it does not model: queues, PFC pauses, ECN/DCQCN, drops and retransmissions, incast
 // transients, per-packet load balancing. Where those matter the packet mode is the answer.
 // Logical processes (sim/core/simulator.hpp): max-min fairness couples every flow to every
@@ -142,8 +141,6 @@ class FlowNetwork {
   int64_t flows_started() const { return started_; }
   int64_t flows_completed() const { return completed_; }
   int64_t reallocations() const { return reallocations_; }
-  /// Passes of allocate()'s fixed point beyond the first filling (where ACKs overfilled a link).
-  int64_t ack_passes() const { return ack_passes_; }
   int64_t max_active_flows() const { return max_active_; }
   /// Sum over flows of wire bytes × hops, their ACKs' included: the packet model's link bytes,
   /// for bytes per second.
@@ -165,11 +162,8 @@ class FlowNetwork {
   int64_t latency_of(const uint32_t* ports, size_t hops, int64_t last_payload_bytes) const;
   /// Brings every active flow's remaining bits to now.
   void advance();
-  /// Max-min fair rates of the active flows (progressive filling), ACK loads included.
+  /// Max-min fair rates of the active flows (progressive filling).
   void allocate();
-  /// One progressive filling over allocate()'s link lists; `fixed_acks`: of the data alone,
-  /// on capacities less link_ack_bps_.
-  void fill(bool fixed_acks);
   /// Finishes the flows that have sent everything, reallocates, schedules the next finish.
   void on_update(uint64_t generation);
   void on_deliver(uint64_t flow_index);
@@ -192,22 +186,12 @@ class FlowNetwork {
   uint64_t generation_ = 0;  // the pending update event's; older ones are stale
   bool update_pending_ = false;
   int64_t started_ = 0, completed_ = 0, reallocations_ = 0, max_active_ = 0;
-  int64_t ack_passes_ = 0;  // fixed-point passes beyond the weighted filling (allocate())
-  /// allocate()'s fixed point: at most this many passes; done when no rate moves by more than
-  /// kAckTolerance (relative), or no link is overfilled by more after the first.
-  static constexpr int kMaxAckPasses = 16;
-  static constexpr double kAckTolerance = 1e-6;
   double link_bytes_ = 0;
   // allocate()'s scratch, kept to avoid reallocating
   std::vector<uint32_t> link_count_, link_begin_, link_end_, link_flows_;
   std::vector<double> link_left_bps_;
-  std::vector<double> link_weight_;   // per link: the summed weights of its flows not yet fixed
-  std::vector<uint32_t> link_data_;   // per link: its flows not yet fixed whose data cross it
-  std::vector<double> link_weight0_;  // link_weight_ and link_data_ before any flow is fixed
-  std::vector<uint32_t> link_data0_;
-  std::vector<double> link_ack_bps_;   // per link: its ACK load at the last pass's rates
-  std::vector<double> link_load_bps_;  // per link: its data load at the last pass's rates
-  std::vector<double> previous_rate_;  // the last pass's rates, in active_ order
+  std::vector<double> link_weight_;    // per link: the summed weights of its flows not yet fixed
+  std::vector<uint32_t> link_data_;    // per link: its flows not yet fixed whose data cross it
   std::vector<uint8_t> link_is_data_;  // parallel to link_flows_: a data entry, not an ACK one
   std::vector<uint32_t> touched_;
   std::vector<uint8_t> frozen_;

@@ -544,7 +544,6 @@ std::string results_json_text(const RunReport& r) {
     j["flow_model"] = {{"flows", r.flow_stats->flows},
                        {"rate_computations", r.flow_stats->reallocations},
                        {"max_active_flows", r.flow_stats->max_active},
-                       {"ack_fixed_point_passes", r.flow_stats->ack_passes},
                        {"not_modelled", "queues, PFC, ECN/DCQCN, drops, retransmissions"}};
   }
   if (!r.files_not_written

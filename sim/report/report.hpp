@@ -296,10 +296,7 @@ struct FlowStats {
   int64_t flows = 0;          ///< flows completed
   int64_t reallocations = 0;  ///< max-min rate computations (one per start/finish instant)
   int64_t max_active = 0;     ///< most flows sharing the fabric at once
-  /// Extra passes of the rate computation where ACKs filled a link past its capacity
-  /// (FlowNetwork::ack_passes).
-  int64_t ack_passes = 0;
-  double link_bytes = 0;  ///< wire bytes × hops summed over flows
+  double link_bytes = 0;      ///< wire bytes × hops summed over flows
 };
 
 /// Flow completion times (delivery - post) of every delivered message of a kind, however many

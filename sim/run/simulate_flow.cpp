@@ -132,7 +132,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   rep.events = events;
   rep.simulated_ps = sim.now().ps();
   rep.flow_stats = FlowStats{net.flows_completed(), net.reallocations(), net.max_active_flows(),
-                             net.ack_passes(), net.link_bytes()};
+                             net.link_bytes()};
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
   if (prepared.measured)
