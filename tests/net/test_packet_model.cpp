@@ -608,7 +608,9 @@ TEST_CASE(
   // - The leaf's port to host0 takes f3 at R from host3's NIC and the ACKs of f1 and f2 at
   //   2 a x, more than R, and serves them in arrival order: f3 gets R^2 / (R + 2 a x).
   // Together: a^2 y^2 - (1 + a) R y + R^2 = 0, the smaller root. f3 ends at S_wire / y, having
-  // let f1 and f2 send x S_wire / y each; alone then, they send the rest at R / 2.
+  // let f1 and f2 send x S_wire / y each; alone then, they send the rest at R / 2. Their end,
+  // (2 + a) S_wire / R, is host0's uplink carrying 2 S_wire + f3's ACKs whatever the order: it
+  // checks that no ACK is lost or added; f3's end is what tells the sharing rules apart.
   // (The flow mode's weighted filling gives neither link this sharing: docs/flow-mode.md.)
   const int64_t rate = 100 * kGbps, bytes = 1'000'000, mtu = 256;
   Bed bed(one_leaf(4, rate, 0, 0, int64_t{64} << 20, mtu));
