@@ -28,7 +28,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/simulator.hpp"
@@ -195,6 +197,7 @@ class FlowNetwork {
   std::vector<uint8_t> link_is_data_;  // parallel to link_flows_: a data entry, not an ACK one
   std::vector<uint32_t> touched_;
   std::vector<uint8_t> frozen_;
+  std::vector<std::pair<double, uint32_t>> heap_;  // (share, link): allocate()'s queue
 };
 
 }  // namespace fabricsim
