@@ -295,9 +295,11 @@ void FlowNetwork::advance() {
 }
 
 void FlowNetwork::schedule_update() {
-  // One update per instant, after every flow that starts at this instant has been added.
-  if (update_pending_) return;
+  // One update per instant, after every flow that starts at this instant has been added. An
+  // update pending for a later flow's end is superseded: the new flow's rate cannot wait.
+  if (update_pending_ && update_at_ps_ == sim_.now().ps()) return;
   update_pending_ = true;
+  update_at_ps_ = sim_.now().ps();
   sim_.at<&FlowNetwork::on_update>(sim_.now(), lp(), this, ++generation_);
 }
 
@@ -425,6 +427,7 @@ void FlowNetwork::on_update(uint64_t generation) {
   }
   if (next == std::numeric_limits<int64_t>::max()) return;
   update_pending_ = true;
+  update_at_ps_ = next;
   sim_.at<&FlowNetwork::on_update>(SimTime(next), lp(), this, ++generation_);
 }
 

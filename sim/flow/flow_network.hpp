@@ -187,6 +187,7 @@ class FlowNetwork {
   int64_t last_advance_ps_ = 0;
   uint64_t generation_ = 0;  // the pending update event's; older ones are stale
   bool update_pending_ = false;
+  int64_t update_at_ps_ = 0;  // when the pending update runs
   int64_t started_ = 0, completed_ = 0, reallocations_ = 0, max_active_ = 0;
   double link_bytes_ = 0;
   // allocate()'s scratch, kept to avoid reallocating

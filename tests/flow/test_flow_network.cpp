@@ -101,6 +101,33 @@ TEST_CASE("flow mode: max-min shares, recomputed when a flow ends") {
   CHECK(bed.net->reallocations() == 2);
 }
 
+TEST_CASE("flow mode: a flow started while another's end is pending gets its rate at once") {
+  // One leaf, 100 Gb/s, no latency, no ACKs. A (host0 -> host1, 100 MB) runs alone at R; at
+  // 1 ms B (host2 -> host1, 1 MB) joins it on host1's link and both run at R/2 until B's wire
+  // bytes are through, 2 W_B / R later; A then has the link again. A ends at (W_A + W_B) / R.
+  // The update pending for A's end must not hold back B's rate until then (B ended after A,
+  // at 8.2 ms, when it did).
+  const int64_t rate = 100 * kGbps, mtu = 4096, a_bytes = 100'000'000, b_bytes = 1'000'000;
+  const int64_t join_ps = 1'000'000'000;
+  FlowBed bed(one_leaf(3, rate, 0, 0, 1 << 20, mtu), 1, false);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  bed.net->send(0, 1, a_bytes, 0, 0);
+  bed.sim.run(SimTime(join_ps));
+  REQUIRE(rec.done.empty());
+  bed.net->send(2, 1, b_bytes, 0, 1);
+  bed.sim.run();
+  REQUIRE(rec.done.size() == 2);
+  const double w_a = static_cast<double>(ser(roce_wire(a_bytes, mtu), rate));
+  const double w_b = static_cast<double>(ser(roce_wire(b_bytes, mtu), rate));
+  // Each ends one store-and-forward of its last (partial) packet after its last bit leaves.
+  const auto last_packet = [&](int64_t bytes) {
+    return static_cast<double>(ser(roce_packet((bytes - 1) % mtu + 1), rate));
+  };
+  CHECK(rec.done[1] == Approx(join_ps + 2 * w_b + last_packet(b_bytes)).epsilon(1e-6));
+  CHECK(rec.done[0] == Approx(w_a + w_b + last_packet(a_bytes)).epsilon(1e-6));
+}
+
 TEST_CASE("flow mode: a parking lot gets the max-min rates, not equal shares") {
   // Hosts 0..3 on one leaf; the long flow 0 -> 3 meets 1 -> 3 on host3's link and nothing
   // else; 1 -> 2 shares host1's uplink with 1 -> 3. Max-min: host3's link gives 0 -> 3 and
