@@ -176,20 +176,20 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
         if (key != "kind") candidates.push_back(block + "." + key);
       }
     }
-    // A known key under the wrong section (link.mtu for nic.mtu), as the file's reading says.
-    const std::string name = path.substr(path.rfind('.') + 1);
-    std::vector<std::string> homes;
-    for (const std::string& p : paths) {
-      if (p != path &&
-          (p == name || (p.size() > name.size() && p[p.size() - name.size() - 1] == '.' &&
-                         p.compare(p.size() - name.size(), name.size(), name) == 0))) {
-        homes.push_back(p);
-      }
-    }
-    if (!homes.empty()) {
-      fail("unknown key; did you mean '" + join_words(homes, "' or '") + "'?");
-    }
     const std::string guess = closest_match(path, candidates);
+    if (guess.empty()) {
+      // A known key under the wrong section (link.mtu for nic.mtu), as the file's reading says:
+      // too far from its path for the edit distance.
+      const std::string name = path.substr(path.rfind('.') + 1);
+      std::vector<std::string> homes;
+      for (const std::string& p : paths) {
+        if (p == name || (p.size() > name.size() && p[p.size() - name.size() - 1] == '.' &&
+                          p.compare(p.size() - name.size(), name.size(), name) == 0)) {
+          homes.push_back(p);
+        }
+      }
+      if (!homes.empty()) fail("unknown key; did you mean '" + join_words(homes, "' or '") + "'?");
+    }
     fail("unknown key" + (guess.empty() ? "; valid keys are: " + join_words(paths, ", ")
                                         : "; did you mean '" + guess + "'?"));
   }
