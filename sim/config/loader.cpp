@@ -126,6 +126,7 @@ std::span<const Section> sections() {
                                 {"timely", false},
                                 {"hpcc", false},
                                 {"infiniband", false, &kInfiniband},
+                                {"flow", false},
                                 {"switches", false},
                                 {"workload", true, nullptr, "traffic training perftest background"},
                                 {"nccl", false},
@@ -150,12 +151,27 @@ const Condition* section_condition(const std::string& name) {
 const std::vector<Field>& fields() {
   static const std::vector<Field> all = [] {
     std::vector<Field> out;
-    for (const std::span<const Field> table :
-         {scenario_params(),   topology_params(),   link_params(),   routing_params(),
-          input_file_params(), switch_params(),     nic_params(),    ecn_params(),
-          pfc_params(),        dcqcn_params(),      timely_params(), hpcc_params(),
-          infiniband_params(), workload_params(),   nccl_params(),   workload_sweep_params(),
-          perftest_params(),   background_params(), pcie_params(),   server_params()}) {
+    for (const std::span<const Field> table : {scenario_params(),
+                                               topology_params(),
+                                               link_params(),
+                                               routing_params(),
+                                               input_file_params(),
+                                               switch_params(),
+                                               nic_params(),
+                                               ecn_params(),
+                                               pfc_params(),
+                                               dcqcn_params(),
+                                               timely_params(),
+                                               hpcc_params(),
+                                               infiniband_params(),
+                                               flow_params(),
+                                               workload_params(),
+                                               nccl_params(),
+                                               workload_sweep_params(),
+                                               perftest_params(),
+                                               background_params(),
+                                               pcie_params(),
+                                               server_params()}) {
       out.insert(out.end(), table.begin(), table.end());
     }
     return out;
@@ -575,6 +591,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   check_dcqcn(found, s);
   check_timely(found, s);
   check_hpcc(found, s);
+  check_flow(found, s);
   check_congestion_control(found, s);
   return s;
 }

@@ -595,6 +595,7 @@ std::span<const Field> pfc_params();             ///< params_lossless.cpp
 std::span<const Field> dcqcn_params();           ///< params_lossless.cpp
 std::span<const Field> timely_params();          ///< params_timely.cpp
 std::span<const Field> hpcc_params();            ///< params_hpcc.cpp
+std::span<const Field> flow_params();            ///< params_flow.cpp
 std::span<const Field> infiniband_params();      ///< params_lossless.cpp
 std::span<const Field> workload_params();        ///< collective … root (params_workload)
 std::span<const Field> nccl_params();            ///< params_workload.cpp
@@ -674,6 +675,8 @@ void check_pfc(const Context& main, const Scenario& sc, const std::map<std::stri
 void check_dcqcn(const std::map<std::string, Value>& found, const Scenario& s);
 void check_timely(const std::map<std::string, Value>& found, Scenario& s);
 void check_hpcc(const std::map<std::string, Value>& found, Scenario& s);
+/// Warns that the flow section does nothing outside mode: flow (params_flow.cpp).
+void check_flow(const std::map<std::string, Value>& found, Scenario& s);
 void check_background(const std::map<std::string, Value>& found, Scenario& s);
 void check_congestion_control(const std::map<std::string, Value>& found, Scenario& s);  // nic
 void check_ecn_reach(const Scenario& s, const EcnConfig& ecn, const PfcConfig& pfc,

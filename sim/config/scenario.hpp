@@ -35,6 +35,7 @@
 //   hpcc:     {eta, max_stage, rate_ai, min_rate, fast_react, window, base_rtt, int_header_bytes}
 //             # optional, with nic.congestion_control: hpcc
 //   infiniband: {vl_buffer}                  # optional, transport infiniband
+//   flow:     {batch_tolerance}              # optional, with mode: flow
 //   server:   {profile}                      # optional: a server profile (configs/servers/)
 //             # whose topology, link, nic, pcie and nccl keys are this scenario's defaults
 //   switches: {NAME: {pfc: {<pfc keys>}, ecn: {<ecn keys>}}, ...}
@@ -366,6 +367,14 @@ DcqcnConfig dcqcn_preset(const std::string& name);
 /// `infiniband:` section (optional; transport infiniband): credit-based link-level flow
 /// control per virtual lane (IBTA vol. 1 §7.9): the receiver advertises its input buffer per VL
 /// in 64-byte credits; a sender transmits only with credits for the whole packet.
+/// `flow:` section (optional): the flow mode's own settings (mode: flow, sim/flow).
+struct FlowModeConfig {
+  /// Flows ending within this fraction of their age after the first end share one max-min
+  /// rate computation (FlowConfig::batch_tolerance); 0 = one at every end (exact). The others
+  /// keep their rates until the window's last end (docs/flow-mode.md measures the effect).
+  double batch_tolerance = 0.001;
+};
+
 struct InfinibandConfig {
   /// Input buffer per port and VL, bytes (rounded down to 64-byte credits); 0 = the switch's
   /// per-port buffer (static) or the shared buffer / ports (shared).
@@ -447,6 +456,8 @@ struct Scenario {
   /// `hpcc:` HPCC's parameters (nic.congestion_control: hpcc).
   HpccConfig hpcc;
   InfinibandConfig infiniband;
+  /// `flow:` the flow mode's settings (mode: flow).
+  FlowModeConfig flow;
   /// Switch name -> its pfc and ecn settings (the top-level sections with that switch's keys
   /// applied over them); switches not listed use the top-level sections.
   std::map<std::string, SwitchOverride> switches;

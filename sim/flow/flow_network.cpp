@@ -255,6 +255,7 @@ void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t 
   }
   Flow& f = flows_[index];
   f.tag = tag;
+  f.ended = f.delivered = false;
   const int64_t wire = wire_bytes(bytes);
   f.remaining_bits = static_cast<double>(wire) * 8;
   f.rate_bps = 0;
@@ -281,7 +282,10 @@ void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t 
   link_bytes_ += static_cast<double>(wire) * f.path_len;
   active_.push_back(index);
   ++started_;
-  max_active_ = std::max<int64_t>(max_active_, static_cast<int64_t>(active_.size()));
+  last_start_ps_ = sim_.now().ps();
+  window_end_ps_ = -1;  // the rates are computed again at this instant
+  max_active_ =
+      std::max<int64_t>(max_active_, static_cast<int64_t>(active_.size() - ended_listed_));
   schedule_update();
 }
 
@@ -400,35 +404,84 @@ void FlowNetwork::allocate() {
 void FlowNetwork::on_update(uint64_t generation) {
   if (generation != generation_) return;  // superseded
   update_pending_ = false;
-  advance();
   const int64_t now = sim_.now().ps();
+  if (window_end_ps_ >= 0 && now <= window_end_ps_) {
+    // Inside a batch window: the flows due now end at the rates they have; the others keep
+    // theirs until the window closes (they stay listed in active_, marked, until then).
+    const size_t first = next_end_;
+    while (next_end_ < ends_.size() && ends_[next_end_].first <= now) {
+      const uint32_t i = ends_[next_end_++].second;
+      Flow& f = flows_[i];
+      f.ended = true;
+      ++ended_listed_;
+      sim_.at<&FlowNetwork::on_deliver>(SimTime(now + f.latency_ps), lp(), this, i);
+      live_path_ports_ -= f.path_len + f.ack_len;
+    }
+    if (next_end_ < ends_.size()) {
+      batched_ends_ += static_cast<int64_t>(next_end_ - first);  // no computation of their own
+      schedule_next(ends_[next_end_].first);
+      return;
+    }
+    // The window's last end: the bandwidth it freed is shared out now.
+  }
+  advance();
   // Flows with (within a picosecond of sending) nothing left are done: their last bit is out.
   for (size_t k = 0; k < active_.size();) {
     Flow& f = flows_[active_[k]];
-    if (f.remaining_bits <= f.rate_bps * 1e-12) {
+    if (f.ended) {  // ended in the last window: its delivery is scheduled already
+      f.ended = false;
+      --ended_listed_;
+      if (f.delivered) free_.push_back(active_[k]);
+    } else if (f.remaining_bits <= f.rate_bps * 1e-12) {
       sim_.at<&FlowNetwork::on_deliver>(SimTime(now + f.latency_ps), lp(), this, active_[k]);
       live_path_ports_ -= f.path_len + f.ack_len;
-      active_[k] = active_.back();
-      active_.pop_back();
     } else {
       ++k;
+      continue;
     }
+    active_[k] = active_.back();
+    active_.pop_back();
   }
+  window_end_ps_ = -1;
   if (active_.empty()) return;
   // Slots are reused: a fixed order keeps the floating-point sums, and so the run, the same.
   std::sort(active_.begin(), active_.end());
   allocate();
+  const auto end_of = [&](const Flow& f) {
+    const double t = std::ceil(f.remaining_bits / f.rate_bps * 1e12);
+    return now + std::max<int64_t>(1, static_cast<int64_t>(t));
+  };
   int64_t next = std::numeric_limits<int64_t>::max();
   for (uint32_t i : active_) {
     const Flow& f = flows_[i];
     if (f.rate_bps <= 0) continue;  // a failed link on its path: it never finishes
-    const double t = std::ceil(f.remaining_bits / f.rate_bps * 1e12);
-    next = std::min(next, now + std::max<int64_t>(1, static_cast<int64_t>(t)));
+    next = std::min(next, end_of(f));
   }
-  if (next == std::numeric_limits<int64_t>::max()) return;
+  if (next != std::numeric_limits<int64_t>::max() && cfg_.batch_tolerance > 0) {
+    // The window: ends up to batch_tolerance × the flows' age (since the last flow started)
+    // after the first share this rate computation. Every flow still sending started by then,
+    // so none gets its share of the bandwidth freed in the window later than that fraction of
+    // its own age.
+    window_end_ps_ = next + static_cast<int64_t>(cfg_.batch_tolerance *
+                                                 static_cast<double>(next - last_start_ps_));
+    ends_.clear();
+    next_end_ = 0;
+    for (uint32_t i : active_) {
+      const Flow& f = flows_[i];
+      if (f.rate_bps <= 0) continue;
+      const int64_t t = end_of(f);
+      if (t <= window_end_ps_) ends_.emplace_back(t, i);
+    }
+    std::sort(ends_.begin(), ends_.end());
+  }
+  schedule_next(next);
+}
+
+void FlowNetwork::schedule_next(int64_t at_ps) {
+  if (at_ps == std::numeric_limits<int64_t>::max()) return;
   update_pending_ = true;
-  update_at_ps_ = next;
-  sim_.at<&FlowNetwork::on_update>(SimTime(next), lp(), this, ++generation_);
+  update_at_ps_ = at_ps;
+  sim_.at<&FlowNetwork::on_update>(SimTime(at_ps), lp(), this, ++generation_);
 }
 
 void FlowNetwork::on_deliver(uint64_t flow_index) {
@@ -436,7 +489,13 @@ void FlowNetwork::on_deliver(uint64_t flow_index) {
   const uint64_t tag = flows_[index].tag;
   flows_[index].path_len = 0;
   flows_[index].ack_len = 0;
-  free_.push_back(index);
+  // A flow that ended in a batch window is still listed in active_: its slot is freed when
+  // the next rate computation takes it out.
+  if (flows_[index].ended) {
+    flows_[index].delivered = true;
+  } else {
+    free_.push_back(index);
+  }
   ++completed_;
   // Compact the path store once most of it belongs to flows that have finished sending.
   if (paths_.size() > 4 * live_path_ports_ + (size_t{1} << 20)) {

@@ -87,6 +87,12 @@ struct FlowConfig {
   /// Wire bytes of one ACK frame (WireFormat::ack_wire_bytes); 0 = ACKs not modelled.
   int64_t ack_wire_bytes = 0;
   int ack_interval = 1;  ///< the receiver ACKs every ack_interval-th packet (and a message's last)
+  /// Flows that end within this fraction of the flows' age (time since the last flow started)
+  /// after the first end share one rate computation: until the window's last end the others
+  /// keep their rates (still a feasible allocation: the bandwidth of the flows that ended waits),
+  /// and the flows ending in it end at their own times. A flow started in the window ends it.
+  /// 0 = a computation at every end (exact max-min). Scenario key flow.batch_tolerance.
+  double batch_tolerance = 0;
 };
 
 /// The flow model's settings from the packet model's (the same wire format, MTU and switches).
@@ -143,11 +149,13 @@ class FlowNetwork {
   int64_t flows_started() const { return started_; }
   int64_t flows_completed() const { return completed_; }
   int64_t reallocations() const { return reallocations_; }
+  /// Flows that ended inside a batch window, without a rate computation of their own.
+  int64_t batched_ends() const { return batched_ends_; }
   int64_t max_active_flows() const { return max_active_; }
   /// Sum over flows of wire bytes × hops, their ACKs' included: the packet model's link bytes,
   /// for bytes per second.
   double link_bytes() const { return link_bytes_; }
-  size_t active_flows() const { return active_.size(); }
+  size_t active_flows() const { return active_.size() - ended_listed_; }
 
  private:
   struct Flow {
@@ -159,6 +167,9 @@ class FlowNetwork {
     /// Data ports paths_[path_begin, + path_len), then its ACKs' ports (+ ack_len).
     uint32_t path_begin = 0, path_len = 0, ack_len = 0;
     double ack_weight = 0;  ///< ACK wire bits per data wire bit, on each ACK port
+    /// Ended inside a batch window, still listed in active_ until the next rate computation;
+    /// `delivered`: its on_deliver has run (the slot is freed when it leaves active_).
+    bool ended = false, delivered = false;
   };
   /// Latency of a path (ports) for a last packet of `last_payload_bytes`.
   int64_t latency_of(const uint32_t* ports, size_t hops, int64_t last_payload_bytes) const;
@@ -170,6 +181,8 @@ class FlowNetwork {
   void on_update(uint64_t generation);
   void on_deliver(uint64_t flow_index);
   void schedule_update();
+  /// Schedules the next on_update at `at_ps` (none for INT64_MAX), superseding a pending one.
+  void schedule_next(int64_t at_ps);
 
   Simulator& sim_;
   const Fabric& fabric_;
@@ -189,6 +202,12 @@ class FlowNetwork {
   bool update_pending_ = false;
   int64_t update_at_ps_ = 0;  // when the pending update runs
   int64_t started_ = 0, completed_ = 0, reallocations_ = 0, max_active_ = 0;
+  // Batch windows (FlowConfig::batch_tolerance): the last start, the window's end (-1: none),
+  // the ends due in it in time order, and ends taken without a rate computation.
+  int64_t last_start_ps_ = 0, window_end_ps_ = -1, batched_ends_ = 0;
+  std::vector<std::pair<int64_t, uint32_t>> ends_;
+  size_t next_end_ = 0;
+  size_t ended_listed_ = 0;  // flows ended in a window, still in active_
   double link_bytes_ = 0;
   // allocate()'s scratch, kept to avoid reallocating
   std::vector<uint32_t> link_count_, link_begin_, link_end_, link_flows_;

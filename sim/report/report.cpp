@@ -156,11 +156,17 @@ void print_summary(std::ostream& out, const RunReport& r) {
                     : "");
   out << buf;
   if (r.flow_stats) {  // the counters below are not modelled: say so instead of printing 0s
+    char batched[96] = "";
+    if (r.flow_stats->batched_ends > 0) {
+      std::snprintf(batched, sizeof batched, " (%lld ends batched, flow.batch_tolerance %g)",
+                    static_cast<long long>(r.flow_stats->batched_ends),
+                    r.flow_stats->batch_tolerance);
+    }
     std::snprintf(buf, sizeof buf,
-                  "# flow mode  : %lld flows, %lld rate computations, at most %lld flows at once; "
-                  "queues, PFC, ECN, drops and retransmissions are not modelled\n",
+                  "# flow mode  : %lld flows, %lld rate computations%s, at most %lld flows at "
+                  "once; queues, PFC, ECN, drops and retransmissions are not modelled\n",
                   static_cast<long long>(r.flow_stats->flows),
-                  static_cast<long long>(r.flow_stats->reallocations),
+                  static_cast<long long>(r.flow_stats->reallocations), batched,
                   static_cast<long long>(r.flow_stats->max_active));
     out << buf;
   } else {
@@ -543,6 +549,8 @@ std::string results_json_text(const RunReport& r) {
   if (r.flow_stats) {
     j["flow_model"] = {{"flows", r.flow_stats->flows},
                        {"rate_computations", r.flow_stats->reallocations},
+                       {"batched_ends", r.flow_stats->batched_ends},
+                       {"batch_tolerance", r.flow_stats->batch_tolerance},
                        {"max_active_flows", r.flow_stats->max_active},
                        {"not_modelled", "queues, PFC, ECN/DCQCN, drops, retransmissions"}};
   }

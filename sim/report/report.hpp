@@ -293,10 +293,12 @@ struct TrainingSummary {
 
 /// The flow mode's own figures (results.json `flow_model`).
 struct FlowStats {
-  int64_t flows = 0;          ///< flows completed
-  int64_t reallocations = 0;  ///< max-min rate computations (one per start/finish instant)
-  int64_t max_active = 0;     ///< most flows sharing the fabric at once
-  double link_bytes = 0;      ///< wire bytes × hops summed over flows
+  int64_t flows = 0;           ///< flows completed
+  int64_t reallocations = 0;   ///< max-min rate computations (one per start/finish instant)
+  int64_t max_active = 0;      ///< most flows sharing the fabric at once
+  double link_bytes = 0;       ///< wire bytes × hops summed over flows
+  int64_t batched_ends = 0;    ///< flows ended inside a batch window, without a computation
+  double batch_tolerance = 0;  ///< flow.batch_tolerance of the run
 };
 
 /// Flow completion times (delivery - post) of every delivered message of a kind, however many

@@ -70,7 +70,8 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   RunReport rep = report_header(sc, prepared);
   rep.stop_reason = to_string(StopReason::kWorkloadDone);
   const NetConfig n = net_config_for(sc);
-  const FlowConfig cfg = flow_config_for(n);
+  FlowConfig cfg = flow_config_for(n);
+  cfg.batch_tolerance = sc.flow.batch_tolerance;
   const FlowRouter router(fabric, sc.seed);
   Simulator sim;
   sim.set_interrupt_flag(interrupt);
@@ -132,7 +133,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   rep.events = events;
   rep.simulated_ps = sim.now().ps();
   rep.flow_stats = FlowStats{net.flows_completed(), net.reallocations(), net.max_active_flows(),
-                             net.link_bytes()};
+                             net.link_bytes(),      net.batched_ends(),  sc.flow.batch_tolerance};
   rep.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   rep.peak_rss_bytes = peak_rss_bytes();
   if (prepared.measured)

@@ -179,11 +179,12 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
   SECTION("an empty file") {
     const ConfigError e = error_for("# nothing but a comment\n");
     CHECK(e.line() == 0);
-    CHECK(e.message() ==
-          "the scenario is empty; expected a map with the sections topology, link, switch, "
-          "nic, routing, ecn, pfc, dcqcn, timely, hpcc, infiniband, switches, workload, nccl, "
-          "measured, "
-          "traffic, training, perftest, background, pcie and server");
+    CHECK(
+        e.message() ==
+        "the scenario is empty; expected a map with the sections topology, link, switch, "
+        "nic, routing, ecn, pfc, dcqcn, timely, hpcc, infiniband, flow, switches, workload, nccl, "
+        "measured, "
+        "traffic, training, perftest, background, pcie and server");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -191,7 +192,8 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
     CHECK(e.column() == 1);
     CHECK(e.message() ==
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
-          "dcqcn, timely, hpcc, infiniband, switches, workload, nccl, measured, traffic, training, "
+          "dcqcn, timely, hpcc, infiniband, flow, switches, workload, nccl, measured, traffic, "
+          "training, "
           "perftest, background, pcie and server, got a list");
   }
 }

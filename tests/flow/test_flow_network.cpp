@@ -24,10 +24,12 @@ constexpr int64_t kGbps = 1'000'000'000;
 /// `acks` false: the flows' ACKs take no bandwidth (FlowConfig::ack_wire_bytes 0), for the
 /// closed forms of max-min sharing that count the data alone.
 struct FlowBed {
-  explicit FlowBed(const Scenario& sc, uint64_t seed = 1, bool acks = true)
+  explicit FlowBed(const Scenario& sc, uint64_t seed = 1, bool acks = true,
+                   double batch_tolerance = 0)
       : fabric(build_fabric(sc)), router(fabric, seed) {
     FlowConfig cfg = flow_config_for(net_config_for(sc));
     if (!acks) cfg.ack_wire_bytes = 0;
+    cfg.batch_tolerance = batch_tolerance;
     net = std::make_unique<FlowNetwork>(sim, fabric, router, cfg);
   }
   Fabric fabric;
@@ -126,6 +128,45 @@ TEST_CASE("flow mode: a flow started while another's end is pending gets its rat
   };
   CHECK(rec.done[1] == Approx(join_ps + 2 * w_b + last_packet(b_bytes)).epsilon(1e-6));
   CHECK(rec.done[0] == Approx(w_a + w_b + last_packet(a_bytes)).epsilon(1e-6));
+}
+
+TEST_CASE("flow mode: ends within the batch tolerance share one rate computation") {
+  // One leaf, 100 Gb/s, no latency, no ACKs. host0 sends 8 flows, to hosts 1..8, of 4,096,000
+  // + 410 k bytes (wire bytes W_k, about 0.01 % apart). Exact max-min: all run at R/8 until the
+  // first ends at 8 W_0 / R, then the 7 others at R/7, and so on: flow k ends at t_(k-1) +
+  // (8 − k)(W_k − W_(k-1)) / R, one rate computation per end. With a tolerance of 0.1 % every
+  // end falls within 0.1 % of the flows' age after the first, so the rates are computed once,
+  // at the start (the window's last end leaves no flow to share with): the flows keep R/8 and
+  // flow k ends at 8 W_k / R, at most 0.07 % after its exact end.
+  const int64_t rate = 100 * kGbps, mtu = 4096, base = 4096 * 1000, step = 410;
+  const auto run = [&](double tolerance, std::vector<int64_t>& ends) {
+    FlowBed bed(one_leaf(9, rate, 0, 0, 1 << 20, mtu), 1, false, tolerance);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    for (int k = 0; k < 8; ++k)
+      bed.net->send(0, 1 + k, base + k * step, 0, static_cast<uint64_t>(k));
+    bed.sim.run();
+    ends = rec.done;
+    return bed.net->reallocations();
+  };
+  std::vector<int64_t> exact, batched;
+  CHECK(run(0, exact) == 8);
+  CHECK(run(0.001, batched) == 1);
+  REQUIRE(exact.size() == 8);
+  REQUIRE(batched.size() == 8);
+  double t_exact = 0, w_before = 0;
+  for (int k = 0; k < 8; ++k) {
+    const double w = static_cast<double>(ser(roce_wire(base + k * step, mtu), rate));  // W_k / R
+    const double last =
+        static_cast<double>(ser(roce_packet((base + k * step - 1) % mtu + 1), rate));
+    t_exact += (8 - k) * (w - w_before);
+    w_before = w;
+    INFO("flow " << k);
+    CHECK(exact[static_cast<size_t>(k)] == Approx(t_exact + last).epsilon(1e-9));
+    CHECK(batched[static_cast<size_t>(k)] == Approx(8 * w + last).epsilon(1e-9));
+    CHECK(batched[static_cast<size_t>(k)] >= exact[static_cast<size_t>(k)]);
+    CHECK(batched[static_cast<size_t>(k)] <= exact[static_cast<size_t>(k)] * 1.001);
+  }
 }
 
 TEST_CASE("flow mode: a parking lot gets the max-min rates, not equal shares") {
