@@ -343,20 +343,25 @@ void FlowNetwork::allocate() {
   // times their weight there, leaves every link they use. ACKs take their share of a link but
   // never hold back their own flow (an RDMA sender has no window to wait for them): a flow is
   // fixed by a link its data cross, and a link only ACKs cross is no constraint.
-  // The heap holds one entry per link, a lower bound of its share: a flow fixed at the
+  // The heap holds, for each link, an entry at or below its share: a flow fixed at the
   // smallest share r takes r w of left and w of weight from each of its links, whose shares
-  // L / W are all >= r, so none falls ((L - r w) / (W - w) >= L / W when r <= L / W). A link is
-  // re-queued when its entry is found stale at the top, not at every flow fixed on it. The
-  // links are taken in the same order (smallest share, then smallest id) as by re-queueing at
-  // every change, with a heap of links (hundreds to thousands) instead of one entry per
-  // (flow, link) fixed (16,256 flows of 12 links each for an AllToAll on 128 GPUs).
+  // L / W are all >= r, so none falls ((L - r w) / (W - w) >= L / W when r <= L / W) but by a
+  // rounding (1 to 4 ulps), and only then is the link queued again at once (link_queued_: its
+  // lowest entry). A link whose entry is found below its share at the top is queued again at
+  // its share. So the links are taken in the same order (smallest share, then smallest id) as
+  // by queueing every change, with a heap of links (hundreds to thousands) instead of one
+  // entry per (flow, link) fixed (16,256 flows of 12 links each for an AllToAll on 128 GPUs).
   if (frozen_.size() < flows_.size()) frozen_.resize(flows_.size());
   for (uint32_t i : active_) frozen_[i] = 0;
   auto& heap = heap_;  // (share, link), a min-heap by std::greater
   heap.clear();
   const auto later = std::greater<>();
+  if (link_queued_.size() < link_left_bps_.size()) link_queued_.resize(link_left_bps_.size());
   for (uint32_t l : touched_) {
-    if (link_data_[l] > 0) heap.emplace_back(link_left_bps_[l] / link_weight_[l], l);
+    if (link_data_[l] > 0) {
+      link_queued_[l] = link_left_bps_[l] / link_weight_[l];
+      heap.emplace_back(link_queued_[l], l);
+    }
   }
   // A paced flow is a link of its own, of its cap, that only it crosses: entry ports + index.
   const uint32_t ports = static_cast<uint32_t>(capacity_bps_.size());
@@ -364,8 +369,13 @@ void FlowNetwork::allocate() {
     if (flows_[i].cap_bps > 0) heap.emplace_back(flows_[i].cap_bps, ports + i);
   }
   std::make_heap(heap.begin(), heap.end(), later);
-  // Fixes flow i's rate and takes it off its links.
-  auto freeze = [&](uint32_t i, double rate) {
+  const auto requeue = [&](uint32_t l, double share) {
+    link_queued_[l] = share;
+    heap.emplace_back(share, l);
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  // Fixes flow i's rate and takes it off its links (`from`: the link doing it).
+  auto freeze = [&](uint32_t i, double rate, uint32_t from) {
     frozen_[i] = 1;
     Flow& f = flows_[i];
     f.rate_bps = rate;
@@ -376,6 +386,10 @@ void FlowNetwork::allocate() {
       link_weight_[l2] -= w;
       --link_count_[l2];
       if (h < f.path_len) --link_data_[l2];
+      if (l2 != from && link_data_[l2] > 0) {
+        const double share = std::max(0.0, link_left_bps_[l2]) / link_weight_[l2];
+        if (share < link_queued_[l2]) requeue(l2, share);  // fell by a rounding
+      }
     }
   };
   while (!heap.empty()) {
@@ -383,19 +397,18 @@ void FlowNetwork::allocate() {
     const auto [share, l] = heap.back();
     heap.pop_back();
     if (l >= ports) {  // a cap below every share its links still offer
-      if (!frozen_[l - ports]) freeze(l - ports, share);
+      if (!frozen_[l - ports]) freeze(l - ports, share, ports);
       continue;
     }
     if (link_data_[l] == 0) continue;
     const double current = std::max(0.0, link_left_bps_[l]) / link_weight_[l];
-    if (current != share) {  // stale: its share has changed since it was queued
-      heap.emplace_back(current, l);
-      std::push_heap(heap.begin(), heap.end(), later);
+    if (current != share) {                      // stale: its share has changed since it was queued
+      if (current > share) requeue(l, current);  // (below: a lower entry is queued already)
       continue;
     }
     for (uint32_t k = link_begin_[l]; k < link_end_[l]; ++k) {
       const uint32_t i = link_flows_[k];
-      if (link_is_data_[k] && !frozen_[i]) freeze(i, current);
+      if (link_is_data_[k] && !frozen_[i]) freeze(i, current, l);
     }
   }
   for (uint32_t l : touched_) link_count_[l] = link_data_[l] = 0;

@@ -217,6 +217,7 @@ class FlowNetwork {
   std::vector<uint8_t> link_is_data_;  // parallel to link_flows_: a data entry, not an ACK one
   std::vector<uint32_t> touched_;
   std::vector<uint8_t> frozen_;
+  std::vector<double> link_queued_;                // per link: its lowest entry in heap_
   std::vector<std::pair<double, uint32_t>> heap_;  // (share, link): allocate()'s queue
 };
 
