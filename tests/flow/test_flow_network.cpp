@@ -152,6 +152,23 @@ TEST_CASE("flow mode: ends within the batch tolerance share one rate computation
   std::vector<int64_t> exact, batched;
   CHECK(run(0, exact) == 8);
   CHECK(run(0.001, batched) == 1);
+  // The window is measured from the last start, not from time 0: after a 4 GB flow alone (320
+  // ms), 8 flows 62.5 KB apart end at least 5 us apart, beyond 0.1 % of their own age (about
+  // 2.6 ms) though within 0.1 % of 320 ms: one computation per end, as without batching.
+  const auto after_idle = [&](double tolerance) {
+    FlowBed bed(one_leaf(9, rate, 0, 0, 1 << 20, mtu), 1, false, tolerance);
+    Recorder rec(bed.sim);
+    bed.net->set_sink(&rec);
+    bed.net->send(1, 2, 4'000'000'000, 0, 8);
+    bed.sim.run();
+    for (int k = 0; k < 8; ++k) {
+      bed.net->send(0, 1 + k, base + k * 62'500, 0, static_cast<uint64_t>(k));
+    }
+    bed.sim.run();
+    return bed.net->reallocations();
+  };
+  CHECK(after_idle(0.001) == after_idle(0));
+  CHECK(after_idle(0) == 9);
   REQUIRE(exact.size() == 8);
   REQUIRE(batched.size() == 8);
   double t_exact = 0, w_before = 0;
@@ -167,6 +184,63 @@ TEST_CASE("flow mode: ends within the batch tolerance share one rate computation
     CHECK(batched[static_cast<size_t>(k)] >= exact[static_cast<size_t>(k)]);
     CHECK(batched[static_cast<size_t>(k)] <= exact[static_cast<size_t>(k)] * 1.001);
   }
+}
+
+namespace {
+
+/// Counts each tag's completions and starts one flow, alone on its links, when one of the
+/// first `chain` tags completes (the next stage of a collective starting on a delivery).
+struct ChainSink : CompletionSink {
+  ChainSink(Simulator& s, FlowNetwork& n, int64_t bytes, int chain)
+      : sim(s), net(n), next_bytes(bytes), chain(chain) {}
+  void on_message_complete(uint64_t tag) override {
+    ++done[tag];
+    end_ps[tag] = sim.now_ps();
+    if (tag < static_cast<uint64_t>(chain)) {
+      const int k = static_cast<int>(tag);
+      start_ps[100 + tag] = sim.now_ps();
+      net.send(9 + k, 17 + k, next_bytes, 0, 100 + tag);
+    }
+  }
+  Simulator& sim;
+  FlowNetwork& net;
+  int64_t next_bytes;
+  int chain;
+  std::map<uint64_t, int> done;
+  std::map<uint64_t, int64_t> end_ps, start_ps;
+};
+
+}  // namespace
+
+TEST_CASE("flow mode: inside a batch window a new flow gets its rate at once and slots stay") {
+  // One leaf of 25 hosts, 100 Gb/s, no latency, no ACKs, tolerance 0.1. host0 sends 8 flows
+  // (4 MB + k × 40 KB) to hosts 1..8: their ends fall in one window. Each end starts a flow
+  // of 1 MB from host 9 + k to host 17 + k, alone on its links: it ends W / R after it
+  // starts (plus its last packet's store-and-forward), as without batching; it would wait
+  // for the window's last end if a start did not end the window. The ended flows stay listed
+  // until the next rate computation while their deliveries start new flows: every flow must
+  // end once (a slot freed too early would be reused while listed, and end twice).
+  const int64_t rate = 100 * kGbps, mtu = 4096, next = 1'000'000;
+  FlowBed bed(one_leaf(25, rate, 0, 0, 1 << 20, mtu), 1, false, 0.1);
+  ChainSink sink(bed.sim, *bed.net, next, 8);
+  bed.net->set_sink(&sink);
+  for (int k = 0; k < 8; ++k) {
+    bed.net->send(0, 1 + k, 4'000'000 + k * 40'000, 0, static_cast<uint64_t>(k));
+  }
+  bed.sim.run();
+  REQUIRE(sink.done.size() == 16);
+  for (const auto& [tag, n] : sink.done) {
+    INFO("tag " << tag);
+    CHECK(n == 1);
+  }
+  const double alone = static_cast<double>(ser(roce_wire(next, mtu), rate) +
+                                           ser(roce_packet((next - 1) % mtu + 1), rate));
+  for (uint64_t tag = 100; tag < 108; ++tag) {
+    INFO("flow started at the end of flow " << tag - 100);
+    CHECK(static_cast<double>(sink.end_ps[tag] - sink.start_ps[tag]) ==
+          Approx(alone).epsilon(1e-6));
+  }
+  CHECK(bed.net->active_flows() == 0);
 }
 
 TEST_CASE("flow mode: a parking lot gets the max-min rates, not equal shares") {
