@@ -177,18 +177,21 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
       }
     }
     const std::string guess = closest_match(path, candidates);
-    if (guess.empty()) {
-      // A known key under the wrong section (link.mtu for nic.mtu), as the file's reading says:
-      // too far from its path for the edit distance.
-      const std::string name = path.substr(path.rfind('.') + 1);
-      std::vector<std::string> homes;
+    // A known key under the wrong section (link.mtu for nic.mtu), as the file's reading says,
+    // unless the closest path keeps the key's name (topology.spinleaf.leaves ->
+    // topology.spine-leaf.leaves): the name is more likely right than the section.
+    const std::string name = path.substr(path.rfind('.') + 1);
+    const auto ends_with_name = [&](const std::string& p) {
+      return p == name || (p.size() > name.size() && p[p.size() - name.size() - 1] == '.' &&
+                           p.compare(p.size() - name.size(), name.size(), name) == 0);
+    };
+    if (guess.empty() || !ends_with_name(guess)) {
+      std::string homes;
+      int count = 0;
       for (const std::string& p : paths) {
-        if (p == name || (p.size() > name.size() && p[p.size() - name.size() - 1] == '.' &&
-                          p.compare(p.size() - name.size(), name.size(), name) == 0)) {
-          homes.push_back(p);
-        }
+        if (ends_with_name(p)) homes += (count++ == 0 ? "'" : "' or '") + p;
       }
-      if (!homes.empty()) fail("unknown key; did you mean '" + join_words(homes, "' or '") + "'?");
+      if (count > 0) fail("unknown key; did you mean " + homes + "'?");
     }
     fail("unknown key" + (guess.empty() ? "; valid keys are: " + join_words(paths, ", ")
                                         : "; did you mean '" + guess + "'?"));
