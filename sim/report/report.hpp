@@ -294,7 +294,8 @@ struct TrainingSummary {
 /// The flow mode's own figures (results.json `flow_model`).
 struct FlowStats {
   int64_t flows = 0;           ///< flows completed
-  int64_t reallocations = 0;   ///< max-min rate computations (one per start/finish instant)
+  int64_t reallocations = 0;   ///< max-min rate computations (per start or end instant; ends
+                               ///< within flow.batch_tolerance share one)
   int64_t max_active = 0;      ///< most flows sharing the fabric at once
   double link_bytes = 0;       ///< wire bytes × hops summed over flows
   int64_t batched_ends = 0;    ///< flows ended inside a batch window, without a computation
