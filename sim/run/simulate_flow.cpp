@@ -14,6 +14,7 @@
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
 #include "sim/core/memory_budget.hpp"
+#include "sim/core/units.hpp"
 #include "sim/flow/flow_network.hpp"
 #include "sim/net/network.hpp"
 #include "sim/run/run.hpp"
@@ -59,6 +60,37 @@ class FlowTransport final : public CollectiveTransport, public CompletionSink {
   DagReplayer* replayer_ = nullptr;
 };
 
+/// From this size a tree over servers of several GPUs ends later in the packet mode than here
+/// (measured, docs/flow-mode.md "Every shipped scenario"): 4 % at 32 MiB, 13 % at 64 MiB and
+/// 18 % at 128 MiB on 8 InfiniBand servers of 8 GPUs; 16 MiB and below within 1 %.
+constexpr int64_t kTreeFifoFromBytes = int64_t{32} << 20;
+
+/// Whether `plan` runs a tree whose sharing the packet mode answers otherwise at this size: a
+/// tree over at least 3 servers (a server with a parent and children) of more than one GPU.
+/// With one GPU per server every NIC carries a stream of each phase in each direction (NCCL's
+/// two trees), so no link is offered more than its rate and the modes agree (fat_tree_k8,
+/// 64 MiB: 0.1 %); with 2 servers there is no server between a parent and children.
+bool tree_phases_shared_fifo(const RankLayout& layout, const SizePlan& plan) {
+  return plan.algorithm == "tree" && layout.gpus_per_server > 1 && layout.servers() >= 3 &&
+         plan.size.size_bytes >= kTreeFifoFromBytes;
+}
+
+/// The limit for the sizes [from, to] that tree_phases_shared_fifo flagged.
+Limit tree_fifo_limit(const RankLayout& layout, int64_t from, int64_t to) {
+  return {"a tree server's NIC link shared in arrival order, as the packet mode shares it",
+          "tree over " + std::to_string(layout.servers()) + " servers of " +
+              std::to_string(layout.gpus_per_server) + " GPUs " +
+              (from == to ? "at " + format_size(from)
+                          : "from " + format_size(from) + " to " + format_size(to)) +
+              " here: this mode gives the streams into a tree server (its children's reduce, "
+              "its parent's broadcast) equal max-min shares of its NIC link; the packet mode "
+              "serves them in arrival order behind lossless backpressure, where the children, "
+              "each sending alone, take more and the broadcast ends later: 4 % later at 32 MiB, "
+              "13 % at 64 MiB, 18 % at 128 MiB on 8 InfiniBand servers of 8 GPUs "
+              "(docs/flow-mode.md). No real measurement here tells which sharing a switch "
+              "gives"};
+}
+
 }  // namespace
 
 /// `run` in the flow mode: each size's collective as max-min fair flows (sim/flow,
@@ -82,9 +114,14 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes = workload_sizes(sc);
   int64_t events = 0;
+  int64_t fifo_from = 0, fifo_to = 0;  // sizes that tree_phases_shared_fifo flags
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
     const SizePlan plan = plan_size(setup, sizes[i], elem);
     CollectiveRow row = plan_row(sc, setup, plan);
+    if (plan.buffer_count > 0 && tree_phases_shared_fifo(setup.layout, plan)) {
+      if (fifo_from == 0) fifo_from = plan.size.size_bytes;
+      fifo_to = plan.size.size_bytes;
+    }
     if (plan.buffer_count == 0) {
       rep.rows.push_back(row);
       continue;
@@ -128,6 +165,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
   }
+  if (fifo_from > 0) rep.limits.push_back(tree_fifo_limit(setup.layout, fifo_from, fifo_to));
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
   events += static_cast<int64_t>(sim.events_executed());
   rep.events = events;
