@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "../cli/cli_support.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -56,16 +58,18 @@ int phold(int ranks, const std::string& args, const fs::path& err) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// This process's folders, TMPDIR/fabricsim_test_mpi_<pid>/NAME: two runs of the suite at once
+// on one machine (a CI run beside a developer's) each removed and refilled the other's
+// fixed-name folder, and a test read the other run's log.
+constexpr const char* kScratchPrefix = "fabricsim_test_mpi_";
+
 /// Where scratch(name) put its files (not emptied).
 fs::path scratch_path(const std::string& name) {
-  return fs::temp_directory_path() / ("fabricsim_test_mpi_" + name);
+  return fs::temp_directory_path() / (kScratchPrefix + std::to_string(::getpid())) / name;
 }
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("fabricsim_test_mpi_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
+  return cli_testing::scratch_dir(kScratchPrefix, name);
 }
 
 }  // namespace
