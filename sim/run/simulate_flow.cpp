@@ -60,35 +60,43 @@ class FlowTransport final : public CollectiveTransport, public CompletionSink {
   DagReplayer* replayer_ = nullptr;
 };
 
-/// From this size a tree over servers of several GPUs ends later in the packet mode than here
-/// (measured, docs/flow-mode.md "Every shipped scenario"): 4 % at 32 MiB, 13 % at 64 MiB and
-/// 18 % at 128 MiB on 8 InfiniBand servers of 8 GPUs; 16 MiB and below within 1 %.
+/// From this size a tree over servers of several GPUs on a lossless fabric ends later in the
+/// packet mode than here (measured, docs/flow-mode.md "Every shipped scenario"; the packet
+/// mode's time over the flow mode's, InfiniBand): 1.5 to 16 % at 32 MiB, 9 to 24 % at 64 MiB,
+/// 5 to 28 % at 128 MiB on 6 to 32 servers of 4 or 8 GPUs; at 16 MiB within 1 % on 8 servers.
 constexpr int64_t kTreeFifoFromBytes = int64_t{32} << 20;
+/// From this many servers: 3 and 4 servers of 8 GPUs within 3 % at 16-128 MiB, 6 servers 5 to
+/// 9 % at 32-128 MiB (5 not measured).
+constexpr int kTreeFifoFromServers = 5;
 
 /// Whether `plan` runs a tree whose sharing the packet mode answers otherwise at this size: a
-/// tree over at least 3 servers (a server with a parent and children) of more than one GPU.
-/// With one GPU per server every NIC carries a stream of each phase in each direction (NCCL's
-/// two trees), so no link is offered more than its rate and the modes agree (fat_tree_k8,
-/// 64 MiB: 0.1 %); with 2 servers there is no server between a parent and children.
-bool tree_phases_shared_fifo(const RankLayout& layout, const SizePlan& plan) {
-  return plan.algorithm == "tree" && layout.gpus_per_server > 1 && layout.servers() >= 3 &&
-         plan.size.size_bytes >= kTreeFifoFromBytes;
+/// tree over kTreeFifoFromServers or more servers of more than one GPU, on a lossless fabric
+/// (InfiniBand credits or PFC: on a lossy one the packet mode drops and resends instead, and
+/// says so under `# depends on`). With one GPU per server every NIC carries a stream of each
+/// phase in each direction (NCCL's two trees), so no link is offered more than its rate and
+/// the modes agree (fat_tree_k8, 64 MiB: 0.1 %).
+bool tree_phases_shared_fifo(const Scenario& sc, const RankLayout& layout, const SizePlan& plan) {
+  const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
+  return lossless && plan.algorithm == "tree" && layout.gpus_per_server > 1 &&
+         layout.servers() >= kTreeFifoFromServers && plan.size.size_bytes >= kTreeFifoFromBytes;
 }
 
-/// The limit for the sizes [from, to] that tree_phases_shared_fifo flagged.
-Limit tree_fifo_limit(const RankLayout& layout, int64_t from, int64_t to) {
+/// The limit for the sizes that tree_phases_shared_fifo flagged (at least one).
+Limit tree_fifo_limit(const RankLayout& layout, const std::vector<int64_t>& sizes) {
+  std::string list;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == sizes.size() ? " and " : ", ") + format_size(sizes[i]);
+  }
   return {"a tree server's NIC link shared in arrival order, as the packet mode shares it",
           "tree over " + std::to_string(layout.servers()) + " servers of " +
-              std::to_string(layout.gpus_per_server) + " GPUs " +
-              (from == to ? "at " + format_size(from)
-                          : "from " + format_size(from) + " to " + format_size(to)) +
+              std::to_string(layout.gpus_per_server) + " GPUs at " + list +
               " here: this mode gives the streams into a tree server (its children's reduce, "
               "its parent's broadcast) equal max-min shares of its NIC link; the packet mode "
               "serves them in arrival order behind lossless backpressure, where the children, "
-              "each sending alone, take more and the broadcast ends later: 4 % later at 32 MiB, "
-              "13 % at 64 MiB, 18 % at 128 MiB on 8 InfiniBand servers of 8 GPUs "
-              "(docs/flow-mode.md). No real measurement here tells which sharing a switch "
-              "gives"};
+              "each sending alone, take more and the broadcast ends later. The packet mode took "
+              "1.5 to 16 % longer at 32 MiB, 9 to 24 % at 64 MiB and 5 to 28 % at 128 MiB on 6 "
+              "to 32 InfiniBand servers of 4 or 8 GPUs (docs/flow-mode.md). No real "
+              "measurement here tells which sharing a switch gives"};
 }
 
 }  // namespace
@@ -114,14 +122,10 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes = workload_sizes(sc);
   int64_t events = 0;
-  int64_t fifo_from = 0, fifo_to = 0;  // sizes that tree_phases_shared_fifo flags
+  std::vector<int64_t> fifo_sizes;  // sizes run that tree_phases_shared_fifo flags
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
     const SizePlan plan = plan_size(setup, sizes[i], elem);
     CollectiveRow row = plan_row(sc, setup, plan);
-    if (plan.buffer_count > 0 && tree_phases_shared_fifo(setup.layout, plan)) {
-      if (fifo_from == 0) fifo_from = plan.size.size_bytes;
-      fifo_to = plan.size.size_bytes;
-    }
     if (plan.buffer_count == 0) {
       rep.rows.push_back(row);
       continue;
@@ -164,8 +168,9 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
+    if (tree_phases_shared_fifo(sc, setup.layout, plan)) fifo_sizes.push_back(row.size_bytes);
   }
-  if (fifo_from > 0) rep.limits.push_back(tree_fifo_limit(setup.layout, fifo_from, fifo_to));
+  if (!fifo_sizes.empty()) rep.limits.push_back(tree_fifo_limit(setup.layout, fifo_sizes));
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
   events += static_cast<int64_t>(sim.events_executed());
   rep.events = events;
