@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <iterator>
 #include <stdexcept>
@@ -251,6 +252,9 @@ class MpiEngine final : public PacketEngine {
     if (rank_ == 0) {
       std::printf("# mpi        : %d ranks, %s, %d cut links, windows of %s\n", ranks_,
                   part.scheme.c_str(), part.cut_links, format_time(window_ps_).c_str());
+      // Out before the run starts, whatever stdout is (a pipe or a file buffers it to the end):
+      // the line says every rank has joined and the fabric is split.
+      std::fflush(stdout);
     }
   }
 
