@@ -61,6 +61,14 @@ inline Scenario one_leaf(int hosts, int64_t rate_bps, int64_t prop_ps, int64_t l
   return spine_leaf(1, 1, hosts, rate_bps, prop_ps, lat_ps, buffer_bytes, mtu);
 }
 
+/// RoCEv2 wire bytes, written out from the standards (not taken from sim/net): a data frame's
+/// overhead is Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62, + preamble/SFD 8 +
+/// IFG 12 = 82; an ACK/NAK adds the 4-byte AETH to a header-only frame: 66 (above the 64-byte
+/// minimum) + 20 = 86.
+inline constexpr int64_t kRoceOverhead = 82;
+inline constexpr int64_t kRoceAck = 86;
+inline constexpr int64_t kGbps = 1'000'000'000;
+
 /// Serialization time of `bytes` at `rate_bps`, ps, rounded up (written out here, not taken
 /// from sim/core).
 inline int64_t ser(int64_t bytes, int64_t rate_bps) {

@@ -18,8 +18,6 @@ using namespace fabricsim::testing;
 
 namespace {
 
-constexpr int64_t kGbps = 1'000'000'000;
-
 /// A toy counter: messages received in full, at the switch port facing their destination.
 uint32_t toy_counter() {
   static const uint32_t index =

@@ -14,15 +14,14 @@
 
 using namespace fabricsim;
 using fabricsim::testing::Bed;
+using fabricsim::testing::kGbps;
+using fabricsim::testing::kRoceOverhead;
 using fabricsim::testing::one_leaf;
 using fabricsim::testing::port_between;
 using fabricsim::testing::Recorder;
 using fabricsim::testing::ser;
 
 namespace {
-
-constexpr int64_t kRoceOverhead = 82;  // RoCEv2 62 B headers + 20 B preamble/IFG
-constexpr int64_t kGbps = 1'000'000'000;
 
 /// Records PFC decisions at switch ingress ports.
 struct PfcLog : NetObserver {

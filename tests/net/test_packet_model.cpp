@@ -10,21 +10,13 @@
 
 using namespace fabricsim;
 using fabricsim::testing::Bed;
+using fabricsim::testing::kGbps;
+using fabricsim::testing::kRoceAck;
+using fabricsim::testing::kRoceOverhead;
 using fabricsim::testing::one_leaf;
 using fabricsim::testing::port_between;
 using fabricsim::testing::Recorder;
 using fabricsim::testing::ser;
-
-namespace {
-
-// RoCEv2 data frame overhead: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 = 62,
-// + preamble/SFD 8 + IFG 12 = 82 wire bytes. An ACK/NAK adds the 4-byte AETH to a header-only
-// frame: 62 + 4 = 66 (above the 64-byte minimum), + 20 = 86.
-constexpr int64_t kRoceOverhead = 82;
-constexpr int64_t kRoceAck = 86;
-constexpr int64_t kGbps = 1'000'000'000;
-
-}  // namespace
 
 TEST_CASE("incast: N senders into one port get 1/N each and the queue grows at (N-1) x rate") {
   // N hosts each send K packets to host N at line rate R through one leaf with a buffer big
