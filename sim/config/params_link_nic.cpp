@@ -49,6 +49,9 @@ const QuantitySpec kSwitchBuffer{"size",
                                  "a size from 1B to 64GiB (the largest switch buffers are a few "
                                  "GB, e.g. Broadcom Jericho2's 8 GB of HBM)"};
 const Choices kBufferModels{"buffer model", {"static", "shared"}, {}, {}};
+const Choices kLossRecovery{"loss recovery", {"go_back_n", "selective_repeat"}, {}, {}};
+const Condition kSelectiveRepeat{"nic.loss_recovery", "selective_repeat",
+                                 [](const Scenario& s) { return s.nic.loss_recovery; }};
 
 const Condition kStaticBuffer{"switch.buffer_model", "static",
                               [](const Scenario& s) { return s.sw.buffer_model; }};
@@ -147,6 +150,11 @@ std::span<const Field> nic_params() {
    "traffic class (802.1p priority) of RDMA data and its ACKs"},
   {"nic", "ack_interval", false, Int(1, 65536), at<kNic, &N::ack_interval>,
    "acknowledge every n-th in-order packet (and always a message's last)"},
+  {"nic", "loss_recovery", false, Choice(kLossRecovery), at<kNic, &N::loss_recovery>,
+   "go_back_n (in-order receiver, NAK and resend from the gap) | selective_repeat (out-of-order placement, only missing packets resent)"},
+  {"nic", "reorder_threshold", false, Int(0, 65536), at<kNic, &N::reorder_threshold>,
+   "selective_repeat: resend a packet once the receiver acknowledged one this many PSNs past it; 0 = at the timeout only",
+   nullptr, nullptr, &kSelectiveRepeat},
   {"nic", "rto", false, Quantity(kTimeout), at<kNic, &N::rto_ps>,
    "retransmission timeout of a queue pair (IB local ACK timeout exponent 14)"},
   {"nic", "qp_rate_limit", false,  // absent = line rate

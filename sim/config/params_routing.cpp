@@ -8,7 +8,24 @@ namespace {
 
 const Choices kRoutingAlgorithms{
     "routing algorithm", {"auto", "ecmp", "up_down", "dimension_order"}, {}, {}};
-const Choices kLoadBalancing{"load balancing", {"per_flow", "per_packet"}, {}, {}};
+// The policies' table is loadbalance/load_balancer.cpp's.
+const Choices kLoadBalancing{"load balancing",
+                             [] {
+                               std::vector<std::string> names;
+                               for (const LbDef& d : load_balancers()) names.push_back(d.name);
+                               return names;
+                             }(),
+                             {},
+                             {}};
+const Condition kAdaptive{"routing.load_balancing", "adaptive flowlet",
+                          [](const Scenario& s) { return s.routing.load_balancing; }};
+const Condition kFlowlet{"routing.load_balancing", "flowlet",
+                         [](const Scenario& s) { return s.routing.load_balancing; }};
+// A flowlet gap is a few us (Junos: 16 us default, 16 us to 32 ms); 1 s bounds a typo.
+const QuantitySpec kFlowletGap{
+    "time", "16us", parse_time_ps, 1, 1'000'000'000'000, "a positive time up to 1s"};
+const QuantitySpec kArThreshold{
+    "size", "4KB", parse_size_bytes, 0, int64_t{1} << 36, "a size from 0B to 64GiB"};
 const Condition kWraparound{
     "topology.wraparound", "true",
     [](const Scenario& s) { return std::string(s.topology.wraparound ? "true" : "false"); },
@@ -25,7 +42,14 @@ std::span<const Field> routing_params() {
   {"routing", "algorithm", false, Choice(kRoutingAlgorithms), at<kRouting, &R::algorithm>,
    "auto = up_down on Clos fabrics, dimension_order on tori"},
   {"routing", "load_balancing", false, Choice(kLoadBalancing), at<kRouting, &R::load_balancing>,
-   "per_flow (ECMP hash) | per_packet (spraying)"},
+   "per_flow (ECMP hash) | per_packet (spraying) | adaptive | flowlet (adaptive routing)"},
+  {"routing", "flowlet_gap", false, Quantity(kFlowletGap), at<kRouting, &R::flowlet_gap_ps>,
+   "flowlet: idle time after which a flow may take another port (Junos default 16us)",
+   nullptr, nullptr, &kFlowlet},
+  {"routing", "ar_threshold", false, Quantity(kArThreshold),
+   at<kRouting, &R::ar_threshold_bytes>,
+   "adaptive, flowlet: keep the hashed port unless another is emptier by more than this",
+   nullptr, nullptr, &kAdaptive},
   {"routing", "dateline_class", false,  // not nic.traffic_class (check_dateline)
    Int(0, 7), at<kRouting, &R::dateline_class>,
    "class a packet moves to across a wraparound link (Dally & Seitz 1987); -1 = none",

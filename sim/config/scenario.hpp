@@ -72,6 +72,7 @@
 #include "congestion/hpcc/hpcc_config.hpp"
 #include "congestion/pfc.hpp"
 #include "congestion/timely/timely_config.hpp"
+#include "loadbalance/load_balancer.hpp"
 #include "perftest/perftest_params.hpp"
 #include "servers/pcie.hpp"
 #include "sim/core/config_error.hpp"  // KeyOrigin
@@ -138,7 +139,13 @@ struct RoutingConfig {
   /// auto | ecmp | up_down | dimension_order. auto = up_down on Clos fabrics (spine-leaf,
   /// fat-tree, rail-optimized), dimension_order on tori.
   std::string algorithm = "auto";
-  std::string load_balancing = "per_flow";  ///< per_flow (ECMP hash) | per_packet (spraying)
+  /// per_flow (ECMP hash) | per_packet (spraying) | adaptive (least occupied port, per
+  /// packet) | flowlet (least occupied port, per flowlet); loadbalance/load_balancer.hpp.
+  std::string load_balancing = "per_flow";
+  /// flowlet: a flow idle at a switch for longer than this may take another port, ps.
+  int64_t flowlet_gap_ps = LbSettings{}.flowlet_gap_ps;
+  /// adaptive, flowlet: the hashed port is kept unless another is emptier by more, bytes.
+  int64_t ar_threshold_bytes = LbSettings{}.threshold_bytes;
   /// Torus with wraparound: traffic class a packet moves to when it crosses a dimension's
   /// wraparound link (a dateline, Dally & Seitz 1987), back to its own class when it turns
   /// into the next dimension; it must be a PFC lossless priority too. -1 = no dateline.
@@ -229,6 +236,17 @@ struct NicConfig {
   /// The receiver acknowledges every ack_interval-th in-order packet, and always the last
   /// packet of a message; >= 1.
   int ack_interval = 1;
+  /// How a queue pair recovers what did not arrive in order: "go_back_n" (the receiver takes
+  /// only the next expected packet and NAKs a gap; the sender resends from there on, IBTA RC)
+  /// or "selective_repeat" (the receiver places packets out of order and acknowledges each
+  /// out-of-order one selectively; the sender resends only packets not received: at the
+  /// timeout, or once the receiver has received reorder_threshold packets past them).
+  std::string loss_recovery = "go_back_n";
+  /// selective_repeat: a packet counts as lost, and is resent, once packets at least this many
+  /// PSNs past it were selectively acknowledged (forward acknowledgement, Mathis & Mahdavi,
+  /// SIGCOMM'96; TCP's 3 duplicate ACKs, RFC 5681 §3.2); 0 = only the timeout resends, as a
+  /// NIC on a lossless fabric whose adaptive routing reorders packets deeply.
+  int reorder_threshold = 0;
   /// Retransmission timeout of a queue pair: with unacknowledged packets and no ACK progress
   /// for this long the sender goes back to the oldest unacknowledged packet. Default
   /// 4.096 us x 2^14 = 67.108864 ms (IB local ACK timeout exponent 14, perftest's default).

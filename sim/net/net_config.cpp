@@ -28,6 +28,8 @@ NetConfig net_config_for(const Scenario& sc) {
   }
   nc.traffic_class = sc.nic.traffic_class;
   nc.ack_interval = sc.nic.ack_interval;
+  nc.selective_repeat = sc.nic.loss_recovery == "selective_repeat";
+  nc.reorder_threshold = sc.nic.reorder_threshold;
   nc.rto_ps = sc.nic.rto_ps;
   nc.qp_rate_limit_bps = sc.nic.qp_rate_limit_bps;
   nc.message_interval_ps =
@@ -37,7 +39,10 @@ NetConfig net_config_for(const Scenario& sc) {
   nc.dma_read_latency_ps = sc.nic.dma_read_latency_ps;
   nc.pcie_rate_bps = sc.nic.pcie_rate_bps;
   nc.seed = sc.seed;
-  nc.per_packet_spraying = sc.routing.load_balancing == "per_packet";
+  nc.lb.kind = load_balancer_kind(sc.routing.load_balancing);
+  nc.lb.flowlet_gap_ps = sc.routing.flowlet_gap_ps;
+  nc.lb.threshold_bytes = sc.routing.ar_threshold_bytes;
+  nc.per_packet_spraying = nc.lb.kind == LbKind::kPerPacket;
   nc.dateline_class = sc.routing.dateline_class;
   nc.bounce_class = sc.routing.bounce_class;
   nc.ecn = sc.ecn.enabled;

@@ -36,6 +36,9 @@ struct NetConfig {
   std::array<int, kTrafficClasses> dwrr_weights{1, 1, 1, 1, 1, 1, 1, 1};
   int traffic_class = 3;  ///< of data and ACKs
   int ack_interval = 1;
+  /// nic.loss_recovery selective_repeat (else go-back-N) and its nic.reorder_threshold.
+  bool selective_repeat = false;
+  int reorder_threshold = 0;
   int64_t rto_ps = NicConfig{}.rto_ps;
   int64_t qp_rate_limit_bps = 0;  ///< 0 = line rate
   /// The NIC starts a message at most every message_interval_ps (1 / nic.message_rate; 0 = no
@@ -53,6 +56,8 @@ struct NetConfig {
   int retry_count = 7;  ///< consecutive timeouts before a QP fails (NCCL_IB_RETRY_CNT)
   uint64_t seed = 1;    ///< ECMP salts and bit errors come from streams of this seed
   bool per_packet_spraying = false;
+  /// How switches pick among equal-cost ports (loadbalance/load_balancer.hpp).
+  LbSettings lb;
   bool ecn = false;             ///< RED ECN marking at switch egress queues
   RedEcn red;                   ///< its thresholds
   bool ecn_at_dequeue = false;  ///< mark when a packet starts to leave (else on arrival)

@@ -41,6 +41,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
     if (cfg.cc.kind == CcKind::kHpcc) int_header_bytes_ = cfg.cc.hpcc.int_header_bytes;
     ack_wire_bytes_ += int_header_bytes_;  // the ACK carries the records back
   }
+  if (cfg.selective_repeat) sack_side_ = pool_.add_side<uint32_t>();
   const int64_t mtu_frame = cfg.wire.wire_bytes(cfg.mtu_bytes);
   scheduler_ = EgressScheduler(cfg.scheduler, SchedulerSettings{cfg.dwrr_weights, mtu_frame});
   const FabricGraph& g = fabric.graph;
@@ -54,6 +55,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   is_switch_.resize(n);
   host_of_node_.assign(n, -1);
   switch_salt_.resize(n);
+  lb_ = LoadBalancer(cfg.lb, n);
   RngStream ecmp_rng(cfg.seed, "ecmp");
   ecmp_salt_ = static_cast<uint32_t>(ecmp_rng.next());
   for (size_t h = 0; h < fabric.hosts.size(); ++h)
@@ -272,12 +274,16 @@ void Network::set_drop_every(uint32_t port_id, uint32_t n) {
   ports_[port_id].drop_countdown = n;
 }
 
+size_t Network::hashed_index(size_t n, uint32_t node, uint32_t flow_hash, uint32_t seq) const {
+  uint64_t key = static_cast<uint64_t>(flow_hash) ^ switch_salt_[node];
+  if (cfg_.per_packet_spraying) key ^= static_cast<uint64_t>(seq) * 0x9E3779B97F4A7C15ULL;
+  return fmix64(key) % n;
+}
+
 uint16_t Network::pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
                        uint32_t seq) const {
   if (choices.size() == 1) return choices[0];
-  uint64_t key = static_cast<uint64_t>(flow_hash) ^ switch_salt_[node];
-  if (cfg_.per_packet_spraying) key ^= static_cast<uint64_t>(seq) * 0x9E3779B97F4A7C15ULL;
-  return choices[fmix64(key) % choices.size()];
+  return choices[hashed_index(choices.size(), node, flow_hash, seq)];
 }
 
 void Network::no_route(uint32_t node, int dst_host) {
@@ -291,6 +297,21 @@ uint32_t Network::egress_for(uint32_t node, int dst_host, uint32_t flow_hash, ui
   if (choices.empty()) [[unlikely]]
     no_route(node, dst_host);
   return first_port_[node] + pick(choices, node, flow_hash, seq);
+}
+
+uint32_t Network::forward_egress(const Packet* p, bool descending) {
+  if (!lb_.adaptive() || !is_switch_[p->node]) {
+    return egress_for(p->node, p->dst_host, p->flow_hash, p->psn, descending);
+  }
+  const auto choices = routes_.next_ports(p->node, p->dst_host, descending);
+  if (choices.empty()) [[unlikely]]
+    no_route(p->node, p->dst_host);
+  const uint32_t base = first_port_[p->node];
+  if (choices.size() == 1) return base + choices[0];
+  const size_t hashed = hashed_index(choices.size(), p->node, p->flow_hash, p->psn);
+  const size_t i = lb_.choose(choices.size(), hashed, p->node, p->flow_hash, sim_.now().ps(),
+                              [&](size_t k) { return ports_[base + choices[k]].occupancy_bytes; });
+  return base + choices[i];
 }
 
 void Network::occupancy_change(uint32_t port_id, int tc, int64_t delta) {
@@ -546,7 +567,7 @@ void Network::on_arrival(uint64_t packet_addr) {
 void Network::forward(Packet* p) {
   const uint32_t in_pid = first_port_[p->node] + p->in_port;
   const bool descending = ports_[in_pid].from_above;
-  const uint32_t out_pid = egress_for(p->node, p->dst_host, p->flow_hash, p->psn, descending);
+  const uint32_t out_pid = forward_egress(p, descending);
   Port& out = ports_[out_pid];
   if ((p->flags & Packet::kHeadFirst) && out.rate_bps > ports_[in_pid].rate_bps) {
     // Cut-through cannot feed a faster egress: store the frame, forward `latency` after its

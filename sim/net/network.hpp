@@ -10,7 +10,9 @@
 //  - Switches are store-and-forward (a frame is forwarded `switch.latency` after its last bit
 //    arrives) or cut-through (forwarded `switch.latency` after its first bit arrives, when the
 //    egress is not faster than the ingress; otherwise stored first). The egress port is the
-//    routes' choice, by a per-flow ECMP hash (or per packet when spraying). Buffer admission is
+//    routes' choice, by a per-flow ECMP hash (or per packet when spraying), or at a switch by
+//    the load balancer's reading of its own queues (adaptive routing per packet or per
+//    flowlet, loadbalance/load_balancer.hpp). Buffer admission is
 //    the switch's BufferMmu (congestion/buffer_mmu.hpp: static per port, or shared with
 //    Choudhury-Hahne dynamic thresholds); a refused frame is tail-dropped and counted.
 //  - Bit errors: a link with bit error rate BER corrupts a frame of b bits with probability
@@ -28,7 +30,10 @@
 //    unacknowledged and no progress for the RTO it goes back to the oldest unacknowledged one.
 //    After retry_count consecutive timeouts without progress the QP fails, as a real NIC
 //    reports "transport retry counter exceeded", and the run stops saying so.
-//    A message is complete when its last packet is received in order.
+//    A message is complete when its last packet is received in order. With selective repeat
+//    (NetConfig::selective_repeat, nic_selective.cpp) the receiver places out-of-order packets
+//    and acknowledges each selectively instead of NAKing, and the sender resends only the
+//    packets deemed lost (at the timeout; after reorder_threshold PSNs past them).
 //  - Hosts forward other hosts' packets only where the routes say so (rail-only PXN over
 //    NVLink); a host's own port queues are unbounded (the NIC generates data only when its
 //    port is idle, so they hold ACKs and relayed frames).
@@ -80,6 +85,7 @@
 #include "congestion/pfc.hpp"
 #include "congestion/pfc_flow_control.hpp"
 #include "congestion/qp_congestion.hpp"
+#include "loadbalance/load_balancer.hpp"
 #include "schedulers/egress_scheduler.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/core/counter_table.hpp"
@@ -394,6 +400,11 @@ class Network {
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
     int retries = 0;      ///< consecutive timeouts without progress
+    // Selective repeat (NetConfig::selective_repeat; nic_selective.cpp).
+    std::deque<uint8_t> sacked;  ///< [k]: PSN snd_una + k was selectively acknowledged
+    uint32_t high_sack = 0;      ///< highest selectively acknowledged PSN + 1 (0 = none)
+    uint32_t resend_nxt = 0;     ///< the next PSN to look at for a lost packet to resend
+    uint32_t lost_upto = 0;      ///< the timeout deemed every unacknowledged PSN below lost
     /// Congestion control's reaction point (NetConfig::cc): made with the QP, started by its
     /// first message.
     QpCcSender cc;
@@ -406,6 +417,8 @@ class Network {
     uint64_t rcv_msg = 0;
     uint32_t unacked = 0;
     bool nak_outstanding = false;
+    /// Selective repeat: [k] = PSN rcv_nxt + 1 + k was placed out of order.
+    std::deque<uint8_t> ooo;
     QpCcReceiver cc;             ///< congestion control's notification point (NetConfig::cc)
     std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
     /// Received in full, completing after the receive latency (NetConfig::rx_latency_ps),
@@ -497,7 +510,33 @@ class Network {
   /// (rtt_stamps_; -1 = none, as a CNP's).
   /// answered: the data packet it answers, whose INT records it echoes (int_records_).
   void send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps = -1,
-                    const Packet* answered = nullptr);
+                    const Packet* answered = nullptr, uint32_t sack_psn = kNoSack);
+  /// When the payload of arriving data packet `p` is in memory and its completion could be
+  /// written: after its PCIe copy (nic.pcie_rate) and the receive latency, ps.
+  int64_t rx_placed_ps(const Packet* p);
+  /// The receiver's message msgs.front() is received in full: it completes at `done_ps` (or
+  /// after the one completing ahead of it), in order.
+  void finish_rx_message(uint32_t qp_id, int64_t done_ps);
+  // Selective repeat (nic_selective.cpp): out-of-order placement at the receiver, selective
+  // acknowledgement (an ACK's sack_side_ names the out-of-order PSN it answers), and the
+  // sender's resend of only the packets deemed lost.
+  static constexpr uint32_t kNoSack = UINT32_MAX;
+  /// The receiver's answer to data packet `p` that is not the next expected one.
+  void place_out_of_order(Packet* p, const Qp& qp, QpRx& rx, int64_t echo);
+  /// After rcv_nxt advanced by one: advances it over the packets placed next to it; how many.
+  static uint32_t join_placed(QpRx& rx);
+  void forget_sacked(Qp& qp, uint32_t acked);
+  void on_sack(Qp& qp, uint32_t qp_id, uint32_t psn);
+  /// Whether a packet deemed lost waits to be resent (resend_nxt is moved onto it).
+  bool hole_pending(Qp& qp) const;
+  bool has_to_send(Qp& qp) const {
+    return qp.snd_nxt < qp.psn_end || (cfg_.selective_repeat && hole_pending(qp));
+  }
+  /// The message of `qp` that holds `psn` (sent, not yet acknowledged).
+  Message& message_of(Qp& qp, uint32_t psn);
+  /// The timeout under selective repeat: every unacknowledged PSN not selectively acknowledged
+  /// is deemed lost and resent.
+  void resend_unacknowledged(uint32_t qp_id);
   /// The QP's round trip on an idle fabric, picoseconds: a full data packet along its path
   /// (its flow hash's first PSN) and an ACK back, each serialized, propagated and forwarded at
   /// every hop (store and forward). HPCC's base RTT T when hpcc.base_rtt is 0.
@@ -536,6 +575,11 @@ class Network {
   /// The ECMP pick among `choices` at `node` for a packet of `flow_hash` (`seq` when spraying).
   uint16_t pick(std::span<const uint16_t> choices, uint32_t node, uint32_t flow_hash,
                 uint32_t seq) const;
+  /// pick()'s index among n choices.
+  size_t hashed_index(size_t n, uint32_t node, uint32_t flow_hash, uint32_t seq) const;
+  /// The egress port of a frame `p` being forwarded at its node: egress_for()'s hash, or at a
+  /// switch under adaptive routing the load balancer's choice by queue depth.
+  uint32_t forward_egress(const Packet* p, bool descending);
   [[noreturn]] [[gnu::cold]] static void no_route(uint32_t node, int dst_host);
   uint32_t egress_for(uint32_t node, int dst_host, uint32_t flow_hash, uint32_t seq,
                       bool descending) const;
@@ -550,6 +594,7 @@ class Network {
   /// The congestion control measures RTTs (CcChoice::needs_rtt): a data packet's side field
   /// holds its send time, an ACK's or NAK's the stamp it echoes (-1 = none).
   bool rtt_stamps_ = false;
+  PacketSide<uint32_t> sack_side_;  ///< selective repeat: an ACK's selectively acked PSN
   PacketSide<int64_t> tx_stamp_;
   /// The congestion control reads in-band telemetry (CcChoice::needs_int): each switch egress
   /// appends an IntHop to a data packet's records; an ACK or NAK holds the records it echoes.
@@ -569,6 +614,7 @@ class Network {
   std::vector<int32_t> host_of_node_;  ///< per node: host id, or -1 for a switch
   std::vector<uint8_t> nic_port_;      ///< per port: a GPU's network port (not its NVLink)
   std::vector<uint32_t> switch_salt_;  ///< per node
+  LoadBalancer lb_;                    ///< adaptive routing's state (flowlet tables)
   std::vector<BufferMmu> mmus_;        ///< per node (used for switches)
   std::vector<Nic> nics_;              ///< one per host port
   std::vector<int32_t> nic_of_port_;   ///< global port id -> index in nics_, or -1
@@ -610,6 +656,7 @@ class Network {
   int64_t dropped_packets_ = 0;
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
+  int64_t ooo_placed_ = 0;  ///< data packets placed out of order (selective repeat)
   int64_t cnp_tx_ = 0, cnp_rx_ = 0;
   /// The run-wide counters each rank exports and import_state sums, in the blob's order.
   static std::span<int64_t Network::*const> exchanged_counters();

@@ -223,7 +223,7 @@ uint64_t Network::post(uint32_t qp_id, int64_t bytes, uint64_t tag, bool inline_
 
 void Network::activate(uint32_t qp_id) {
   Qp& qp = qps_[qp_id];
-  if (qp.snd_nxt >= qp.psn_end) return;
+  if (!has_to_send(qp)) return;
   if (!qp.active) {
     qp.active = true;
     nics_[qp.nic].active.push_back(qp_id);
@@ -250,7 +250,7 @@ void Network::nic_fill(uint32_t nic_id) {
     }
     const uint32_t qp_id = nic.active[nic.cursor];
     Qp& qp = qps_[qp_id];
-    if (qp.snd_nxt >= qp.psn_end) {  // nothing left to send: leave the round robin
+    if (!has_to_send(qp)) {  // nothing left to send: leave the round robin
       qp.active = false;
       nic.active.erase(nic.active.begin() + static_cast<ptrdiff_t>(nic.cursor));
       nic.not_before_ps.erase(nic.not_before_ps.begin() + static_cast<ptrdiff_t>(nic.cursor));
@@ -274,12 +274,16 @@ void Network::nic_fill(uint32_t nic_id) {
       ++tried;
       continue;
     }
-    // Send packet snd_nxt of this QP. (Messages before it may all have been acknowledged and
-    // released, leaving snd_msg behind msg_base.)
+    // Send packet snd_nxt of this QP, or under selective repeat a lost packet before it (a
+    // hole). (Messages before it may all have been acknowledged and released, leaving snd_msg
+    // behind msg_base.)
+    const bool hole = cfg_.selective_repeat && hole_pending(qp);
+    const uint32_t psn = hole ? qp.resend_nxt : qp.snd_nxt;
     if (qp.snd_msg < qp.msg_base) qp.snd_msg = qp.msg_base;
-    while (qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
+    while (!hole &&
+           qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
       ++qp.snd_msg;
-    const Message& m = message_at(qp, qp.snd_msg);
+    const Message& m = hole ? message_of(qp, psn) : message_at(qp, qp.snd_msg);
     if (m.ready_ps > now) {  // not started by the NIC yet (message rate, send latency)
       nic.not_before_ps[nic.cursor] = m.ready_ps;
       earliest = earliest < 0 ? m.ready_ps : std::min(earliest, m.ready_ps);
@@ -287,7 +291,7 @@ void Network::nic_fill(uint32_t nic_id) {
       ++tried;
       continue;
     }
-    const int64_t offset = static_cast<int64_t>(qp.snd_nxt - m.first_psn) * cfg_.mtu_bytes;
+    const int64_t offset = static_cast<int64_t>(psn - m.first_psn) * cfg_.mtu_bytes;
     const int64_t payload = std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset);
     if (m.pace_bps > 0) {  // a paced message: this packet's bytes are not all produced yet
       const int64_t made = m.produce_ps + serialization_ps(offset + payload, m.pace_bps);
@@ -320,7 +324,7 @@ void Network::nic_fill(uint32_t nic_id) {
     }
     Packet* p = pool_.get();
     p->qp = qp_id;
-    p->psn = qp.snd_nxt;
+    p->psn = psn;
     p->flow_hash = qp.flow_hash;
     p->dst_host = qp.dst_host;
     p->payload_bytes = static_cast<int32_t>(payload);
@@ -334,13 +338,17 @@ void Network::nic_fill(uint32_t nic_id) {
       ints.n = 0;
       ints.overflow = false;
     }
-    if (qp.snd_nxt + 1 == m.first_psn + m.packets) p->flags |= Packet::kLast;
-    if (qp.snd_nxt < qp.snd_max) {
+    if (psn + 1 == m.first_psn + m.packets) p->flags |= Packet::kLast;
+    if (hole || psn < qp.snd_max) {
       ++retransmits_;
       p->flags |= Packet::kRetransmit;
     }
-    ++qp.snd_nxt;
-    qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
+    if (hole) {
+      ++qp.resend_nxt;
+    } else {
+      ++qp.snd_nxt;
+      qp.snd_max = std::max(qp.snd_max, qp.snd_nxt);
+    }
     // The congestion control counts the bytes (DCQCN's byte counter, while below line rate)
     // with its timers applied up to now.
     qp.cc.on_bytes_sent(p->wire_bytes, now);
@@ -407,6 +415,10 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   }
   // The ACK or NAK this packet triggers echoes its send stamp (an RTT-measuring control).
   const int64_t echo = rtt_stamps_ ? pool_.side(p, tx_stamp_) : -1;
+  if (cfg_.selective_repeat && p->psn != rx.rcv_nxt) {
+    place_out_of_order(p, qp, rx, echo);  // nic_selective.cpp
+    return;
+  }
   if (p->psn > rx.rcv_nxt) {  // a gap: one NAK until the expected packet arrives
     if (!rx.nak_outstanding) {
       rx.nak_outstanding = true;
@@ -428,16 +440,35 @@ void Network::receive_data(Packet* p, const Qp& qp) {
   if (p->flags & Packet::kEcnCe) ++ce_received_;  // what a DCQCN receiver turns into CNPs
   RxMessage& m = rx.msgs.front();
   if (p->flags & Packet::kRetransmit) ++m.retransmitted_rx;
-  const bool last = rx.rcv_nxt == m.first_psn + m.packets;
+  bool last = rx.rcv_nxt == m.first_psn + m.packets;
   if (last != ((p->flags & Packet::kLast) != 0)) [[unlikely]] {
     throw std::logic_error("Network: queue pair " + std::to_string(qp_id) + " packet " +
                            std::to_string(p->psn) +
                            ": the receiver's message boundary disagrees with the sender's");
   }
-  if (++rx.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
+  // Selective repeat: the packets placed out of order right after this one are in sequence
+  // now; the message(s) they end complete below.
+  const uint32_t joined = cfg_.selective_repeat ? join_placed(rx) : 0;
+  if (joined > 0) last = rx.rcv_nxt >= m.first_psn + m.packets;
+  rx.unacked += 1 + joined;
+  if (rx.unacked >= static_cast<uint32_t>(cfg_.ack_interval) || last) {
     rx.unacked = 0;
     send_control(qp_id, PacketKind::kAck, rx.rcv_nxt, qp.tc, echo, p);
   }
+  const int64_t placed_ps = rx_placed_ps(p);
+  // Every message received in full completes, in order (one, unless placed packets joined).
+  while (last) {
+    const QpRx& now_rx = qp_rx_[qp_id];  // a completion's sink may reallocate qp_rx_
+    const bool more = now_rx.rcv_nxt > now_rx.msgs.front().first_psn + now_rx.msgs.front().packets;
+    finish_rx_message(qp_id, placed_ps);
+    if (!more) break;
+    const QpRx& after = qp_rx_[qp_id];
+    last = !after.msgs.empty() &&
+           after.rcv_nxt >= after.msgs.front().first_psn + after.msgs.front().packets;
+  }
+}
+
+int64_t Network::rx_placed_ps(const Packet* p) {
   // The NIC writes each accepted packet's payload to memory over its PCIe link, one packet
   // after another: at the port's data rate or above, each copy ends before the next packet is in;
   // below it (a GPU's or a slow host's PCIe path), the copies queue and cap what the NIC receives.
@@ -456,24 +487,27 @@ void Network::receive_data(Packet* p, const Qp& qp) {
       }
     }
   }
-  if (last) {
-    ++rx.rcv_msg;
-    // The DMA write of the last packet's payload, then the completion entry (rx_latency).
-    const int64_t delay = copied_ps - sim_.now().ps() + rx_latency_ps;
-    if (delay > 0 || !rx.completing.empty()) {
-      // In order: a message never completes before the one received ahead of it.
-      const int64_t done = std::max(sim_.now().ps() + delay, rx.last_done_ps);
-      rx.last_done_ps = done;
-      rx.completing.push_back(m);
-      rx.msgs.pop_front();
-      sim_.at<&Network::on_rx_complete>(
-          SimTime(done), node_lp(static_cast<uint32_t>(fabric_.hosts[qp.dst_host])), this, qp_id);
-      return;
-    }
-    const RxMessage done = m;
+  return copied_ps + rx_latency_ps;
+}
+
+void Network::finish_rx_message(uint32_t qp_id, int64_t done_ps) {
+  QpRx& rx = qp_rx_[qp_id];
+  const Qp& qp = qps_[qp_id];
+  ++rx.rcv_msg;
+  // The DMA write of the last packet's payload, then the completion entry (rx_latency).
+  if (done_ps > sim_.now().ps() || !rx.completing.empty()) {
+    // In order: a message never completes before the one received ahead of it.
+    const int64_t done = std::max(done_ps, rx.last_done_ps);
+    rx.last_done_ps = done;
+    rx.completing.push_back(rx.msgs.front());
     rx.msgs.pop_front();
-    complete_message(qp_id, done);
+    sim_.at<&Network::on_rx_complete>(
+        SimTime(done), node_lp(static_cast<uint32_t>(fabric_.hosts[qp.dst_host])), this, qp_id);
+    return;
   }
+  const RxMessage done = rx.msgs.front();
+  rx.msgs.pop_front();
+  complete_message(qp_id, done);
 }
 
 void Network::on_rx_complete(uint64_t qp_id) {
@@ -502,10 +536,11 @@ void Network::complete_message(uint32_t qp_id, const RxMessage& m) {
 }
 
 void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc, int64_t echo_ps,
-                           const Packet* answered) {
+                           const Packet* answered, uint32_t sack_psn) {
   const Qp& qp = qps_[qp_id];
   Packet* p = pool_.get();
   if (rtt_stamps_) pool_.side(p, tx_stamp_) = echo_ps;
+  if (cfg_.selective_repeat) pool_.side(p, sack_side_) = sack_psn;
   if (int_records_) {  // an ACK or NAK echoes the INT records of the data packet it answers
     IntStack& ints = pool_.side(p, int_side_);
     if (answered != nullptr) {
@@ -537,6 +572,7 @@ void Network::send_control(uint32_t qp_id, PacketKind kind, uint32_t psn, int tc
 void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
   qp.cc.on_ack(p->psn, sim_.now().ps());  // a registered control's hook (built-ins: nothing)
   if (p->psn > qp.snd_una) {              // cumulative progress
+    if (cfg_.selective_repeat) forget_sacked(qp, p->psn - qp.snd_una);
     qp.snd_una = p->psn;
     // An ACK can overtake a go-back (reordered paths): never resend what is acknowledged.
     if (qp.snd_nxt < qp.snd_una) {
@@ -556,6 +592,9 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
     } else {
       arm_timer(qp_id);  // restart the timer from this progress
     }
+  }
+  if (cfg_.selective_repeat) {
+    if (const uint32_t sack = pool_.side(p, sack_side_); sack != kNoSack) on_sack(qp, qp_id, sack);
   }
   // A NAK below snd_una is stale (later packets were acknowledged since): ignored.
   if (p->kind == PacketKind::kNak && p->psn >= qp.snd_una && p->psn < qp.snd_nxt) {
@@ -660,7 +699,11 @@ void Network::on_rto(uint64_t qp_id) {
     sim_.request_stop();
     return;
   }
-  go_back(static_cast<uint32_t>(qp_id), qp.snd_una, true);
+  if (cfg_.selective_repeat) {
+    resend_unacknowledged(static_cast<uint32_t>(qp_id));  // nic_selective.cpp
+  } else {
+    go_back(static_cast<uint32_t>(qp_id), qp.snd_una, true);
+  }
   if (qp.retries + 1 >= cfg_.retry_count && lossless_any_ && monitor_.detecting()) {
     // This QP fails at its next timeout or the one after. If it is stuck in a deadlock, the
     // detector must see that before the QP gives up, whatever the check interval: look at

@@ -11,7 +11,7 @@ std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunRepor
   const Counters& k = rep.counters;
   const bool shared = sc.sw.buffer_model == "shared";
   const std::string buffer = shared ? "switch.shared_buffer" : "switch.buffer_per_port";
-  char buf[256];
+  char buf[512];
   if (rep.mean_host_paused_fraction >= 0.01) {
     std::snprintf(buf, sizeof buf,
                   "PFC paused the hosts' NIC ports for %.1f %% of the run on average (%lld PAUSE "
@@ -31,12 +31,25 @@ std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunRepor
     out.push_back({{"ecn.kmin", "ecn.kmax", "ecn.pmax", "dcqcn.preset"}, buf});
   }
   const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
+  const bool go_back_n = sc.nic.loss_recovery == "go_back_n";
   if (!lossless && k.retransmits > 0) {
     std::snprintf(buf, sizeof buf,
-                  "the lossy fabric dropped %lld packets and go-back-N resent %lld: buffers and "
+                  "the lossy fabric dropped %lld packets and %s resent %lld: buffers and "
                   "loss recovery decide the goodput; pfc.enabled makes it lossless",
-                  static_cast<long long>(k.drops), static_cast<long long>(k.retransmits));
+                  static_cast<long long>(k.drops), go_back_n ? "go-back-N" : "selective repeat",
+                  static_cast<long long>(k.retransmits));
     out.push_back({{buffer, "pfc.enabled", "nic.rto"}, buf});
+  }
+  // Per-packet and flowlet choices reorder a flow's packets; a go-back-N receiver takes only
+  // the next expected one, so its NAKs resend what was merely late.
+  if (go_back_n && sc.routing.load_balancing != "per_flow" && k.nak_tx > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "routing.load_balancing %s reordered packets: go-back-N receivers sent %lld "
+                  "NAKs and senders resent %lld packets (%lld timeouts); NICs built for adaptive "
+                  "routing place packets out of order: nic.loss_recovery: selective_repeat",
+                  sc.routing.load_balancing.c_str(), static_cast<long long>(k.nak_tx),
+                  static_cast<long long>(k.retransmits), static_cast<long long>(k.rto_timeouts));
+    out.push_back({{"nic.loss_recovery", "routing.load_balancing"}, buf});
   }
   return out;
 }

@@ -65,6 +65,12 @@ std::vector<Limit> run_limits(const Scenario& sc, const Prepared& prepared) {
                        : "queues, PFC, ECN/DCQCN, drops and retransmissions",
                    "mode: flow shares each link max-min fairly between the flows crossing it; "
                    "mode: packet models them"});
+    if (sc.routing.load_balancing != "per_flow") {
+      out.push_back({"routing.load_balancing: " + sc.routing.load_balancing +
+                         " (the choice among equal-cost ports per packet or per flowlet)",
+                     "mode: flow routes each flow on one path, by its ECMP hash (per_flow); "
+                     "mode: packet models the choice"});
+    }
   }
   return out;
 }

@@ -261,10 +261,9 @@ TEST_CASE("values of the wrong type", "[config]") {
   }
   SECTION("a section that is not a map") {
     check(edit("  mtu: 4096B", "").replace(kBase.find("nic:"), 4, "nic: 4096B"), 17, 6, "nic",
-          "expected a map of nic keys (mtu, traffic_class, ack_interval, rto, qp_rate_limit, "
-          "message_rate, tx_latency, rx_latency, dma_read_latency, pcie_rate, congestion_control), "
-          "got "
-          "'4096B'");
+          "expected a map of nic keys (mtu, traffic_class, ack_interval, loss_recovery, "
+          "reorder_threshold, rto, qp_rate_limit, message_rate, tx_latency, rx_latency, "
+          "dma_read_latency, pcie_rate, congestion_control), got '4096B'");
   }
   SECTION("a word for the seed") {
     check(edit("seed: 7", "seed: -1"), 2, 7, "seed",

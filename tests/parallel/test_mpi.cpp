@@ -228,6 +228,22 @@ TEST_CASE("MPI run: HPCC's INT records cross ranks with their packets (backgroun
   CHECK(r.find("\"cnp_tx\": 0,") != std::string::npos);  // telemetry only: no CNPs
 }
 
+TEST_CASE("MPI run: adaptive routing and selective ACKs keep the sequential run's bytes") {
+  // Each switch reads only its own queues and flowlet table; a selective ACK's PSN is a side
+  // field of the packet, crossing ranks with it. Bit errors make the senders resend.
+  for (const std::string lb : {"adaptive", "flowlet"}) {
+    const std::string r = same_bytes(
+        "ar-" + lb, "scenarios/quickstart.yaml",
+        "--set routing.load_balancing=" + lb +
+            " --set nic.loss_recovery=selective_repeat --set nic.reorder_threshold=3"
+            " --set link.bit_error_rate=1e-7 --set nic.rto=20us --set workload.collective=alltoall"
+            " --set workload.minbytes=256KiB --set workload.maxbytes=1MiB"
+            " --set 'topology.degraded_links={leaf3-spine0: 100Gbps}'",
+        0);
+    CHECK(r.find("\"retransmits\": 0,") == std::string::npos);
+  }
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);
