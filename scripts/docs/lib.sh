@@ -251,6 +251,23 @@ families_table() {
       END { flush() }'
 }
 
+# routing_table DIR: a sweep over topology.oversubscription, routing.load_balancing and
+# nic.loss_recovery (DIR/sweep.csv) as a Markdown table with each point's retransmission
+# counters (DIR/point-NNN/results.json).
+routing_table() {
+  echo "| ratio | routing.load_balancing | nic.loss_recovery | busbw (GB/s) | time (µs) | retransmits | NAKs | timeouts |"
+  echo "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |"
+  awk -F, 'NR == 1 { for (j = 1; j <= NF; j++) at[$j] = j; next }
+    { print $(at["point"]), $(at["topology.oversubscription"]), $(at["routing.load_balancing"]),
+        $(at["nic.loss_recovery"]), $(at["busbw_at_max_size_GBps"]), $(at["simulated_us"]) }' "$1/sweep.csv" |
+    while read -r point ratio lb lr busbw us; do
+      r="$1/point-$(printf %03d "$point")/results.json"
+      printf '| %s:1 | %s | %s | %.2f | %.1f | %s | %s | %s |\n' "$ratio" "$lb" "$lr" "$busbw" "$us" \
+        "$(thousands "$(json "$r" counters.retransmits)")" "$(thousands "$(json "$r" counters.nak_tx)")" \
+        "$(json "$r" counters.rto_timeouts)"
+    done
+}
+
 # md_rows: the body rows of a markdown table on stdin, one field per cell ($1 the first), the
 # cells' spaces removed ("4.4 MB" -> "4.4MB", an empty cell "-").
 md_rows() {
