@@ -656,7 +656,6 @@ class Network {
   int64_t dropped_packets_ = 0;
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
-  int64_t ooo_placed_ = 0;  ///< data packets placed out of order (selective repeat)
   int64_t cnp_tx_ = 0, cnp_rx_ = 0;
   /// The run-wide counters each rank exports and import_state sums, in the blob's order.
   static std::span<int64_t Network::*const> exchanged_counters();

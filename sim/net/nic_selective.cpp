@@ -34,7 +34,6 @@ void Network::place_out_of_order(Packet* p, const Qp& qp, QpRx& rx, int64_t echo
   }
   if (k >= rx.ooo.size()) rx.ooo.resize(size_t{k} + 1, 0);
   rx.ooo[k] = 1;
-  ++ooo_placed_;
   if (p->flags & Packet::kEcnCe) ++ce_received_;
   if (p->flags & Packet::kRetransmit) {
     for (RxMessage& m : rx.msgs) {

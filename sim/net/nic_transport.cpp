@@ -306,9 +306,12 @@ void Network::nic_fill(uint32_t nic_id) {
     // A full congestion window (HPCC) holds the QP until an ACK reopens it (receive_ack). A
     // receiver that ACKs every n-th packet answers a window's packets n - 1 packets late: the
     // window grows by those, or the QP stalls each round (with fewer than n, until its timeout).
+    // A selective resend is inside the window (below snd_nxt): the window, which the hole
+    // itself keeps full, does not hold it.
     if (const int64_t window = qp.cc.window_bytes();
-        window > 0 && int64_t{qp.snd_nxt - qp.snd_una} >=
-                          (window + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes + cfg_.ack_interval - 1) {
+        !hole && window > 0 &&
+        int64_t{qp.snd_nxt - qp.snd_una} >=
+            (window + cfg_.mtu_bytes - 1) / cfg_.mtu_bytes + cfg_.ack_interval - 1) {
       ++nic.cursor;
       ++tried;
       continue;

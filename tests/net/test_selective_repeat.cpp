@@ -160,3 +160,27 @@ TEST_CASE("selective repeat: reordering by per-packet spraying resends nothing")
   CHECK(sr.nak_tx == 0);
   CHECK(sr.rto_timeouts == 0);
 }
+
+TEST_CASE("selective repeat: a full congestion window does not hold back the resend of a hole") {
+  // Regression: HPCC's window counts snd_nxt - snd_una; selective repeat never moves snd_nxt
+  // back, and a lost packet keeps snd_una behind it, so the window stays full. The resend must
+  // leave anyway (it is below snd_nxt, inside the window): before, the QP timed out again and
+  // again and failed with "transport retry counter exceeded". One loss (the 40th frame), the
+  // timeout resends it and only it, and the message completes.
+  auto sc = one_leaf(2, 100 * kGbps, 200'000, 300'000, 64 << 20, 1000);
+  sc.nic.congestion_control = "hpcc";
+  sc.nic.loss_recovery = "selective_repeat";
+  sc.nic.rto_ps = 50'000'000;
+  Bed bed(sc);
+  Recorder rec(bed.sim);
+  bed.net->set_sink(&rec);
+  bed.net->set_drop_every(port_between(bed, "leaf0", "host1"), 40);
+  bed.net->send(0, 1, 64 * 1000, 0, 0);
+  bed.sim.run();
+  CHECK(bed.net->failure().empty());
+  CHECK(rec.done.at(0) > 0);
+  CHECK(bed.net->totals().corrupt_drops == 1);
+  CHECK(bed.net->totals().retransmits == 1);
+  CHECK(bed.net->totals().rto_timeouts == 1);
+  bed.net->check_conservation();
+}
