@@ -32,7 +32,13 @@ std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunRepor
   }
   const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
   const bool go_back_n = sc.nic.loss_recovery == "go_back_n";
-  if (!lossless && k.retransmits > 0) {
+  // Resends that no loss explains come from reordering: a go-back-N receiver NAKs each gap
+  // once, and only a loss or reordering opens one; selective repeat resends with nothing lost
+  // only what its reorder threshold took for lost (its timeout also resends packets in flight,
+  // so with losses its count does not tell).
+  const int64_t losses = k.drops + k.headroom_drops + k.watchdog_drops;
+  const bool reordered = go_back_n ? k.nak_tx > losses : losses == 0 && k.retransmits > 0;
+  if (!lossless && k.retransmits > 0 && !(reordered && losses == 0)) {
     std::snprintf(buf, sizeof buf,
                   "the lossy fabric dropped %lld packets and %s resent %lld: buffers and "
                   "loss recovery decide the goodput; pfc.enabled makes it lossless",
@@ -40,9 +46,10 @@ std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunRepor
                   static_cast<long long>(k.retransmits));
     out.push_back({{buffer, "pfc.enabled", "nic.rto"}, buf});
   }
-  // Per-packet and flowlet choices reorder a flow's packets; a go-back-N receiver takes only
-  // the next expected one, so its NAKs resend what was merely late.
-  if (go_back_n && sc.routing.load_balancing != "per_flow" && k.nak_tx > 0) {
+  // Per-packet, adaptive and flowlet choices reorder a flow's packets; a go-back-N receiver
+  // takes only the next expected one, so its NAKs (more than the losses explain) resend what
+  // was merely late.
+  if (go_back_n && sc.routing.load_balancing != "per_flow" && reordered) {
     std::snprintf(buf, sizeof buf,
                   "routing.load_balancing %s reordered packets: go-back-N receivers sent %lld "
                   "NAKs and senders resent %lld packets (%lld timeouts); NICs built for adaptive "
@@ -50,6 +57,14 @@ std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunRepor
                   sc.routing.load_balancing.c_str(), static_cast<long long>(k.nak_tx),
                   static_cast<long long>(k.retransmits), static_cast<long long>(k.rto_timeouts));
     out.push_back({{"nic.loss_recovery", "routing.load_balancing"}, buf});
+  }
+  if (!go_back_n && sc.nic.reorder_threshold > 0 && reordered) {
+    std::snprintf(buf, sizeof buf,
+                  "selective repeat resent %lld packets though none was lost: packets %d PSNs "
+                  "behind the highest acknowledged are deemed lost, and reordering ran deeper; "
+                  "nic.reorder_threshold 0 resends only at the timeout",
+                  static_cast<long long>(k.retransmits), sc.nic.reorder_threshold);
+    out.push_back({{"nic.reorder_threshold", "routing.load_balancing"}, buf});
   }
   return out;
 }

@@ -69,6 +69,33 @@ TEST_CASE("adaptive routing with out-of-order NICs brings AllToAll at 2:1 to the
   CHECK(ar.out.find("reordered packets") == std::string::npos);
 }
 
+TEST_CASE("depends on: reordering is named only where no loss explains the resends") {
+  // One spine and one uplink a leaf: no port to choose, so adaptive routing reorders nothing;
+  // the NAKs answer bit errors, which the lossy-fabric line names, not reordering.
+  const std::string one_path =
+      "run scenarios/quickstart.yaml"
+      " --set 'topology={kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 4}'"
+      " --set topology.oversubscription=4 --set workload.minbytes=1MiB"
+      " --set workload.maxbytes=1MiB --set link.bit_error_rate=1e-7";
+  const Result lossy = fabricsim(one_path + " --set routing.load_balancing=adaptive");
+  INFO(lossy.out);
+  REQUIRE(lossy.exit_code == 0);
+  CHECK(lossy.out.find("the lossy fabric dropped") != std::string::npos);
+  CHECK(lossy.out.find("reordered packets") == std::string::npos);
+  // Spraying on a lossless fabric with a reorder threshold of 1: nothing is lost, every resend
+  // is a packet taken for lost; the line names nic.reorder_threshold, not pfc.enabled.
+  const Result spray =
+      fabricsim(kFabric +
+                " --set routing.load_balancing=per_packet --set nic.loss_recovery=selective_repeat"
+                " --set nic.reorder_threshold=1 --set nic.mtu=256B"
+                " --set workload.minbytes=1MiB --set workload.maxbytes=1MiB");
+  INFO(spray.out);
+  REQUIRE(spray.exit_code == 0);
+  CHECK(spray.out.find("selective repeat resent") != std::string::npos);
+  CHECK(spray.out.find("though none was lost") != std::string::npos);
+  CHECK(spray.out.find("the lossy fabric") == std::string::npos);
+}
+
 TEST_CASE("the flow mode says it routes each flow by its hash under adaptive routing") {
   const Result r = fabricsim(kFabric + " --mode flow --set routing.load_balancing=adaptive");
   INFO(r.err);
