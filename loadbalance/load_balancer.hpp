@@ -48,7 +48,9 @@ struct LbSettings {
 class LoadBalancer {
  public:
   /// Flowlet tables of kFlowletSlots entries per switch, indexed by flow hash (a flow that
-  /// shares a slot with another restarts its flowlet when the other passes).
+  /// shares a slot with another restarts its flowlet when the other passes). The size is an
+  /// assumption (no switch's table size is known here), large beside the few hundred flows a
+  /// collective sends through one switch of the fabrics in docs/compare-fabrics.md.
   static constexpr uint32_t kFlowletSlots = 4096;
 
   LoadBalancer() = default;
