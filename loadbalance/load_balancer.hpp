@@ -49,8 +49,8 @@ class LoadBalancer {
  public:
   /// Flowlet tables of kFlowletSlots entries per switch, indexed by flow hash (a flow that
   /// shares a slot with another restarts its flowlet when the other passes). The size is an
-  /// assumption (no switch's table size is known here), large beside the few hundred flows a
-  /// collective sends through one switch of the fabrics in docs/compare-fabrics.md.
+  /// assumption: no switch's table size is known here. An AllToAll over 8 leaves of 16 GPUs
+  /// sends some 4,000 flows and their ACKs through a leaf, so there slots are shared.
   static constexpr uint32_t kFlowletSlots = 4096;
 
   LoadBalancer() = default;
