@@ -29,6 +29,13 @@ struct NetTotals {
   std::vector<int64_t> registered;
 };
 
+/// A queue pair's longest wait for its acknowledged PSN to advance (Network::longest_stall).
+struct QpStall {
+  int64_t stall_ps = 0;  ///< how long, picoseconds (0: no QP waited)
+  int64_t from_ps = 0;   ///< from when
+  int64_t qp = -1;       ///< which QP (-1: none)
+};
+
 /// Wire-byte conservation: sent = delivered + dropped + in flight.
 struct ByteBalance {
   int64_t sent_bytes = 0, delivered_bytes = 0, dropped_bytes = 0, in_flight_bytes = 0;

@@ -61,6 +61,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   for (size_t h = 0; h < fabric.hosts.size(); ++h)
     host_of_node_[fabric.hosts[h]] = static_cast<int32_t>(h);
 
+  node_routes_.assign(n, &routes);
   // Ports: node v's port i is its i-th out-edge (fabric_graph.hpp), both directions of each link.
   for (VertexId v = 0; v < n; ++v) {
     first_port_[v] = static_cast<uint32_t>(ports_.size());
@@ -268,12 +269,6 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   monitor_.set_wiring(std::move(wiring));
 }
 
-void Network::set_drop_every(uint32_t port_id, uint32_t n) {
-  if (port_id >= ports_.size()) throw std::invalid_argument("set_drop_every: bad port id");
-  ports_[port_id].drop_every = n;
-  ports_[port_id].drop_countdown = n;
-}
-
 size_t Network::hashed_index(size_t n, uint32_t node, uint32_t flow_hash, uint32_t seq) const {
   uint64_t key = static_cast<uint64_t>(flow_hash) ^ switch_salt_[node];
   if (cfg_.per_packet_spraying) key ^= static_cast<uint64_t>(seq) * 0x9E3779B97F4A7C15ULL;
@@ -293,24 +288,34 @@ void Network::no_route(uint32_t node, int dst_host) {
 
 uint32_t Network::egress_for(uint32_t node, int dst_host, uint32_t flow_hash, uint32_t seq,
                              bool descending) const {
-  const auto choices = routes_.next_ports(node, dst_host, descending);
+  const auto choices = node_routes_[node]->next_ports(node, dst_host, descending);
   if (choices.empty()) [[unlikely]]
     no_route(node, dst_host);
-  return first_port_[node] + pick(choices, node, flow_hash, seq);
+  const uint32_t base = first_port_[node];
+  if (choices.size() == 1) return base + choices[0];
+  const size_t i = hashed_index(choices.size(), node, flow_hash, seq);
+  if (ports_[base + choices[i]].down) [[unlikely]]
+    return failover(choices, base, i);
+  return base + choices[i];
 }
 
 uint32_t Network::forward_egress(const Packet* p, bool descending) {
-  if (!lb_.adaptive() || !is_switch_[p->node]) {
-    return egress_for(p->node, p->dst_host, p->flow_hash, p->psn, descending);
-  }
-  const auto choices = routes_.next_ports(p->node, p->dst_host, descending);
-  if (choices.empty()) [[unlikely]]
+  const auto choices = node_routes_[p->node]->next_ports(p->node, p->dst_host, descending);
+  if (choices.empty()) [[unlikely]] {
+    // After a link went down, routes may leave a node no way to the destination (a spine that
+    // lost its link to the leaf, up-down): what is still on its way there is lost.
+    if (node_routes_[p->node] != &routes_) return kNoRoute;
     no_route(p->node, p->dst_host);
+  }
   const uint32_t base = first_port_[p->node];
   if (choices.size() == 1) return base + choices[0];
-  const size_t hashed = hashed_index(choices.size(), p->node, p->flow_hash, p->psn);
-  const size_t i = lb_.choose(choices.size(), hashed, p->node, p->flow_hash, sim_.now().ps(),
-                              [&](size_t k) { return ports_[base + choices[k]].occupancy_bytes; });
+  size_t i = hashed_index(choices.size(), p->node, p->flow_hash, p->psn);
+  if (lb_.adaptive() && is_switch_[p->node]) {
+    i = lb_.choose(choices.size(), i, p->node, p->flow_hash, sim_.now().ps(),
+                   [&](size_t k) { return ports_[base + choices[k]].occupancy_bytes; });
+  }
+  if (ports_[base + choices[i]].down) [[unlikely]]
+    return failover(choices, base, i);
   return base + choices[i];
 }
 
@@ -335,22 +340,6 @@ void Network::occupancy_change(uint32_t port_id, int tc, int64_t delta) {
   }
 }
 
-void Network::settle_statistics() {
-  const int64_t now = sim_.now().ps();
-  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
-    Occupancy& po = port_occ_[pid];
-    Port& port = ports_[pid];
-    port_hist_[pid].ps[port.hist_bucket] += now - port.hist_since_ps;
-    port.hist_since_ps = now;
-    po.change(now, 0);
-    for (int tc = 0; tc < kTrafficClasses; ++tc) {
-      QueueCounters& q = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
-      q.occupancy.change(now, 0);
-      q.paused_ps += pfc_.settle(pid, tc, now);  // close the open pause interval
-    }
-  }
-}
-
 uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
   uint8_t ok = port.nonempty & static_cast<uint8_t>(~pfc_.held(port_id));
   if (cfg_.credits) {
@@ -366,7 +355,7 @@ uint8_t Network::eligible(const Port& port, uint32_t port_id) const {
 
 void Network::kick(uint32_t port_id) {
   Port& port = ports_[port_id];
-  if (port.transmitting) return;
+  if (port.transmitting || port.down) return;
   if (pfc_.frame_pending(port_id)) {
     send_pfc_frame(port_id);
     return;
@@ -413,6 +402,9 @@ void Network::drop(Packet* p, uint32_t port_id, DropCause cause) {
       break;
     case DropCause::kWatchdog:
       q.watchdog_drops += 1;
+      break;
+    case DropCause::kLinkDown:
+      port.counters.link_down_drops += 1;
       break;
   }
   dropped_bytes_ += p->wire_bytes;
@@ -541,6 +533,12 @@ void Network::on_arrival(uint64_t packet_addr) {
   const uint32_t from_pid = ports_[in_pid].peer_port;  // the port that sent it
   const bool at_switch = is_switch_[p->node];
   const bool head_first = (p->flags & Packet::kHeadFirst) != 0;
+  if (ports_[in_pid].down && !(p->flags & Packet::kStored)) [[unlikely]] {
+    // On the wire when its link went down: lost (counted at this end, which owns in_pid).
+    if (cfg_.credits && at_switch) return_credits(in_pid, p->tc, p->wire_bytes);
+    drop(p, in_pid, DropCause::kLinkDown);
+    return;
+  }
   if ((p->flags & Packet::kCorrupt) && !head_first) {
     // FCS / ICRC check of a stored frame fails: dropped here, counted against the link.
     if (cfg_.credits && at_switch) return_credits(in_pid, p->tc, p->wire_bytes);
@@ -568,7 +566,18 @@ void Network::forward(Packet* p) {
   const uint32_t in_pid = first_port_[p->node] + p->in_port;
   const bool descending = ports_[in_pid].from_above;
   const uint32_t out_pid = forward_egress(p, descending);
+  if (out_pid == kNoRoute) [[unlikely]] {
+    if (cfg_.credits && is_switch_[p->node]) return_credits(in_pid, p->tc, p->wire_bytes);
+    drop(p, in_pid, DropCause::kLinkDown);  // counted where it came in
+    return;
+  }
   Port& out = ports_[out_pid];
+  if (out.down) [[unlikely]] {
+    // Every port the routes offer is down (the routes have not reconverged yet): lost here.
+    if (cfg_.credits && is_switch_[p->node]) return_credits(in_pid, p->tc, p->wire_bytes);
+    drop(p, out_pid, DropCause::kLinkDown);
+    return;
+  }
   if ((p->flags & Packet::kHeadFirst) && out.rate_bps > ports_[in_pid].rate_bps) {
     // Cut-through cannot feed a faster egress: store the frame, forward `latency` after its
     // last bit (the same as a store-and-forward switch).
@@ -735,10 +744,6 @@ void Network::resume_queue(uint32_t port_id, int tc) {
   }
   if (observer_ != nullptr) observer_->pause_changed(port_id, tc, false, sim_.now().ps());
   port_idle(port_id);
-}
-
-int64_t Network::host_paused_ps(int host, int64_t from_ps, int64_t to_ps) const {
-  return pfc_.host_paused_ps(host, from_ps, to_ps, sim_.now().ps());
 }
 
 void Network::on_pause_expiry(uint64_t port_id) {

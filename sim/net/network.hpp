@@ -267,6 +267,30 @@ class Network {
   }
   /// Global id of node `v`'s port `index`.
   uint32_t port_id(VertexId v, uint16_t index) const { return first_port_[v] + index; }
+
+  // ---- links changing during the run (sim/run/link_events.hpp plans them) ----
+  /// kDown: the port carries nothing from then on; its queues are lost, frames sent to it and
+  /// frames arriving over it are dropped (PortCounters::link_down_drops), and a switch picks
+  /// another of its equal-cost ports for what it forwards (local fast failover). kUp: it
+  /// carries frames again (at `rate_bps` if > 0). kRate: it serializes at `rate_bps` from its
+  /// next frame.
+  enum class PortChange : uint8_t { kDown, kUp, kRate };
+  /// Changes port `port_id` at `at_ps` (an event of its node, made on the rank that owns it;
+  /// call before the run, after the simulator's partition is set). Each
+  /// direction of a link is a port: change both. Throws std::out_of_range for an unknown
+  /// port, std::invalid_argument for kRate without a rate > 0.
+  void schedule_port_change(int64_t at_ps, uint32_t port_id, PortChange change, int64_t rate_bps);
+  /// Every node forwards by `routes` (which must outlive the Network) from `at_ps` on: the
+  /// fabric's routing has reconverged (an event per node). Throws std::invalid_argument for
+  /// nullptr.
+  void schedule_routes(int64_t at_ps, const RoutingTable* routes);
+  /// The longest wait of a queue pair, with packets outstanding, for its acknowledged PSN to
+  /// advance: from its last advance (or from sending into an empty window) to the next,
+  /// picoseconds; on a tie the lowest QP id, then the earliest. A wait still open (packets
+  /// outstanding, no progress since) counts up to now. This rank's QPs only.
+  QpStall longest_stall() const;
+  /// The source and destination host of QP `qp_id`. Throws std::out_of_range.
+  std::pair<int, int> qp_hosts(uint32_t qp_id) const;
   const QueueCounters& queue(uint32_t port_id, int tc) const {
     return queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc];
   }
@@ -400,6 +424,8 @@ class Network {
     bool timer_pending = false;
     bool active = false;  ///< in its NIC's round-robin list
     int retries = 0;      ///< consecutive timeouts without progress
+    /// When snd_una last advanced, or the QP sent into an empty window (longest_stall()).
+    int64_t progress_ps = 0;
     // Selective repeat (NetConfig::selective_repeat; nic_selective.cpp).
     std::deque<uint8_t> sacked;  ///< [k]: PSN snd_una + k was selectively acknowledged
     uint32_t high_sack = 0;      ///< highest selectively acknowledged PSN + 1 (0 = none)
@@ -483,6 +509,14 @@ class Network {
   void on_arrival(uint64_t packet_addr);
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
+  void on_port_change(uint64_t index);
+  void on_routes_change(uint64_t index);
+  static void set_port_rate(Port& port, int64_t rate_bps);
+  /// choices[i] at a node whose ports start at `base`, or, when its link is down, the next
+  /// choice in order whose link is up (choices[i] when none is): local fast failover.
+  uint32_t failover(std::span<const uint16_t> choices, uint32_t base, size_t i) const;
+  /// QP `qp_id`'s acknowledged PSN advanced at `now_ps`: its wait since progress_ps ends.
+  void note_progress(Qp& qp, uint32_t qp_id, int64_t now_ps);
   /// The receive latency of QP `qp`'s oldest completing message is over: it completes.
   void on_rx_complete(uint64_t qp);
   /// Message `m` of QP `qp_id` (received in full) completes now: its FCT and flow record, the
@@ -554,7 +588,12 @@ class Network {
     return rate;
   }
   void enqueue(uint32_t port_id, Packet* p);
-  enum class DropCause : uint8_t { kTail, kCorrupt, kHeadroom, kWatchdog };
+  static constexpr uint32_t kNoRoute = UINT32_MAX;
+  enum class DropCause : uint8_t { kTail, kCorrupt, kHeadroom, kWatchdog, kLinkDown };
+  /// Drops every frame queued at egress `pid` in class `tc` (the one being sent finishes),
+  /// releasing its buffer, ingress and credit accounting; counted as `cause`.
+  void flush_queue(uint32_t pid, int tc, DropCause cause);
+
   /// Drops `p`, counted against `port_id`: the egress (tail, watchdog), the link it came over
   /// (corrupt) or the ingress (headroom).
   void drop(Packet* p, uint32_t port_id, DropCause cause);
@@ -578,7 +617,8 @@ class Network {
   /// pick()'s index among n choices.
   size_t hashed_index(size_t n, uint32_t node, uint32_t flow_hash, uint32_t seq) const;
   /// The egress port of a frame `p` being forwarded at its node: egress_for()'s hash, or at a
-  /// switch under adaptive routing the load balancer's choice by queue depth.
+  /// switch under adaptive routing the load balancer's choice by queue depth; kNoRoute when
+  /// the node's routes after a link event have no way to its destination.
   uint32_t forward_egress(const Packet* p, bool descending);
   [[noreturn]] [[gnu::cold]] static void no_route(uint32_t node, int dst_host);
   uint32_t egress_for(uint32_t node, int dst_host, uint32_t flow_hash, uint32_t seq,
@@ -667,6 +707,21 @@ class Network {
   void merge_registered(const std::vector<int64_t>& other);
   std::string failure_;
   int64_t failure_ps_ = -1;
+  // Links changing during the run (network_links.cpp).
+  struct PortChangeItem {
+    uint32_t port;
+    PortChange change;
+    int64_t rate_bps;
+  };
+  struct RouteChange {
+    uint32_t node;
+    const RoutingTable* routes;
+  };
+  std::vector<PortChangeItem> port_changes_;
+  std::vector<RouteChange> route_changes_;
+  /// The routes each node forwards by now: routes_ until a reconvergence moves it.
+  std::vector<const RoutingTable*> node_routes_;
+  QpStall stall_;
   uint64_t failure_key_ = 0;
   int64_t imported_in_flight_bytes_ = 0;  ///< wire bytes in other ranks' pools (import_state)
   size_t imported_pool_capacity_ = 0;
@@ -684,6 +739,10 @@ class Network {
 // Inline: forwarding and the NIC transport (nic_transport.cpp) both queue every frame here.
 inline void Network::enqueue(uint32_t port_id, Packet* p) {
   Port& port = ports_[port_id];
+  if (port.down) [[unlikely]] {  // a NIC sending to its link while it is down
+    drop(p, port_id, DropCause::kLinkDown);
+    return;
+  }
   const int tc = p->tc;
   p->next = nullptr;
   p->enqueue_ps = sim_.now().ps();

@@ -37,4 +37,24 @@ void Network::merge_registered(const std::vector<int64_t>& other) {
   }
 }
 
+void Network::settle_statistics() {
+  const int64_t now = sim_.now().ps();
+  for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
+    Occupancy& po = port_occ_[pid];
+    Port& port = ports_[pid];
+    port_hist_[pid].ps[port.hist_bucket] += now - port.hist_since_ps;
+    port.hist_since_ps = now;
+    po.change(now, 0);
+    for (int tc = 0; tc < kTrafficClasses; ++tc) {
+      QueueCounters& q = queues_[static_cast<size_t>(pid) * kTrafficClasses + tc];
+      q.occupancy.change(now, 0);
+      q.paused_ps += pfc_.settle(pid, tc, now);  // close the open pause interval
+    }
+  }
+}
+
+int64_t Network::host_paused_ps(int host, int64_t from_ps, int64_t to_ps) const {
+  return pfc_.host_paused_ps(host, from_ps, to_ps, sim_.now().ps());
+}
+
 }  // namespace fabricsim

@@ -52,18 +52,7 @@ bool Network::watchdog_scan(int64_t now) {
           stormed = true;
           if (cfg_.watchdog_drop) {
             // Flush the queue (the frame being sent, if any, finishes).
-            while (Packet* p = port.head[tc]) {
-              port.head[tc] = p->next;
-              const int64_t bytes = p->wire_bytes;
-              mmus_[port.node].on_dequeue(qc.occupancy.bytes, bytes);
-              occupancy_change(pid, tc, -bytes);
-              const uint32_t in_pid = first_port_[port.node] + p->in_port;
-              if (lossless(port.node, p->in_tc)) ingress_change(in_pid, p->in_tc, -bytes);
-              drop(p, pid, DropCause::kWatchdog);
-            }
-            port.tail[tc] = nullptr;
-            port.nonempty &= static_cast<uint8_t>(~bit);
-            queue_emptied(port.sched, tc);
+            flush_queue(pid, tc, DropCause::kWatchdog);
           }
           port_idle(pid);
         }

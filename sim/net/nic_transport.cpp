@@ -64,7 +64,7 @@ uint32_t Network::open_checked(const char* who, int src_host, int dst_host, uint
   } else if (src_host == dst_host) {  // a loopback: up the NVLink to the NVSwitch and back
     qp.nic = static_cast<uint32_t>(nic_of_port_[loopback_port_[src_host]]);
   } else {
-    const auto choices = routes_.next_ports(src, dst_host);
+    const auto choices = node_routes_[src]->next_ports(src, dst_host);
     if (choices.empty()) {
       throw std::invalid_argument(std::string(who) + ": no route to the destination");
     }
@@ -345,6 +345,8 @@ void Network::nic_fill(uint32_t nic_id) {
     if (hole || psn < qp.snd_max) {
       ++retransmits_;
       p->flags |= Packet::kRetransmit;
+    } else if (qp.snd_una == qp.snd_max) {
+      qp.progress_ps = now;  // into an empty window: a wait for its ACK starts
     }
     if (hole) {
       ++qp.resend_nxt;
@@ -577,6 +579,7 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
   if (p->psn > qp.snd_una) {              // cumulative progress
     if (cfg_.selective_repeat) forget_sacked(qp, p->psn - qp.snd_una);
     qp.snd_una = p->psn;
+    note_progress(qp, qp_id, sim_.now().ps());
     // An ACK can overtake a go-back (reordered paths): never resend what is acknowledged.
     if (qp.snd_nxt < qp.snd_una) {
       qp.snd_nxt = qp.snd_una;

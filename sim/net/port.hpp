@@ -87,6 +87,9 @@ struct PortCounters {
   int64_t pfc_rx = 0;           ///< PFC frames received on this port (pausing its egress)
   /// Lossless frames refused at this (ingress) port because its headroom overflowed.
   int64_t headroom_drops = 0;
+  /// Frames lost because this link was down (topology.link_events): flushed from this egress,
+  /// sent to it while down, or (counted at the receiving end) on the wire when it went down.
+  int64_t link_down_drops = 0;
 };
 
 struct Port {
@@ -103,6 +106,7 @@ struct Port {
   double bit_error_rate = 0.0;
   int8_t dim = -1;          ///< torus: the dimension the link runs along
   bool wrap = false;        ///< torus: a wraparound link (crosses the dateline)
+  bool down = false;        ///< the link is down (topology.link_events): it carries nothing
   uint32_t drop_every = 0;  ///< test hook: drop every n-th frame sent (0 = off)
   uint32_t drop_countdown = 0;
   // The frame being serialized, by copy: under cut-through the next switch may already have
