@@ -45,61 +45,6 @@ std::deque<FabricFamily>& families() {
 /// the registry (the loader reads the kinds from sim/core/choices.hpp) finds them.
 [[maybe_unused]] const bool kBuiltinKindsRegistered = (families(), true);
 
-/// The edges a link name refers to: "leaf0-spine1" or "leaf0-spine1#0" the first of the
-/// parallel links between the two nodes, "leaf0-spine1#1" the second, "leaf0-spine1#*" all of
-/// them; `parallel` is set to how many there are. ConfigError at `key`.
-std::vector<FabricGraph::edge_descriptor> find_links(const Scenario& sc, const Fabric& f,
-                                                     const std::map<std::string, VertexId>& by_name,
-                                                     const std::string& text,
-                                                     const std::string& key, int& parallel) {
-  const FabricGraph& g = f.graph;
-  auto fail = [&](const std::string& message) -> void {
-    throw key_error(sc, key, "'" + text + "': " + message);
-  };
-  std::string name = text;
-  int index = 0;
-  bool all = false;
-  if (const size_t hash = name.find('#'); hash != std::string::npos) {
-    const std::string digits = name.substr(hash + 1);
-    all = digits == "*";
-    if (!all && (digits.empty() || digits.size() > 6 ||
-                 digits.find_first_not_of("0123456789") != std::string::npos)) {
-      fail("expected a parallel-link index after '#', e.g. leaf0-spine1#1, or #* for all of them");
-    }
-    index = all ? 0 : std::stoi(digits);
-    name = name.substr(0, hash);
-  }
-  const size_t dash = name.find('-');
-  if (dash == std::string::npos) fail("expected a link as NODE-NODE, e.g. leaf0-spine1");
-  VertexId ends[2];
-  const std::string names[2] = {name.substr(0, dash), name.substr(dash + 1)};
-  for (int i = 0; i < 2; ++i) {
-    const auto it = by_name.find(names[i]);
-    if (it == by_name.end()) {
-      std::vector<std::string> all;
-      for (const auto& [n, v] : by_name) all.push_back(n);
-      const std::string guess = closest_match(names[i], all);
-      fail("no node named '" + names[i] + "'" +
-           (guess.empty() ? " (fabricsim topo --dot shows the names)"
-                          : "; did you mean '" + guess + "'?"));
-    }
-    ends[i] = it->second;
-  }
-  std::vector<FabricGraph::edge_descriptor> between;
-  for (auto [e, end] = boost::out_edges(ends[0], g); e != end; ++e) {
-    if (boost::target(*e, g) == ends[1]) between.push_back(*e);
-  }
-  parallel = static_cast<int>(between.size());
-  const int seen = parallel;
-  if (seen == 0) fail("there is no link between " + names[0] + " and " + names[1]);
-  if (all) return between;
-  if (index >= seen) {
-    fail("there are only " + std::to_string(seen) + " links between " + names[0] + " and " +
-         names[1] + " (#0 to #" + std::to_string(seen - 1) + ", or #* for all)");
-  }
-  return {between[static_cast<size_t>(index)]};
-}
-
 /// A warning at `key` when `text`, written without an index, picked the first of several
 /// parallel links (as "leaf0-spine1" does): how many stay as they were, and the form for all.
 void warn_parallel(const Scenario& sc, Fabric& f, const std::string& key, const std::string& text,
@@ -232,6 +177,58 @@ void check_radix(const Scenario& sc, const Fabric& f) {
 }
 
 }  // namespace
+
+std::vector<FabricGraph::edge_descriptor> find_links(const Scenario& sc, const Fabric& f,
+                                                     const std::map<std::string, VertexId>& by_name,
+                                                     const std::string& text,
+                                                     const std::string& key, int& parallel) {
+  const FabricGraph& g = f.graph;
+  auto fail = [&](const std::string& message) -> void {
+    throw key_error(sc, key, "'" + text + "': " + message);
+  };
+  std::string name = text;
+  int index = 0;
+  bool all = false;
+  if (const size_t hash = name.find('#'); hash != std::string::npos) {
+    const std::string digits = name.substr(hash + 1);
+    all = digits == "*";
+    if (!all && (digits.empty() || digits.size() > 6 ||
+                 digits.find_first_not_of("0123456789") != std::string::npos)) {
+      fail("expected a parallel-link index after '#', e.g. leaf0-spine1#1, or #* for all of them");
+    }
+    index = all ? 0 : std::stoi(digits);
+    name = name.substr(0, hash);
+  }
+  const size_t dash = name.find('-');
+  if (dash == std::string::npos) fail("expected a link as NODE-NODE, e.g. leaf0-spine1");
+  VertexId ends[2];
+  const std::string names[2] = {name.substr(0, dash), name.substr(dash + 1)};
+  for (int i = 0; i < 2; ++i) {
+    const auto it = by_name.find(names[i]);
+    if (it == by_name.end()) {
+      std::vector<std::string> all;
+      for (const auto& [n, v] : by_name) all.push_back(n);
+      const std::string guess = closest_match(names[i], all);
+      fail("no node named '" + names[i] + "'" +
+           (guess.empty() ? " (fabricsim topo --dot shows the names)"
+                          : "; did you mean '" + guess + "'?"));
+    }
+    ends[i] = it->second;
+  }
+  std::vector<FabricGraph::edge_descriptor> between;
+  for (auto [e, end] = boost::out_edges(ends[0], g); e != end; ++e) {
+    if (boost::target(*e, g) == ends[1]) between.push_back(*e);
+  }
+  parallel = static_cast<int>(between.size());
+  const int seen = parallel;
+  if (seen == 0) fail("there is no link between " + names[0] + " and " + names[1]);
+  if (all) return between;
+  if (index >= seen) {
+    fail("there are only " + std::to_string(seen) + " links between " + names[0] + " and " +
+         names[1] + " (#0 to #" + std::to_string(seen - 1) + ", or #* for all)");
+  }
+  return {between[static_cast<size_t>(index)]};
+}
 
 Fabric build_fabric(const Scenario& sc) {
   if (const FabricFamily* family = find_fabric_family(sc.topology.kind)) {

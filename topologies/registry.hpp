@@ -2,6 +2,7 @@
 // this folder and one row in registry.cpp.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,16 @@
 #include "topologies/routing.hpp"
 
 namespace fabricsim {
+
+/// The edges a link name refers to: "leaf0-spine1" or "leaf0-spine1#0" the first of the
+/// parallel links between the two nodes, "leaf0-spine1#1" the second, "leaf0-spine1#*" all of
+/// them; `parallel` is set to how many there are. `by_name`: the fabric's vertices by name.
+/// Throws ConfigError at `key` for a malformed name, an unknown node (with a "did you mean")
+/// or a missing link.
+std::vector<FabricGraph::edge_descriptor> find_links(const Scenario& sc, const Fabric& f,
+                                                     const std::map<std::string, VertexId>& by_name,
+                                                     const std::string& text,
+                                                     const std::string& key, int& parallel);
 
 /// Builds the fabric the scenario's `topology.kind` names, then applies `failed_links`,
 /// `degraded_links` and the bit error rates (a per-link one on a failed link is a warning in

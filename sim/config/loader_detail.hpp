@@ -389,11 +389,11 @@ inline double flops_number(const Value& v, const std::string& expected) {
 
 /// Where a key's value goes: a member of its component's params struct (a section of Scenario,
 /// a traffic flow, the training step or a layer). The member's initializer is the default.
-using Slot =
-    std::variant<int*, int64_t*, uint64_t*, double*, bool*, std::string*, std::vector<int>*,
-                 std::vector<int64_t>*, std::vector<std::string>*,
-                 std::vector<std::pair<std::string, int64_t>>*,
-                 std::vector<std::pair<std::string, double>>*, std::vector<TrainingLayer>*>;
+using Slot = std::variant<int*, int64_t*, uint64_t*, double*, bool*, std::string*,
+                          std::vector<int>*, std::vector<int64_t>*, std::vector<std::string>*,
+                          std::vector<std::pair<std::string, int64_t>>*,
+                          std::vector<std::pair<std::string, double>>*, std::vector<TrainingLayer>*,
+                          std::vector<LinkEventConfig>*>;
 
 template <class>
 struct ClassOf;
@@ -611,9 +611,13 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& server_prof
 bool is_server_profile_key(const std::string& path);
 /// The perftest programs perftest.test names (perftest/perftest.cpp simulates them).
 const Choices& perftest_test_names();
-std::span<const ItemKey<TrafficFlow>> traffic_keys();      ///< params_traffic.cpp
-std::span<const ItemKey<TrainingConfig>> training_keys();  ///< params_training.cpp
-std::span<const ItemKey<TrainingLayer>> layer_keys();      ///< params_training.cpp
+std::span<const ItemKey<TrafficFlow>> traffic_keys();         ///< params_traffic.cpp
+std::span<const ItemKey<TrainingConfig>> training_keys();     ///< params_training.cpp
+std::span<const ItemKey<TrainingLayer>> layer_keys();         ///< params_training.cpp
+std::span<const ItemKey<LinkEventConfig>> link_event_keys();  ///< params_link_events.cpp
+/// topology.link_events (the key's value): each item a LinkEventConfig; origins recorded as
+/// "topology.link_events[2]" and "topology.link_events[2].link".
+void parse_link_events(const Value& v, Scenario& s);
 
 /// Every row, in the order the loader parses them (a choice key before the keys that depend on
 /// it; the order also sets which of two mistakes is reported and how keys are listed).

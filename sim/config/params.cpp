@@ -102,6 +102,9 @@ std::string default_text(const Rule& rule, const Slot& slot) {
     std::string operator()(const std::vector<TrainingLayer>* v) const {
       return list_text(v->size(), "[]");
     }
+    std::string operator()(const std::vector<LinkEventConfig>* v) const {
+      return list_text(v->size(), "[]");
+    }
   };
   return std::visit(Visitor{rule}, slot);
 }
@@ -250,6 +253,7 @@ std::vector<ParamInfo> param_table() {
   per_switch.doc = "one switch's " + join_words(kPerSwitchSections, " and ") +
                    " keys over the top-level sections, e.g. switches.leaf0.pfc.xoff";
   out.push_back(std::move(per_switch));
+  add_items(out, "topology.link_events[]", link_event_keys());
   add_items(out, std::string(kTrafficSection) + "[]", traffic_keys());
   add_items(out, kTrainingSection, training_keys());
   add_items(out, std::string(kTrainingSection) + ".layers[]", layer_keys());

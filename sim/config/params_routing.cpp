@@ -31,6 +31,16 @@ const Condition kWraparound{
     [](const Scenario& s) { return std::string(s.topology.wraparound ? "true" : "false"); },
     "a mesh (topology.wraparound: false) has no wraparound links for a dateline to cut"};
 
+// Routing protocols reconverge in microseconds (local failover) to seconds (BGP timers).
+const QuantitySpec kReconvergence{
+    "time", "1ms", parse_time_ps, 0, 3'600'000'000'000'000, "a time from 0s to 3600s"};
+// Given, even as [] (the run to compare with, e.g. --set 'topology.link_events=[]').
+const Condition kLinkEvents{
+    "topology.link_events", "given",
+    [](const Scenario& s) {
+      return std::string(s.origins.count("topology.link_events") ? "given" : "not given");
+    },
+    "without link events no link goes down during the run"};
 constexpr auto kRouting = &Scenario::routing;
 using R = RoutingConfig;
 
@@ -50,6 +60,10 @@ std::span<const Field> routing_params() {
    at<kRouting, &R::ar_threshold_bytes>,
    "adaptive, flowlet: keep the hashed port unless another is emptier by more than this",
    nullptr, nullptr, &kAdaptive},
+  {"routing", "reconvergence_delay", false, Quantity(kReconvergence),
+   at<kRouting, &R::reconvergence_delay_ps>,
+   "time until every node's routes avoid a link that went down (or use one back up); "
+   "required with topology.link_events that take a link down", nullptr, nullptr, &kLinkEvents},
   {"routing", "dateline_class", false,  // not nic.traffic_class (check_dateline)
    Int(0, 7), at<kRouting, &R::dateline_class>,
    "class a packet moves to across a wraparound link (Dally & Seitz 1987); -1 = none",

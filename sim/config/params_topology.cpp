@@ -95,6 +95,11 @@ std::span<const Field> topology_params() {
        s.topology.degraded_links.emplace_back(name, rate.quantity(kNetworkRate));
      }
    }},
+  {"topology", "link_events", false,
+   Custom("list of events", "maps of at, link or switch, state, rate, down_for, every, repeat"),
+   at<kTopo, &T::link_events>,
+   "links going down, coming back or changing rate during the run (packet mode)",
+   nullptr, nullptr, nullptr, [](const Value& v, Scenario& s) { parse_link_events(v, s); }},
   {"topology", "link_bit_error_rates", false, Custom("map link -> number", "bit error rates as link.bit_error_rate"),
    at<kTopo, &T::link_bit_error_rates>, "bit error rate of one cable, over link.bit_error_rate",
    nullptr, nullptr, nullptr,

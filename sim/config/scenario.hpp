@@ -10,9 +10,10 @@
 //   transport: roce             # roce | infiniband (header overhead and flow control: pfc or
 //                               # infiniband below)
 //   topology: {kind, oversubscription, <keys of the kind>, failed_links, degraded_links,
-//              link_bit_error_rates}
+//              link_bit_error_rates, link_events}
 //   link:     {host_rate, fabric_rate, propagation_delay, nvlink_rate, bit_error_rate}
-//   routing:  {algorithm, load_balancing, dateline_class}   # optional; dateline_class 0..7,
+//   routing:  {algorithm, load_balancing, reconvergence_delay, dateline_class}   # optional;
+//   dateline_class 0..7,
 //             # only on a torus with wraparound, not nic.traffic_class (and PFC lossless)
 //   cost_model: configs/cost_example.yaml      # optional
 //   switch:   {latency, radix, buffer_model, buffer_per_port | shared_buffer, reserved_per_queue,
@@ -79,6 +80,19 @@
 
 namespace fabricsim {
 
+/// One item of `topology.link_events`: a link, or every link of a switch, changing state at a
+/// simulated time (sim/run/link_events.hpp says what a run does with it).
+struct LinkEventConfig {
+  int64_t at_ps = 0;        ///< when, picoseconds from the start of the run
+  std::string link;         ///< a link as topology.failed_links names one, or empty
+  std::string node;         ///< `switch:` a switch whose every link changes, or empty
+  std::string state;        ///< "down", "up", or empty (a rate change)
+  int64_t rate_bps = 0;     ///< > 0: the link's rate from then on (with up: the rate it returns at)
+  int64_t down_for_ps = 0;  ///< > 0 with down: up again this long after (a flap)
+  int64_t every_ps = 0;     ///< with repeat > 1: the event recurs this often
+  int repeat = 1;           ///< how many times the event happens
+};
+
 /// `topology:` section. Which keys apply depends on `kind`; the loader rejects a key of
 /// another kind by name ("topology.k applies to kind fat-tree").
 struct TopologyConfig {
@@ -132,6 +146,8 @@ struct TopologyConfig {
   /// {leaf0-spine1: 1e-8}. A frame of b bits is corrupted with probability 1 - (1 - BER)^b and
   /// dropped by the next store-and-forward hop's FCS check.
   std::vector<std::pair<std::string, double>> link_bit_error_rates;
+  /// Links going down, coming back or changing rate during the run (packet mode).
+  std::vector<LinkEventConfig> link_events;
 };
 
 /// `routing:` section (optional).
@@ -155,6 +171,10 @@ struct RoutingConfig {
   /// so bounced packets never wait on the buffers of the class they came down in (after Hu et
   /// al., "Tagger", CoNEXT 2017); it must be a PFC lossless priority. -1 = off.
   int bounce_class = -1;
+  /// How long after a link goes down or comes back every node's routes take it into account
+  /// (the fabric's routing protocol or subnet manager), ps; -1 = not given (required when
+  /// topology.link_events takes a link down).
+  int64_t reconvergence_delay_ps = -1;
 };
 
 /// `link:` section.

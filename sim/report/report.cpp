@@ -195,6 +195,7 @@ void print_summary(std::ostream& out, const RunReport& r) {
       out << '\n';
     }
   }
+  if (r.link_events) print_link_events(out, *r.link_events);
   if (c.pfc_pause_tx > 0 || c.pfc_storms > 0) {
     std::snprintf(buf, sizeof buf,
                   "# PFC        : %lld frames sent, %lld received, queues paused %s in total, "
@@ -546,6 +547,7 @@ std::string results_json_text(const RunReport& r) {
   }
   j["limits"] = ordered_json::array();
   for (const Limit& l : r.limits) j["limits"].push_back({{"what", l.what}, {"why", l.why}});
+  if (r.link_events) j["link_events"] = link_events_json(*r.link_events);
   if (r.flow_stats) {
     j["flow_model"] = {{"flows", r.flow_stats->flows},
                        {"rate_computations", r.flow_stats->reallocations},

@@ -322,6 +322,39 @@ struct UnwrittenFile {
   std::string error;  ///< why: strerror of the errno ("No space left on device")
 };
 
+/// A queue pair's longest wait for its acknowledged PSN to advance (Network::longest_stall).
+struct QpStallRow {
+  int64_t stall_ps = 0;  ///< 0: no queue pair waited
+  int64_t from_ps = 0;
+  int src_host = -1, dst_host = -1;
+};
+
+/// One link change of topology.link_events as it ran.
+struct LinkEventRow {
+  int64_t at_ps = 0;
+  std::string link;        ///< "leaf0-spine1" (#i for one of parallel links)
+  std::string state;       ///< "down", "up" or "rate"
+  int64_t rate_bps = 0;    ///< the rate from then on; 0 = unchanged (down: none)
+  int64_t routes_ps = -1;  ///< when every node's routes took it into account; -1 = never
+};
+
+/// results.json `link_events` (only when the scenario has topology.link_events).
+struct LinkEventsReport {
+  int64_t reconvergence_delay_ps = 0;
+  std::vector<LinkEventRow> events;
+  /// Per link that changed, in order of its first change: packets lost because it was down.
+  std::vector<std::pair<std::string, int64_t>> links;
+  /// Packets lost to the changes: on `links`, plus `lost_without_route`.
+  int64_t lost_packets = 0;
+  /// Lost at a node whose new routes had no way left to their destination (in flight towards
+  /// it when the routes changed).
+  int64_t lost_without_route = 0;
+  /// Why routes could not avoid the links down at some time ("host3 cannot reach host0"),
+  /// the first such; empty when they always could.
+  std::string cut;
+  QpStallRow longest_stall;
+};
+
 struct RunReport {
   std::string scenario;
   uint64_t seed = 0;
@@ -363,6 +396,8 @@ struct RunReport {
   std::vector<Dependence> depends_on;
   /// What the numbers depend on that the model lacks (run_limits).
   std::vector<Limit> limits;
+  /// topology.link_events as they ran (packet mode), when the scenario has any.
+  std::optional<LinkEventsReport> link_events;
   // perf.json only (wall-clock values never enter results.json):
   double wall_s = 0;
   int64_t packet_hops = 0;
@@ -408,6 +443,13 @@ void print_summary(std::ostream& out, const RunReport& report);
 void write_results_json(const std::string& path, const RunReport& report);
 /// The text write_results_json writes.
 std::string results_json_text(const RunReport& report);
+/// results.json's `link_events` object (link_events_report.cpp): reconvergence_delay_ps,
+/// lost_packets, lost_without_route, longest_stall {stall_ps, from_ps, src, dst} or null,
+/// routes_cut (null or why), events [{at_ps, link, state, rate_bps (null = unchanged), routes_ps
+/// (null = never)}], links [{link, lost_packets}].
+nlohmann::ordered_json link_events_json(const LinkEventsReport& r);
+/// The summary's lines about them ("# link events: ...").
+void print_link_events(std::ostream& out, const LinkEventsReport& r);
 /// perf.json: wall_s, events_per_s, packet_hops_per_s, peak_rss_bytes.
 void write_perf_json(const std::string& path, const RunReport& report);
 /// ports.csv: one line per PortRow, columns node,port,peer,rate_bps,tx_packets,tx_bytes,

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/core/units.hpp"
+
 namespace fabricsim {
 
 std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunReport& rep) {
@@ -38,13 +40,29 @@ std::vector<Dependence> congestion_dependence(const Scenario& sc, const RunRepor
   // so with losses its count does not tell).
   const int64_t losses = k.drops + k.headroom_drops + k.watchdog_drops;
   const bool reordered = go_back_n ? k.nak_tx > losses : losses == 0 && k.retransmits > 0;
-  if (!lossless && k.retransmits > 0 && !(reordered && losses == 0)) {
+  // Packets lost because links went down (topology.link_events) are no buffer's doing.
+  const int64_t link_lost = rep.link_events ? rep.link_events->lost_packets : 0;
+  const int64_t fabric_drops = k.drops - link_lost;
+  if (!lossless && k.retransmits > 0 && !(reordered && losses == 0) &&
+      !(link_lost > 0 && fabric_drops == 0)) {
     std::snprintf(buf, sizeof buf,
                   "the lossy fabric dropped %lld packets and %s resent %lld: buffers and "
                   "loss recovery decide the goodput; pfc.enabled makes it lossless",
-                  static_cast<long long>(k.drops), go_back_n ? "go-back-N" : "selective repeat",
+                  static_cast<long long>(fabric_drops),
+                  go_back_n ? "go-back-N" : "selective repeat",
                   static_cast<long long>(k.retransmits));
     out.push_back({{buffer, "pfc.enabled", "nic.rto"}, buf});
+  }
+  if (link_lost > 0) {
+    const QpStallRow& stall = rep.link_events->longest_stall;
+    std::snprintf(buf, sizeof buf,
+                  "links going down lost %lld packets and %s resent %lld (%lld timeouts); a "
+                  "queue pair waited up to %s: how soon routes avoid a dead link and how soon "
+                  "a sender resends decide what a failure costs",
+                  static_cast<long long>(link_lost), go_back_n ? "go-back-N" : "selective repeat",
+                  static_cast<long long>(k.retransmits), static_cast<long long>(k.rto_timeouts),
+                  format_time(stall.stall_ps).c_str());
+    out.push_back({{"routing.reconvergence_delay", "nic.rto"}, buf});
   }
   // Per-packet, adaptive and flowlet choices reorder a flow's packets; a go-back-N receiver
   // takes only the next expected one, so its NAKs (more than the losses explain) resend what

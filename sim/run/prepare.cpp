@@ -310,6 +310,11 @@ void check_flow_mode(const Scenario& sc, const Fabric& fabric) {
                     "the flow mode does not route around failed links; use the packet mode "
                     "(mode: packet)");
   }
+  if (!sc.topology.link_events.empty()) {
+    throw key_error(sc, "topology.link_events",
+                    "the flow mode does not model links changing during the run; use the "
+                    "packet mode (mode: packet)");
+  }
   if (sc.routing.algorithm != "auto") {
     throw key_error(sc, "routing.algorithm",
                     "the flow mode routes by the fabric's default (valley-free up-down with "
@@ -385,8 +390,8 @@ FabricSummary summarize(const Scenario& sc, const Fabric& f) {
   return s;
 }
 
-static Prepared plan_workload(const Scenario& sc, Fabric fabric,
-                              std::optional<RoutingTable> routes);
+static Prepared plan_workload(const Scenario& sc, Fabric fabric, std::optional<RoutingTable> routes,
+                              LinkPlan link_plan);
 
 Prepared prepare(Scenario& sc) {
   // An allocation that fails below names what was being built (sim/core/memory_budget.hpp).
@@ -436,6 +441,7 @@ Prepared prepare(Scenario& sc) {
     }
   }
   std::optional<RoutingTable> routes;
+  LinkPlan link_plan;
   if (sc.mode == "flow") {
     check_flow_mode(sc, fabric);
   } else {
@@ -444,6 +450,8 @@ Prepared prepare(Scenario& sc) {
                                 " GPUs x " + std::to_string(boost::num_vertices(fabric.graph)) +
                                 " nodes)"));
     check_lossless(sc, fabric, *routes);
+    link_plan = building([&] { return plan_link_events(sc, fabric, *routes); },
+                         "the routing tables of topology.link_events");
   }
   if (!sc.has_workload && !sc.training.enabled) {
     for (const auto& [key, origin] : sc.origins) {
@@ -459,13 +467,14 @@ Prepared prepare(Scenario& sc) {
       }
     }
   }
-  return building([&] { return plan_workload(sc, std::move(fabric), std::move(routes)); },
-                  "the workload's plan (NCCL setup, collectives, step)");
+  return building(
+      [&] { return plan_workload(sc, std::move(fabric), std::move(routes), std::move(link_plan)); },
+      "the workload's plan (NCCL setup, collectives, step)");
 }
 
 /// prepare()'s last part: the workload's NCCL setup, measured logs and training step plan.
-static Prepared plan_workload(const Scenario& sc, Fabric fabric,
-                              std::optional<RoutingTable> routes) {
+static Prepared plan_workload(const Scenario& sc, Fabric fabric, std::optional<RoutingTable> routes,
+                              LinkPlan link_plan) {
   NcclRunSetup nccl;
   if (sc.has_workload) {
     nccl = nccl_setup(sc, fabric);
@@ -487,7 +496,8 @@ static Prepared plan_workload(const Scenario& sc, Fabric fabric,
   std::optional<PerftestLog> measured_perftest;
   if (!sc.measured_perftest.empty()) measured_perftest = measured_perftest_log(sc);
   return Prepared{std::move(fabric),   std::move(routes), std::move(nccl),
-                  std::move(measured), std::move(step),   std::move(measured_perftest)};
+                  std::move(measured), std::move(step),   std::move(measured_perftest),
+                  std::move(link_plan)};
 }
 
 }  // namespace fabricsim

@@ -21,6 +21,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
+#include "sim/run/link_events.hpp"
 #include "sim/run/run_hooks.hpp"
 #include "topologies/fabric_graph.hpp"
 #include "topologies/routing.hpp"
@@ -94,6 +95,9 @@ struct Prepared {
   /// measured.perftest, parsed and checked against the perftest section's test; nullopt when
   /// not given.
   std::optional<PerftestLog> measured_perftest;
+  /// topology.link_events resolved against the fabric, with their routes (packet mode; empty
+  /// otherwise).
+  LinkPlan link_plan;
 };
 /// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
 /// ConfigError (exit 2).

@@ -120,6 +120,7 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   PacketTransport transport(sim, net);
   transport.set_rank_hosts(prepared.nccl.rank_hosts);
   engine->attach(sim, net, transport);
+  schedule_link_events(prepared.link_plan, net, routes);
   // What watches the network: the engine's own recorder (set in attach), the trace, the hooks'.
   std::vector<NetObserver*> observers;
   if (net.observer() != nullptr) observers.push_back(net.observer());
@@ -310,6 +311,20 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   }
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
 
+  // The longest queue-pair stall over the ranks (each holds its own QPs' waits): the longest,
+  // then the lowest QP id, then the earliest, as Network::longest_stall orders them.
+  QpStallRow stall;
+  if (!prepared.link_plan.empty()) {
+    const QpStall mine = net.longest_stall();
+    const int64_t longest = engine->max(mine.stall_ps);
+    const int64_t qp =
+        -engine->max(mine.stall_ps == longest && mine.qp >= 0 ? -mine.qp : INT64_MIN);
+    const int64_t from = engine->max(mine.stall_ps == longest && mine.qp == qp ? mine.from_ps : -1);
+    if (longest > 0 && qp >= 0) {
+      const auto [src, dst] = net.qp_hosts(static_cast<uint32_t>(qp));
+      stall = {longest, from, src, dst};
+    }
+  }
   engine->finish();
   net.settle_statistics();
   if (step_done) {
@@ -336,6 +351,8 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
         paused / static_cast<double>(fabric.hosts.size()) / static_cast<double>(rep.simulated_ps);
   }
   rep.queue_pairs = static_cast<int64_t>(net.queue_pairs());
+  if (!prepared.link_plan.empty())
+    rep.link_events = link_events_report(prepared.link_plan, net, stall);
   rep.depends_on = congestion_dependence(sc, rep);
   for (const std::shared_ptr<RunHook>& hook : hooks) hook->run_finished(net, rep);
   return rep;

@@ -163,25 +163,31 @@ TEST_CASE("Every key of the params table is one the loader reads, not an unknown
       } else {
         // A list item's key: in the file, beside the item's other required keys.
         const bool flow = p.path.rfind("traffic[].", 0) == 0;
+        const bool event = p.path.rfind("topology.link_events[].", 0) == 0;
         const std::string key = p.path.substr(p.path.rfind('.') + 1);
         std::string item;
-        for (const char* k : flow ? std::vector<const char*>{"src", "dst", "size"}
-                                  : std::vector<const char*>{"fwd_time"}) {
+        for (const char* k : flow    ? std::vector<const char*>{"src", "dst", "size"}
+                             : event ? std::vector<const char*>{"at", "link", "state"}
+                                     : std::vector<const char*>{"fwd_time"}) {
           if (key != k) {
             item += std::string(k) + ": " +
-                    (std::string(k) == "src"    ? "0"
-                     : std::string(k) == "dst"  ? "1"
-                     : std::string(k) == "size" ? "1MiB"
-                                                : "1ms") +
+                    (std::string(k) == "src"     ? "0"
+                     : std::string(k) == "dst"   ? "1"
+                     : std::string(k) == "size"  ? "1MiB"
+                     : std::string(k) == "link"  ? "leaf0-spine0"
+                     : std::string(k) == "state" ? "down"
+                                                 : "1ms") +
                     ", ";
           }
         }
         item += key + ": [[]]";
-        std::ofstream(tmp)
-            << "topology: {kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 2}\n"
-               "link: {host_rate: 100Gbps, propagation_delay: 500ns}\n"
-               "switch: {latency: 500ns, buffer_per_port: 1MiB}\n"
-            << (flow ? "traffic: [{" + item + "}]\n" : "training: {layers: [{" + item + "}]}\n");
+        std::ofstream(tmp) << "topology: {kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 2"
+                           << (event ? ", link_events: [{" + item + "}]" : "") << "}\n"
+                           << "link: {host_rate: 100Gbps, propagation_delay: 500ns}\n"
+                              "switch: {latency: 500ns, buffer_per_port: 1MiB}\n"
+                           << (flow    ? "traffic: [{" + item + "}]\n"
+                               : event ? "workload: {collective: all_reduce}\n"
+                                       : "training: {layers: [{" + item + "}]}\n");
         load_scenario(tmp.string());
       }
     } catch (const ConfigError& e) {

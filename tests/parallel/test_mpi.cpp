@@ -244,6 +244,20 @@ TEST_CASE("MPI run: adaptive routing and selective ACKs keep the sequential run'
   }
 }
 
+TEST_CASE("MPI run: links going down, flapping and slowing keep the sequential run's bytes") {
+  // Each port's change is an event of the node owning it, each node's move to new routes its
+  // own event: a link cut between ranks changes on both at the same picosecond. The longest
+  // queue-pair stall is merged over the ranks.
+  const std::string r = same_bytes(
+      "link-events", "scenarios/quickstart.yaml",
+      "--set 'topology.link_events=[{at: 300us, link: leaf0-spine1, state: down, down_for: 30us},"
+      " {at: 310us, switch: spine2, state: down}, {at: 305us, link: leaf3-spine0, rate: 100Gbps}]'"
+      " --set routing.reconvergence_delay=10us --set nic.rto=100us"
+      " --set workload.minbytes=1MiB --set workload.maxbytes=4MiB",
+      0);
+  CHECK(r.find("\"lost_packets\": 0,") == std::string::npos);
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);
