@@ -10,6 +10,11 @@ namespace fabricsim::config_detail {
 
 namespace {
 
+/// The IB local ACK timeout is 4.096 us x 2^t, t = 1..31 (InfiniBand spec, QP attribute
+/// timeout): 14 gives the 67 ms default, NCCL_IB_TIMEOUT's default of 20 in recent NCCL
+/// (src/transport/net_ib.cc) 4.29 s. Up to an hour, as other times.
+const QuantitySpec kRto{"time", "67108864ns",          parse_time_ps,
+                        1,      3'600'000'000'000'000, "a positive time up to 3600s"};
 const QuantitySpec kRateLimit{
     "rate",
     "100Gbps",
@@ -155,8 +160,9 @@ std::span<const Field> nic_params() {
   {"nic", "reorder_threshold", false, Int(0, 65536), at<kNic, &N::reorder_threshold>,
    "selective_repeat: resend a packet once the receiver acknowledged one this many PSNs past it; 0 = at the timeout only",
    nullptr, nullptr, &kSelectiveRepeat},
-  {"nic", "rto", false, Quantity(kTimeout), at<kNic, &N::rto_ps>,
-   "retransmission timeout of a queue pair (IB local ACK timeout exponent 14)"},
+  {"nic", "rto", false, Quantity(kRto), at<kNic, &N::rto_ps>,
+   "retransmission timeout of a queue pair (IB local ACK timeout exponent 14; NCCL_IB_TIMEOUT 20 "
+   "is 4294967296ns)"},
   {"nic", "qp_rate_limit", false,  // absent = line rate
    Quantity(kRateLimit), at<kNic, &N::qp_rate_limit_bps>,
    "per-QP rate limit, at most link.host_rate; 0 = the port's line rate"},

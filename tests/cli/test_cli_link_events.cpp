@@ -149,3 +149,13 @@ TEST_CASE("link events: bad input exits 2 at the item's key, with a did-you-mean
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("routing.reconvergence_delay: missing") != std::string::npos);
 }
+
+TEST_CASE("nic.rto takes NCCL's own timeout, 4.096 us x 2^20, as well as the IB default 2^14") {
+  // NCCL_IB_TIMEOUT is 20 in recent NCCL (src/transport/net_ib.cc): 4.29 s, which a failure
+  // study needs; the key stopped at 1 s before.
+  CHECK(fabricsim("validate scenarios/link-failure.yaml --set nic.rto=4294967296ns").exit_code ==
+        0);
+  const Result r = fabricsim("validate scenarios/link-failure.yaml --set nic.rto=3601s");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("nic.rto: expected a positive time up to 3600s") != std::string::npos);
+}
