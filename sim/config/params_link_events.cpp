@@ -120,6 +120,14 @@ void parse_link_events(const Value& v, Scenario& s) {
               "down_for must be shorter than every: the link must be back up before it goes down "
               "again");
     }
+    // The last change must fall within the hour any time here may take.
+    const __int128 last = static_cast<__int128>(e.at_ps) +
+                          static_cast<__int128>(e.repeat - 1) * e.every_ps + e.down_for_ps;
+    if (last > kEventTime.max) {
+      fail_at(e.repeat > 1 ? "repeat" : "down_for",
+              "the last change would fall after 3600s (at + (repeat - 1) x every + down_for); "
+              "expected fewer repeats or a shorter period");
+    }
     s.topology.link_events.push_back(std::move(e));
   }
 }

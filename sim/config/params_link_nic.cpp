@@ -13,8 +13,8 @@ namespace {
 /// The IB local ACK timeout is 4.096 us x 2^t, t = 1..31 (InfiniBand spec, QP attribute
 /// timeout): 14 gives the 67 ms default, NCCL_IB_TIMEOUT's default of 20 in recent NCCL
 /// (src/transport/net_ib.cc) 4.29 s. Up to an hour, as other times.
-const QuantitySpec kRto{"time", "67108864ns",          parse_time_ps,
-                        1,      3'600'000'000'000'000, "a positive time up to 3600s"};
+const QuantitySpec kRto{
+    "time", "67ms", parse_time_ps, 1, 3'600'000'000'000'000, "a positive time up to 3600s"};
 const QuantitySpec kRateLimit{
     "rate",
     "100Gbps",

@@ -62,8 +62,8 @@ std::span<const Field> routing_params() {
    nullptr, nullptr, &kAdaptive},
   {"routing", "reconvergence_delay", false, Quantity(kReconvergence),
    at<kRouting, &R::reconvergence_delay_ps>,
-   "time until every node's routes avoid a link that went down (or use one back up); "
-   "required with topology.link_events that take a link down", nullptr, nullptr, &kLinkEvents},
+   "time until every node's routes avoid a link that went down (or use one back up); -1 = not "
+   "given, required with topology.link_events that take a link down", nullptr, nullptr, &kLinkEvents},
   {"routing", "dateline_class", false,  // not nic.traffic_class (check_dateline)
    Int(0, 7), at<kRouting, &R::dateline_class>,
    "class a packet moves to across a wraparound link (Dally & Seitz 1987); -1 = none",

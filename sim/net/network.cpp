@@ -295,7 +295,7 @@ uint32_t Network::egress_for(uint32_t node, int dst_host, uint32_t flow_hash, ui
   if (choices.size() == 1) return base + choices[0];
   const size_t i = hashed_index(choices.size(), node, flow_hash, seq);
   if (ports_[base + choices[i]].down) [[unlikely]]
-    return failover(choices, base, i);
+    return failover(choices, base, i, node, flow_hash, seq);
   return base + choices[i];
 }
 
@@ -311,11 +311,14 @@ uint32_t Network::forward_egress(const Packet* p, bool descending) {
   if (choices.size() == 1) return base + choices[0];
   size_t i = hashed_index(choices.size(), p->node, p->flow_hash, p->psn);
   if (lb_.adaptive() && is_switch_[p->node]) {
-    i = lb_.choose(choices.size(), i, p->node, p->flow_hash, sim_.now().ps(),
-                   [&](size_t k) { return ports_[base + choices[k]].occupancy_bytes; });
+    // A dead port is never the least occupied (its flushed queue reads empty).
+    i = lb_.choose(choices.size(), i, p->node, p->flow_hash, sim_.now().ps(), [&](size_t k) {
+      const Port& port = ports_[base + choices[k]];
+      return port.down ? INT64_MAX : port.occupancy_bytes;
+    });
   }
   if (ports_[base + choices[i]].down) [[unlikely]]
-    return failover(choices, base, i);
+    return failover(choices, base, i, p->node, p->flow_hash, p->psn);
   return base + choices[i];
 }
 
@@ -405,6 +408,9 @@ void Network::drop(Packet* p, uint32_t port_id, DropCause cause) {
       break;
     case DropCause::kLinkDown:
       port.counters.link_down_drops += 1;
+      break;
+    case DropCause::kNoRoute:
+      ++no_route_drops_;
       break;
   }
   dropped_bytes_ += p->wire_bytes;
@@ -568,7 +574,7 @@ void Network::forward(Packet* p) {
   const uint32_t out_pid = forward_egress(p, descending);
   if (out_pid == kNoRoute) [[unlikely]] {
     if (cfg_.credits && is_switch_[p->node]) return_credits(in_pid, p->tc, p->wire_bytes);
-    drop(p, in_pid, DropCause::kLinkDown);  // counted where it came in
+    drop(p, in_pid, DropCause::kNoRoute);
     return;
   }
   Port& out = ports_[out_pid];

@@ -269,8 +269,9 @@ class Network {
   uint32_t port_id(VertexId v, uint16_t index) const { return first_port_[v] + index; }
 
   // ---- links changing during the run (sim/run/link_events.hpp plans them) ----
-  /// kDown: the port carries nothing from then on; its queues are lost, frames sent to it and
-  /// frames arriving over it are dropped (PortCounters::link_down_drops), and a switch picks
+  /// kDown: this end of the link is down: the port sends nothing and its node receives nothing
+  /// over the link; its queues are lost, frames sent to it and frames arriving over the link
+  /// are dropped (PortCounters::link_down_drops), and a switch picks
   /// another of its equal-cost ports for what it forwards (local fast failover). kUp: it
   /// carries frames again (at `rate_bps` if > 0). kRate: it serializes at `rate_bps` from its
   /// next frame.
@@ -289,6 +290,8 @@ class Network {
   /// picoseconds; on a tie the lowest QP id, then the earliest. A wait still open (packets
   /// outstanding, no progress since) counts up to now. This rank's QPs only.
   QpStall longest_stall() const;
+  /// Packets lost at a node whose routes, after a link event, had no way to their destination.
+  int64_t no_route_drops() const { return no_route_drops_; }
   /// The source and destination host of QP `qp_id`. Throws std::out_of_range.
   std::pair<int, int> qp_hosts(uint32_t qp_id) const;
   const QueueCounters& queue(uint32_t port_id, int tc) const {
@@ -512,9 +515,12 @@ class Network {
   void on_port_change(uint64_t index);
   void on_routes_change(uint64_t index);
   static void set_port_rate(Port& port, int64_t rate_bps);
-  /// choices[i] at a node whose ports start at `base`, or, when its link is down, the next
-  /// choice in order whose link is up (choices[i] when none is): local fast failover.
-  uint32_t failover(std::span<const uint16_t> choices, uint32_t base, size_t i) const;
+  /// For choices[i] (at `node`, whose ports start at `base`) whose link is down: one of the
+  /// choices whose link is up, by the same hash over those alone, so the flows of the dead
+  /// port spread over the rest as a resilient ECMP group's do (choices[i] when none is up):
+  /// local fast failover.
+  uint32_t failover(std::span<const uint16_t> choices, uint32_t base, size_t i, uint32_t node,
+                    uint32_t flow_hash, uint32_t seq) const;
   /// QP `qp_id`'s acknowledged PSN advanced at `now_ps`: its wait since progress_ps ends.
   void note_progress(Qp& qp, uint32_t qp_id, int64_t now_ps);
   /// The receive latency of QP `qp`'s oldest completing message is over: it completes.
@@ -589,7 +595,7 @@ class Network {
   }
   void enqueue(uint32_t port_id, Packet* p);
   static constexpr uint32_t kNoRoute = UINT32_MAX;
-  enum class DropCause : uint8_t { kTail, kCorrupt, kHeadroom, kWatchdog, kLinkDown };
+  enum class DropCause : uint8_t { kTail, kCorrupt, kHeadroom, kWatchdog, kLinkDown, kNoRoute };
   /// Drops every frame queued at egress `pid` in class `tc` (the one being sent finishes),
   /// releasing its buffer, ingress and credit accounting; counted as `cause`.
   void flush_queue(uint32_t pid, int tc, DropCause cause);
@@ -697,6 +703,7 @@ class Network {
   int64_t sent_bytes_ = 0, delivered_bytes_ = 0, dropped_bytes_ = 0;
   int64_t retransmits_ = 0, nak_tx_ = 0, rto_timeouts_ = 0, ce_received_ = 0;
   int64_t cnp_tx_ = 0, cnp_rx_ = 0;
+  int64_t no_route_drops_ = 0;
   /// The run-wide counters each rank exports and import_state sums, in the blob's order.
   static std::span<int64_t Network::*const> exchanged_counters();
   /// Registered counters: counter (index - kBuiltinCounters) x port.

@@ -98,13 +98,17 @@ void Network::flush_queue(uint32_t pid, int tc, DropCause cause) {
   queue_emptied(port.sched, tc);
 }
 
-uint32_t Network::failover(std::span<const uint16_t> choices, uint32_t base, size_t i) const {
-  // The next choice after i, in order, whose link is up; i itself when none is.
-  for (size_t k = 1; k < choices.size(); ++k) {
-    const size_t j = i + k < choices.size() ? i + k : i + k - choices.size();
-    if (!ports_[base + choices[j]].down) return base + choices[j];
+uint32_t Network::failover(std::span<const uint16_t> choices, uint32_t base, size_t i,
+                           uint32_t node, uint32_t flow_hash, uint32_t seq) const {
+  size_t up = 0;
+  for (const uint16_t c : choices) up += !ports_[base + c].down;
+  if (up == 0) return base + choices[i];
+  size_t k = hashed_index(up, node, flow_hash, seq);
+  for (const uint16_t c : choices) {
+    if (ports_[base + c].down) continue;
+    if (k-- == 0) return base + c;
   }
-  return base + choices[i];
+  return base + choices[i];  // not reached
 }
 
 namespace {

@@ -120,7 +120,8 @@ std::span<int64_t Network::*const> Network::exchanged_counters() {
                                                     &Network::rto_timeouts_,
                                                     &Network::ce_received_,
                                                     &Network::cnp_tx_,
-                                                    &Network::cnp_rx_};
+                                                    &Network::cnp_rx_,
+                                                    &Network::no_route_drops_};
   return kCounters;
 }
 

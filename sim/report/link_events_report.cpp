@@ -1,4 +1,5 @@
 // results.json `link_events` and the summary's lines about topology.link_events.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/units.hpp"
@@ -33,7 +34,8 @@ nlohmann::ordered_json link_events_json(const LinkEventsReport& r) {
                            {"link", e.link},
                            {"state", e.state},
                            {"rate_bps", or_null(e.rate_bps, e.rate_bps <= 0)},
-                           {"routes_ps", or_null(e.routes_ps, e.routes_ps < 0)}});
+                           {"routes_ps", or_null(e.routes_ps, e.routes_ps < 0)},
+                           {"ran", e.ran}});
   }
   j["links"] = ordered_json::array();
   for (const auto& [link, lost] : r.links) {
@@ -58,6 +60,16 @@ void print_link_events(std::ostream& out, const LinkEventsReport& r) {
   }
   if (r.events.size() > kShown) out << "; " << r.events.size() - kShown << " more (results.json)";
   out << '\n';
+  const auto late =
+      std::count_if(r.events.begin(), r.events.end(), [](const LinkEventRow& e) { return !e.ran; });
+  if (late > 0) {
+    out << "# link events: " << late << " of them fell after the run ended at "
+        << format_time(r.end_ps) << " and did not happen\n";
+  }
+  const bool any_down = std::any_of(r.events.begin(), r.events.end(), [](const LinkEventRow& e) {
+    return e.state == "down" && e.ran;
+  });
+  if (!any_down) return;
   out << "# link loss  : " << r.lost_packets << " packets lost";
   if (r.lost_without_route > 0) {
     out << " (" << r.lost_packets - r.lost_without_route << " on links while down, "
@@ -73,8 +85,8 @@ void print_link_events(std::ostream& out, const LinkEventsReport& r) {
   out << '\n';
   if (!r.cut.empty()) {
     out << "# link cut   : routes could not avoid the links down (" << r.cut
-        << "): the nodes kept their routes, and what crossed those links was lost until they "
-           "came back\n";
+        << "): the nodes kept their routes, and what crossed those links was lost while they "
+           "were down\n";
   }
 }
 

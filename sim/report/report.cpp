@@ -185,7 +185,14 @@ void print_summary(std::ostream& out, const RunReport& r) {
                   static_cast<long long>(c.corrupt_drops), static_cast<long long>(c.headroom_drops),
                   static_cast<long long>(c.watchdog_drops), static_cast<long long>(c.retransmits),
                   static_cast<long long>(c.nak_tx), static_cast<long long>(c.rto_timeouts));
-    out << buf;
+    if (r.link_events) {  // the breakdown then names the links' losses too
+      std::string line = buf;
+      line.insert(line.find("), retransmits"),
+                  ", link down " + std::to_string(r.link_events->lost_packets));
+      out << line;
+    } else {
+      out << buf;
+    }
     if (!c.registered.empty()) {  // counters registered from outside the library, if any
       out << "# registered :";
       const auto& table = counter_table();

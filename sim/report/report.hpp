@@ -336,11 +336,13 @@ struct LinkEventRow {
   std::string state;       ///< "down", "up" or "rate"
   int64_t rate_bps = 0;    ///< the rate from then on; 0 = unchanged (down: none)
   int64_t routes_ps = -1;  ///< when every node's routes took it into account; -1 = never
+  bool ran = true;         ///< false: after the run's end, it did not happen
 };
 
 /// results.json `link_events` (only when the scenario has topology.link_events).
 struct LinkEventsReport {
   int64_t reconvergence_delay_ps = 0;
+  int64_t end_ps = 0;  ///< when the run ended
   std::vector<LinkEventRow> events;
   /// Per link that changed, in order of its first change: packets lost because it was down.
   std::vector<std::pair<std::string, int64_t>> links;
@@ -446,7 +448,7 @@ std::string results_json_text(const RunReport& report);
 /// results.json's `link_events` object (link_events_report.cpp): reconvergence_delay_ps,
 /// lost_packets, lost_without_route, longest_stall {stall_ps, from_ps, src, dst} or null,
 /// routes_cut (null or why), events [{at_ps, link, state, rate_bps (null = unchanged), routes_ps
-/// (null = never)}], links [{link, lost_packets}].
+/// (null = never), ran}], links [{link, lost_packets}].
 nlohmann::ordered_json link_events_json(const LinkEventsReport& r);
 /// The summary's lines about them ("# link events: ...").
 void print_link_events(std::ostream& out, const LinkEventsReport& r);

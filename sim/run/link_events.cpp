@@ -50,12 +50,23 @@ struct Resolved {
 /// failed link.
 std::vector<Resolved> resolve_item(const Scenario& sc, const Fabric& f,
                                    const std::map<std::string, VertexId>& by_name,
-                                   const LinkEventConfig& it, const std::string& path) {
+                                   const LinkEventConfig& it, const std::string& path,
+                                   std::vector<std::string>& warnings) {
   const FabricGraph& g = f.graph;
   std::vector<Resolved> out;
   if (!it.link.empty()) {
     int parallel = 0;
-    for (const auto e : find_links(sc, f, by_name, it.link, path + ".link", parallel)) {
+    const auto links = find_links(sc, f, by_name, it.link, path + ".link", parallel);
+    if (parallel > 1 && it.link.find('#') == std::string::npos) {
+      const auto origin = sc.origins.find(path + ".link");
+      warnings.push_back(config_warning(
+          origin != sc.origins.end() ? origin->second : KeyOrigin{sc.path, 0, 0}, path + ".link",
+          "'" + it.link + "' changes the first of " + std::to_string(parallel) +
+              " parallel links; the other " + std::to_string(parallel - 1) +
+              " stay as they were ('" + it.link + "#*' names them all, '" + it.link +
+              "#1' the second)"));
+    }
+    for (const auto e : links) {
       if (g[e].failed) {
         throw key_error(sc, path + ".link",
                         "'" + it.link +
@@ -72,8 +83,15 @@ std::vector<Resolved> resolve_item(const Scenario& sc, const Fabric& f,
   for (const auto& [name, id] : by_name) {
     if (g[id].kind == NodeKind::kSwitch && !is_server_switch(g[id].role)) switches.push_back(name);
   }
-  if (v == by_name.end() || g[v->second].kind != NodeKind::kSwitch ||
+  if (v != by_name.end() && g[v->second].kind == NodeKind::kSwitch &&
       is_server_switch(g[v->second].role)) {
+    throw key_error(sc, path + ".switch",
+                    "'" + it.node +
+                        "' is a server's own switch (NVSwitch or PCIe switch), not a network "
+                        "switch; its links change one by one with link: GPU-" +
+                        it.node);
+  }
+  if (v == by_name.end() || g[v->second].kind != NodeKind::kSwitch) {
     const std::string guess = closest_match(it.node, switches);
     throw key_error(sc, path + ".switch",
                     "no network switch named '" + it.node + "'" +
@@ -100,6 +118,10 @@ const char* state_name(LinkChange::Kind kind) {
 
 }  // namespace
 
+/// At most this many changes once flaps and switches are expanded: each is two events and a
+/// row of results.json.
+constexpr size_t kMaxChanges = 1'000'000;
+
 LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const RoutingTable& routes) {
   LinkPlan plan;
   const auto& items = sc.topology.link_events;
@@ -111,14 +133,22 @@ LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const Routin
   for (size_t i = 0; i < items.size(); ++i) {
     const LinkEventConfig& it = items[i];
     const std::string path = "topology.link_events[" + std::to_string(i) + "]";
-    for (const Resolved& r : resolve_item(sc, fabric, by_name, it, path)) {
+    for (const Resolved& r : resolve_item(sc, fabric, by_name, it, path, plan.warnings)) {
       if (it.rate_bps > g[r.e].rate_bps) {
         throw key_error(sc, path + ".rate",
                         format_rate(it.rate_bps) + " is above the link's own rate (" +
                             format_rate(g[r.e].rate_bps) + "): a link runs at most at it");
       }
+      const size_t expanded =
+          static_cast<size_t>(it.repeat) * (it.state == "down" && it.down_for_ps > 0 ? 2 : 1);
+      if (plan.changes.size() + expanded > kMaxChanges) {
+        throw key_error(sc, path,
+                        "the link events make more than " + std::to_string(kMaxChanges) +
+                            " changes (flaps and switches expanded); expected fewer");
+      }
       LinkChange c;
       c.item = i;
+      c.from_switch = !it.node.empty();
       c.link = link_name(g, r.a, r.b, r.e);
       c.a = r.a;
       c.b = r.b;
@@ -144,16 +174,30 @@ LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const Routin
       }
     }
   }
+  // At one picosecond a link comes back before it goes down again (a flap's end and the next
+  // failure), whatever order the items were written in.
+  const auto rank = [](LinkChange::Kind k) {
+    return k == LinkChange::Kind::kUp ? 0 : k == LinkChange::Kind::kRate ? 1 : 2;
+  };
   std::stable_sort(plan.changes.begin(), plan.changes.end(),
-                   [](const LinkChange& x, const LinkChange& y) { return x.at_ps < y.at_ps; });
+                   [&](const LinkChange& x, const LinkChange& y) {
+                     return x.at_ps != y.at_ps ? x.at_ps < y.at_ps : rank(x.kind) < rank(y.kind);
+                   });
 
   // Each link's state in time order: a link goes down only when up, comes up only when down.
+  // A switch going down or up changes the links of its that are not so already.
   std::map<LinkKey, bool> down;
   bool any_down = false;
+  std::vector<LinkChange> kept;
   for (const LinkChange& c : plan.changes) {
     const LinkKey key{std::min(c.a, c.b), c.a < c.b ? c.port_a : c.port_b};
     const std::string path = "topology.link_events[" + std::to_string(c.item) + "]";
     bool& is_down = down[key];
+    if (c.from_switch && c.kind != LinkChange::Kind::kRate &&
+        is_down == (c.kind == LinkChange::Kind::kDown)) {
+      continue;
+    }
+    kept.push_back(c);
     if (c.kind == LinkChange::Kind::kDown) {
       if (is_down) {
         throw key_error(sc, path,
@@ -171,6 +215,7 @@ LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const Routin
       is_down = false;
     }
   }
+  plan.changes = std::move(kept);
   if (any_down && sc.routing.reconvergence_delay_ps < 0) {
     throw key_error(sc, "routing.reconvergence_delay",
                     "missing: topology.link_events takes links down, and how long the fabric's "
@@ -188,9 +233,11 @@ LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const Routin
   std::map<std::vector<LinkKey>, Routes> tables;
   tables[{}] = Routes{};
   std::set<LinkKey> now_down;
+  std::vector<LinkKey> last_set;
   const double table_bytes = routing_table_bytes(fabric, routes.algorithm());
   for (size_t i = 0; i < plan.changes.size();) {
     const int64_t t = plan.changes[i].at_ps;
+    const size_t first = i;
     const std::set<LinkKey> before = now_down;
     for (; i < plan.changes.size() && plan.changes[i].at_ps == t; ++i) {
       const LinkChange& c = plan.changes[i];
@@ -199,7 +246,32 @@ LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const Routin
       if (c.kind == LinkChange::Kind::kUp) now_down.erase(key);
     }
     if (now_down == before) continue;
-    const std::vector<LinkKey> set(now_down.begin(), now_down.end());
+    // A host whose every link is down is unreachable whatever the routes do: its links are
+    // left out of the routing (the routes to it stay, and what is sent there is lost).
+    const auto host_cut = [&](VertexId h) {
+      if (g[h].kind != NodeKind::kHost) return false;
+      uint16_t i = 0;
+      for (auto [e, end] = boost::out_edges(h, g); e != end; ++e, ++i) {
+        const VertexId o = boost::target(*e, g);
+        const LinkKey k = h < o ? LinkKey{h, i} : LinkKey{o, port_index(g, o, *e)};
+        if (!g[*e].failed && !now_down.count(k)) return false;
+      }
+      return true;
+    };
+    std::vector<LinkKey> set;
+    for (const LinkKey& k : now_down) {
+      auto [e, end] = boost::out_edges(k.first, g);
+      std::advance(e, k.second);
+      if (!host_cut(k.first) && !host_cut(boost::target(*e, g))) set.push_back(k);
+    }
+    for (size_t j = first; j < i; ++j) {  // a host's last link: no route avoids it
+      LinkChange& c = plan.changes[j];
+      const LinkKey key{std::min(c.a, c.b), c.a < c.b ? c.port_a : c.port_b};
+      c.unrouted = c.kind == LinkChange::Kind::kDown && now_down.count(key) &&
+                   !std::binary_search(set.begin(), set.end(), key);
+    }
+    if (!plan.epochs.empty() ? set == last_set : set.empty()) continue;  // routes unchanged
+    last_set = set;
     auto found = tables.find(set);
     if (found == tables.end()) {
       if (const MemoryBudget budget = memory_budget();
@@ -251,35 +323,33 @@ void schedule_link_events(const LinkPlan& plan, Network& net, const RoutingTable
 }
 
 LinkEventsReport link_events_report(const LinkPlan& plan, const Network& net,
-                                    const QpStallRow& stall) {
+                                    const QpStallRow& stall, int64_t end_ps) {
   LinkEventsReport r;
   r.reconvergence_delay_ps = plan.reconvergence_ps;
-  std::map<std::string, int64_t> lost;  // by link name, in first-change order below
-  std::vector<std::string> order;
+  r.end_ps = end_ps;
+  std::map<int64_t, const RouteEpoch*> epoch_at;  // by the time of the changes it follows
+  for (const RouteEpoch& e : plan.epochs) epoch_at[e.change_ps] = &e;
+  std::map<std::string, size_t> row_of;  // link name -> its row in r.links
   for (const LinkChange& c : plan.changes) {
-    LinkEventRow row{c.at_ps, c.link, state_name(c.kind), c.rate_bps, -1};
+    LinkEventRow row{c.at_ps, c.link, state_name(c.kind), c.rate_bps, -1, c.at_ps <= end_ps};
     if (c.kind != LinkChange::Kind::kRate) {
-      for (const RouteEpoch& e : plan.epochs) {
-        if (e.change_ps == c.at_ps) row.routes_ps = e.cut ? -1 : e.at_ps;
+      const auto e = epoch_at.find(c.at_ps);
+      if (e != epoch_at.end() && !e->second->cut && !c.unrouted && e->second->at_ps <= end_ps) {
+        row.routes_ps = e->second->at_ps;
       }
     }
     r.events.push_back(row);
-    if (lost.emplace(c.link, 0).second) {
+    if (row_of.emplace(c.link, r.links.size()).second) {
       const Port& pa = net.ports()[net.port_id(c.a, c.port_a)];
       const Port& pb = net.ports()[net.port_id(c.b, c.port_b)];
-      lost[c.link] = pa.counters.link_down_drops + pb.counters.link_down_drops;
-      order.push_back(c.link);
+      r.links.push_back({c.link, pa.counters.link_down_drops + pb.counters.link_down_drops});
     }
   }
-  int64_t on_links = 0;
-  for (const std::string& name : order) {
-    r.links.push_back({name, lost[name]});
-    on_links += lost[name];
-  }
   for (const Port& p : net.ports()) r.lost_packets += p.counters.link_down_drops;
-  r.lost_without_route = r.lost_packets - on_links;
+  r.lost_without_route = net.no_route_drops();
+  r.lost_packets += r.lost_without_route;
   for (const RouteEpoch& e : plan.epochs) {
-    if (e.cut && r.cut.empty()) r.cut = e.cut_pair;
+    if (e.cut && e.at_ps <= end_ps && r.cut.empty()) r.cut = e.cut_pair;
   }
   r.longest_stall = stall;
   return r;

@@ -38,7 +38,9 @@ struct LinkChange {
   VertexId a = 0, b = 0;
   uint16_t port_a = 0, port_b = 0;  ///< the link's port index at a and at b
   Kind kind = Kind::kDown;
-  int64_t rate_bps = 0;  ///< kRate, or kUp at another rate than before; 0 = unchanged
+  int64_t rate_bps = 0;      ///< kRate, or kUp at another rate than before; 0 = unchanged
+  bool from_switch = false;  ///< made by a `switch:` item
+  bool unrouted = false;     ///< down, and a host's last link: the routes cannot avoid it
 };
 
 /// The routes every node uses from `at_ps` on.
@@ -56,6 +58,8 @@ struct LinkPlan {
   std::vector<LinkChange> changes;  ///< by time, then item order
   std::vector<RouteEpoch> epochs;   ///< by time
   std::vector<std::unique_ptr<RoutingTable>> tables;
+  /// Warnings as config_warning() words them (a bare name of one of several parallel links).
+  std::vector<std::string> warnings;
   bool empty() const { return changes.empty(); }
 };
 
@@ -72,7 +76,8 @@ void schedule_link_events(const LinkPlan& plan, Network& net, const RoutingTable
 
 /// results.json's `link_events` after the run: the changes, the packets each link lost, and the
 /// longest stall of a queue pair (`stall`, merged over MPI ranks by the caller).
+/// `end_ps`: when the run ended (changes after it did not happen).
 LinkEventsReport link_events_report(const LinkPlan& plan, const Network& net,
-                                    const QpStallRow& stall);
+                                    const QpStallRow& stall, int64_t end_ps);
 
 }  // namespace fabricsim

@@ -452,6 +452,11 @@ Prepared prepare(Scenario& sc) {
     check_lossless(sc, fabric, *routes);
     link_plan = building([&] { return plan_link_events(sc, fabric, *routes); },
                          "the routing tables of topology.link_events");
+    for (const std::string& w : link_plan.warnings) {  // once, though a sweep prepares twice
+      if (std::find(sc.warnings.begin(), sc.warnings.end(), w) == sc.warnings.end()) {
+        sc.warnings.push_back(w);
+      }
+    }
   }
   if (!sc.has_workload && !sc.training.enabled) {
     for (const auto& [key, origin] : sc.origins) {

@@ -352,7 +352,7 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   }
   rep.queue_pairs = static_cast<int64_t>(net.queue_pairs());
   if (!prepared.link_plan.empty())
-    rep.link_events = link_events_report(prepared.link_plan, net, stall);
+    rep.link_events = link_events_report(prepared.link_plan, net, stall, rep.simulated_ps);
   rep.depends_on = congestion_dependence(sc, rep);
   for (const std::shared_ptr<RunHook>& hook : hooks) hook->run_finished(net, rep);
   return rep;

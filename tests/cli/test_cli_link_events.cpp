@@ -94,6 +94,49 @@ TEST_CASE("link events: a flap, a switch going down and a host cut off are repor
   CHECK(spine1 == 4);
   CHECK(j["link_events"]["routes_cut"].is_string());
   CHECK(j["counters"]["tail_drops"] == 0);
+  // Every loss is on a link that changed, or where new routes had no way on: nothing is
+  // charged to a link that stayed up.
+  int64_t on_links = 0;
+  for (const auto& l : j["link_events"]["links"]) on_links += l["lost_packets"].get<int64_t>();
+  CHECK(j["link_events"]["lost_packets"].get<int64_t>() ==
+        on_links + j["link_events"]["lost_without_route"].get<int64_t>());
+  CHECK(j["counters"]["drops"] == j["link_events"]["lost_packets"]);
+}
+
+TEST_CASE("link events: a change after the run's end is reported as not having happened") {
+  const auto j = run_json("late",
+                          " --set 'topology.link_events=[{at: 50us, link: leaf0-spine1, state: "
+                          "down}, {at: 1000s, link: leaf1-spine1, state: down}]'");
+  const auto& ev = j["link_events"]["events"];
+  REQUIRE(ev.size() == 2);
+  CHECK(ev[0]["ran"] == true);
+  CHECK(ev[1]["ran"] == false);
+  CHECK(ev[1]["routes_ps"].is_null());
+  CHECK(j["link_events"]["links"][1]["lost_packets"] == 0);
+}
+
+TEST_CASE("link events: order, parallel links and switches that already lost a link") {
+  // The same two items in either order: at 15 us the flap's end comes before the new failure.
+  for (const std::string items :
+       {"[{at: 15us, link: leaf0-spine1, state: down}, {at: 10us, link: leaf0-spine1, state: "
+        "down, down_for: 5us}]",
+        "[{at: 10us, link: leaf0-spine1, state: down, down_for: 5us}, {at: 15us, link: "
+        "leaf0-spine1, state: down}]"}) {
+    const Result r = fabricsim(
+        "validate scenarios/link-failure.yaml --set 'topology.link_events=" + items + "'");
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+  }
+  // A switch going down after one of its links did: the others go down, the first stays.
+  CHECK(fabricsim("validate scenarios/link-failure.yaml --set 'topology.link_events=[{at: 5us, "
+                  "link: leaf0-spine1, state: down}, {at: 6us, switch: spine1, state: down}]'")
+            .exit_code == 0);
+  // A bare name of one of several parallel links is warned about, as in failed_links.
+  const Result p = fabricsim(
+      "validate scenarios/rail_optimized_h100_su.yaml --set routing.reconvergence_delay=1us --set "
+      "'topology.link_events=[{at: 1us, link: leaf0-spine0, state: down}]'");
+  CHECK(p.exit_code == 0);
+  CHECK(p.err.find("'leaf0-spine0' changes the first of 8 parallel links") != std::string::npos);
 }
 
 TEST_CASE("link events: a host link down longer than the retries makes the transport give up") {
@@ -136,6 +179,11 @@ TEST_CASE("link events: bad input exits 2 at the item's key, with a did-you-mean
       " repeat: 3}]'",
       "a repeated down needs down_for");
   refused(" --mode flow", "the flow mode does not model links changing during the run");
+  // every x repeat past the hour any time may take (it overflowed 64 bits before).
+  refused(
+      " --set 'topology.link_events=[{at: 100us, link: leaf0-spine1, state: down, down_for:"
+      " 10us, every: 3600s, repeat: 3000}]'",
+      "topology.link_events[0].repeat: the last change would fall after 3600s");
   // Without a reconvergence delay the run cannot say when routes avoid the link.
   const fs::path f = scratch("no_delay") / "s.yaml";
   {

@@ -175,3 +175,44 @@ TEST_CASE("link events: a switch forwards around its own dead port at once, with
   // The frame being sent at C finishes leaving (and is lost at the spine); nothing after it.
   CHECK(bed.net->ports()[up].counters.tx_packets <= sent_by_then + 1);
 }
+
+TEST_CASE("link events: adaptive routing sends nothing to a dead port, ECMP rehashes its flows") {
+  // 2 leaves x 4 hosts, 4 spines; the link leaf0-spine1 goes down at time 0, before any
+  // traffic, and the routes never reconverge: only leaf0's own failover keeps its traffic off
+  // that port. 256 one-packet flows from host0 leave leaf0 within 25 us (256 frames of 87 ns
+  // back to back); by 50 us, long before any retransmission timeout, every data packet must
+  // have left by one of the three live uplinks, each once.
+  // - Adaptive: a dead port's flushed queue reads empty, the least occupied of all; it must
+  //   still never be chosen.
+  // - Per-flow ECMP: the flows hashed to the dead port are hashed again over the 3 live ones
+  //   (a resilient group), not all moved to the next port: each live uplink carries about a
+  //   third (85; a port taking its own quarter and the dead one's would carry half, 128; 107
+  //   is three standard deviations of a fair three-way split above 85).
+  const int64_t rate = 100 * kGbps, mtu = 1000, prop = 200'000, lat = 300'000, flows = 256;
+  for (const char* lb : {"adaptive", "per_flow"}) {
+    INFO(lb);
+    auto sc = fabricsim::testing::spine_leaf(2, 4, 4, rate, prop, lat, 4 << 20, mtu);
+    sc.routing.load_balancing = lb;
+    Bed bed(sc);
+    const uint32_t dead = port_between(bed, "leaf0", "spine1");
+    bed.net->schedule_port_change(0, dead, Network::PortChange::kDown, 0);
+    bed.net->schedule_port_change(0, port_between(bed, "spine1", "leaf0"),
+                                  Network::PortChange::kDown, 0);
+    for (uint32_t f = 0; f < flows; ++f) bed.net->send(0, 4, mtu, f, f);
+    bed.sim.run(SimTime(50'000'000));
+    CHECK(bed.net->totals().retransmits == 0);
+    CHECK(bed.net->ports()[dead].counters.tx_packets == 0);
+    int64_t sent = 0, most = 0, least = INT64_MAX;
+    for (const char* s : {"spine0", "spine2", "spine3"}) {
+      const int64_t n = bed.net->ports()[port_between(bed, "leaf0", s)].counters.tx_packets;
+      sent += n;
+      most = std::max(most, n);
+      least = std::min(least, n);
+    }
+    CHECK(sent == flows);
+    if (std::string(lb) == "per_flow") {
+      CHECK(most <= 107);
+      CHECK(least >= 64);
+    }
+  }
+}
