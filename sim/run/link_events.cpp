@@ -250,10 +250,10 @@ LinkPlan plan_link_events(const Scenario& sc, const Fabric& fabric, const Routin
     // left out of the routing (the routes to it stay, and what is sent there is lost).
     const auto host_cut = [&](VertexId h) {
       if (g[h].kind != NodeKind::kHost) return false;
-      uint16_t i = 0;
-      for (auto [e, end] = boost::out_edges(h, g); e != end; ++e, ++i) {
+      uint16_t port = 0;
+      for (auto [e, end] = boost::out_edges(h, g); e != end; ++e, ++port) {
         const VertexId o = boost::target(*e, g);
-        const LinkKey k = h < o ? LinkKey{h, i} : LinkKey{o, port_index(g, o, *e)};
+        const LinkKey k = h < o ? LinkKey{h, port} : LinkKey{o, port_index(g, o, *e)};
         if (!g[*e].failed && !now_down.count(k)) return false;
       }
       return true;
