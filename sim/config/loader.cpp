@@ -115,28 +115,30 @@ const Condition kInfiniband{"transport", "infiniband",
 }  // namespace
 
 std::span<const Section> sections() {
-  static const Section all[] = {{"topology", true},
-                                {"link", true},
-                                {"switch", true},
-                                {"nic", false},
-                                {"routing", false},
-                                {"ecn", false},
-                                {"pfc", false, &kRocePfc},
-                                {"dcqcn", false, &kRoceDcqcn},
-                                {"timely", false},
-                                {"hpcc", false},
-                                {"infiniband", false, &kInfiniband},
-                                {"flow", false},
-                                {"switches", false},
-                                {"workload", true, nullptr, "traffic training perftest background"},
-                                {"nccl", false},
-                                {"measured", false},
-                                {kTrafficSection, false},
-                                {kTrainingSection, false},
-                                {"perftest", false},
-                                {"background", false},
-                                {"pcie", false},
-                                {"server", false}};
+  static const Section all[] = {
+      {"topology", true},
+      {"link", true},
+      {"switch", true},
+      {"nic", false},
+      {"routing", false},
+      {"ecn", false},
+      {"pfc", false, &kRocePfc},
+      {"dcqcn", false, &kRoceDcqcn},
+      {"timely", false},
+      {"hpcc", false},
+      {"infiniband", false, &kInfiniband},
+      {"flow", false},
+      {"switches", false},
+      {"workload", true, nullptr, "traffic training perftest background jobs"},
+      {"nccl", false},
+      {"measured", false},
+      {kTrafficSection, false},
+      {kTrainingSection, false},
+      {kJobsSection, false},
+      {"perftest", false},
+      {"background", false},
+      {"pcie", false},
+      {"server", false}};
   return all;
 }
 
@@ -518,7 +520,7 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
             ")";
         if (section.unless) {
           message += ", or a traffic section in its place (" + kTrafficExpected +
-                     "), or a training section";
+                     "), or a training section, or a jobs section";
         }
         ctx.fail(section.name, YAML::Mark::null_mark(), message);
       }
@@ -528,7 +530,8 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     // parse_switches and parse_traffic read these; a list of flows must not be empty.
     if (section.name == std::string(kSwitchesSection) ||
         section.name == std::string(kTrafficSection) ||
-        section.name == std::string(kTrainingSection)) {
+        section.name == std::string(kTrainingSection) ||
+        section.name == std::string(kJobsSection)) {
       continue;
     }
     if (node.IsNull()) continue;  // "nic:" with every key left to its default
@@ -570,6 +573,16 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   if (const auto it = found.find(kTrainingSection); it != found.end()) {
     parse_training(ctx, it->second, s);
+  }
+  if (const auto it = found.find(kJobsSection); it != found.end()) {
+    // Each job is a workload of its own: one run has jobs or the single-workload sections.
+    for (const char* other : {"workload", kTrainingSection, "perftest"}) {
+      if (found.count(other)) {
+        it->second.fail("jobs run instead of a " + std::string(other) +
+                        " section; give one job per workload, or drop jobs");
+      }
+    }
+    parse_jobs(ctx, it->second, s);  // after the nccl section, which a job's nccl starts from
   }
 
   // Cross-field rules, each component's.

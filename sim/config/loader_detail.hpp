@@ -563,6 +563,8 @@ void read_item(const ItemKey<T>& k, const Value& v, T& t) {
 /// rows of fields(), and --set cannot reach them.
 inline constexpr const char* kTrafficSection = "traffic";
 inline constexpr const char* kTrainingSection = "training";
+/// `jobs:` is a list of jobs (job_keys(), params_jobs.cpp), like `traffic:`.
+inline constexpr const char* kJobsSection = "jobs";
 /// `topology:` may hold a block per kind (topology.spine-leaf: {...}) besides its plain keys.
 inline constexpr const char* kTopologySection = "topology";
 /// `switches:` maps switch names to these sections, whose keys (the same rows of fields()) they
@@ -618,6 +620,20 @@ std::span<const ItemKey<LinkEventConfig>> link_event_keys();  ///< params_link_e
 /// topology.link_events (the key's value): each item a LinkEventConfig; origins recorded as
 /// "topology.link_events[2]" and "topology.link_events[2].link".
 void parse_link_events(const Value& v, Scenario& s);
+/// The keys of a `jobs:` item (params_jobs.cpp).
+std::span<const ItemKey<JobConfig>> job_keys();
+/// `jobs:` (the section's value): each item a JobConfig, its nccl starting from the scenario's
+/// nccl section (parsed before); origins recorded as "jobs[1]" and "jobs[1].gpus".
+void parse_jobs(const Context& ctx, const Value& section, Scenario& s);
+/// A --set / --vary VALUE read as YAML; throws ConfigError naming `where` and `path` for text
+/// that is not (loader_override.cpp).
+YAML::Node override_value(const std::string& value_text, const std::string& where,
+                          const std::string& path);
+/// --set / --vary on jobs: `jobs=[...]` (the whole list), `jobs.KEY=V` (every job's KEY) or
+/// `jobs[I].KEY=V` (job I's). Returns false for a path outside jobs; throws ConfigError (exit
+/// 2) naming `where` for a bad path or a scenario without a jobs list.
+bool apply_jobs_override(YAML::Node& root, const std::string& path, const std::string& value_text,
+                         const std::string& where, Context& ctx);
 
 /// Every row, in the order the loader parses them (a choice key before the keys that depend on
 /// it; the order also sets which of two mistakes is reported and how keys are listed).

@@ -16,6 +16,17 @@ std::string kind_block_of(const std::string& path) {
   return "";
 }
 
+YAML::Node override_value(const std::string& value_text, const std::string& where,
+                          const std::string& path) {
+  try {
+    return parse_yaml_value(value_text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(where, 0, 0, path, "cannot read the value as YAML: " + e.msg);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(where, 0, 0, path, e.what());
+  }
+}
+
 void apply_override(YAML::Node& root, const std::string& text, const std::string& flag,
                     Context& ctx) {
   // A line break (a value pasted from a file, $'…\n---\n…') would start a line or a YAML
@@ -45,6 +56,7 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
   if (path.empty()) fail("expected a key before '=', e.g. topology.oversubscription=3");
   std::vector<std::string> keys;
   const std::string switches = std::string(kSwitchesSection) + ".";
+  if (apply_jobs_override(root, path, value_text, where, ctx)) return;
   const std::string traffic = kTrafficSection;
   if (path == traffic || path.rfind(traffic + ".", 0) == 0 || path.rfind(traffic + "[", 0) == 0) {
     fail("traffic is a list; edit it in the file");
@@ -198,14 +210,7 @@ void apply_override(YAML::Node& root, const std::string& text, const std::string
   }
 
   // The value: one YAML scalar.
-  YAML::Node value;
-  try {
-    value = parse_yaml_value(value_text);
-  } catch (const YAML::ParserException& e) {
-    fail("cannot read the value as YAML: " + e.msg);
-  } catch (const std::invalid_argument& e) {
-    fail(e.what());
-  }
+  const YAML::Node value = override_value(value_text, where, path);
   if (value.IsNull()) fail("expected a value after '='");
   // Any YAML value: the key's own parser says whether a list or a map fits it.
 

@@ -255,6 +255,7 @@ std::vector<ParamInfo> param_table() {
   out.push_back(std::move(per_switch));
   add_items(out, "topology.link_events[]", link_event_keys());
   add_items(out, std::string(kTrafficSection) + "[]", traffic_keys());
+  add_items(out, std::string(kJobsSection) + "[]", job_keys());
   add_items(out, kTrainingSection, training_keys());
   add_items(out, std::string(kTrainingSection) + ".layers[]", layer_keys());
   return out;

@@ -50,6 +50,10 @@
 //     - {src: host1, dst: host5, size: 64MiB, start: 10us, priority: 3, flow: 7}
 //             # start default 0; priority (0..7) default nic.traffic_class; flow (0..2^32-1)
 //             # default the item's index; edited in the file only (no --set)
+//   jobs:                                    # optional, instead of workload: several jobs on
+//     - {name: ring, collective: all_reduce, size: 64MiB, gpus: 16, placement: packed}
+//     - {name: moe, collective: alltoall, size: 16MiB, gpus: 16, start: 10us, nccl: {...}}
+//             # one fabric (jobs/job_params.hpp); edited in the file only (no --set)
 //
 // Sizes, times and rates are written with their unit and without one in the key's name
 // (pfc.xoff: 200KB, pfc.response_time: 1us, dcqcn.rai: 40Mbps).
@@ -73,6 +77,7 @@
 #include "congestion/hpcc/hpcc_config.hpp"
 #include "congestion/pfc.hpp"
 #include "congestion/timely/timely_config.hpp"
+#include "jobs/job_params.hpp"
 #include "loadbalance/load_balancer.hpp"
 #include "perftest/perftest_params.hpp"
 #include "servers/pcie.hpp"
@@ -480,6 +485,8 @@ struct Scenario {
   BackgroundConfig background;
   /// `training:` a training step, after the workload's sweep (or alone).
   TrainingConfig training;
+  /// `jobs:` several jobs sharing the fabric, instead of `workload:` (jobs/job_params.hpp).
+  std::vector<JobConfig> jobs;
   /// `perftest:` a perftest run between two hosts (alone, or after the workload's sweep).
   PerftestConfig perftest;
   /// `pcie:` the PCIe links inside a server (topology.gpu_interconnect: pcie).

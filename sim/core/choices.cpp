@@ -13,7 +13,8 @@ std::map<std::string, std::vector<std::string>>& choices() {
   static std::map<std::string, std::vector<std::string>> table = {{"topology.kind", {}},
                                                                   {"workload.algorithm", {}},
                                                                   {"switch.scheduler", {}},
-                                                                  {"nic.congestion_control", {}}};
+                                                                  {"nic.congestion_control", {}},
+                                                                  {"jobs[].placement", {}}};
   return table;
 }
 
@@ -24,7 +25,7 @@ void register_choice(const std::string& key_path, const std::string& value) {
   if (it == choices().end()) {
     throw std::invalid_argument("register_choice: '" + key_path +
                                 "' takes no registered values (topology.kind, workload.algorithm, "
-                                "switch.scheduler, nic.congestion_control)");
+                                "switch.scheduler, nic.congestion_control, jobs[].placement)");
   }
   std::vector<std::string>& values = it->second;
   if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);

@@ -249,7 +249,11 @@ class MpiEngine final : public PacketEngine {
       ws_->post_data(rx_message_, lp, &msg, sizeof msg);
       return true;
     });
-    if (rank_ == 0) {
+    // Once a process: a run with jobs builds an engine for each job's run alone too, on the
+    // same split.
+    static bool said = false;
+    if (rank_ == 0 && !said) {
+      said = true;
       std::printf("# mpi        : %d ranks, %s, %d cut links, windows of %s\n", ranks_,
                   part.scheme.c_str(), part.cut_links, format_time(window_ps_).c_str());
       // Out before the run starts, whatever stdout is (a pipe or a file buffers it to the end):

@@ -295,6 +295,27 @@ nlohmann::ordered_json fabric_cost_json(const FabricCost& c) {
           {"prices", c.prices}};
 }
 
+nlohmann::ordered_json collective_row_json(const CollectiveRow& row) {
+  using nlohmann::ordered_json;
+  return ordered_json(
+      {{"collective", row.collective},
+       {"algorithm", row.algorithm},
+       {"protocol", row.protocol},
+       {"ranks", row.ranks},
+       {"size_bytes", row.size_bytes},
+       {"count", row.count},
+       {"type", row.datatype},
+       {"redop", row.redop},
+       {"root", row.root},
+       {"time_ps", row.time_ps},
+       {"time_us", static_cast<double>(row.time_ps) / 1e6},
+       {"algbw_GBps", row.algbw_GBps},
+       {"busbw_GBps", row.busbw_GBps},
+       {"channels", row.channels},
+       {"nccl_model_time_us", row.nccl_model_time_us >= 0 ? ordered_json(row.nccl_model_time_us)
+                                                          : ordered_json(nullptr)}});
+}
+
 void write_results_json(const std::string& path, const RunReport& r) {
   write_output_file(path, results_json_text(r));
 }
@@ -325,25 +346,7 @@ std::string results_json_text(const RunReport& r) {
     j["fabric"]["cost_breakdown_usd"] = fabric_cost_json(c);
   }
   ordered_json rows = ordered_json::array();
-  for (const auto& row : r.rows) {
-    rows.push_back(
-        {{"collective", row.collective},
-         {"algorithm", row.algorithm},
-         {"protocol", row.protocol},
-         {"ranks", row.ranks},
-         {"size_bytes", row.size_bytes},
-         {"count", row.count},
-         {"type", row.datatype},
-         {"redop", row.redop},
-         {"root", row.root},
-         {"time_ps", row.time_ps},
-         {"time_us", static_cast<double>(row.time_ps) / 1e6},
-         {"algbw_GBps", row.algbw_GBps},
-         {"busbw_GBps", row.busbw_GBps},
-         {"channels", row.channels},
-         {"nccl_model_time_us", row.nccl_model_time_us >= 0 ? ordered_json(row.nccl_model_time_us)
-                                                            : ordered_json(nullptr)}});
-  }
+  for (const auto& row : r.rows) rows.push_back(collective_row_json(row));
   j["collectives"] = rows;
   if (r.has_workload) {
     const NcclSummary& n = r.nccl;
@@ -555,6 +558,7 @@ std::string results_json_text(const RunReport& r) {
   j["limits"] = ordered_json::array();
   for (const Limit& l : r.limits) j["limits"].push_back({{"what", l.what}, {"why", l.why}});
   if (r.link_events) j["link_events"] = link_events_json(*r.link_events);
+  if (!r.jobs.empty()) j["jobs"] = jobs_json(r.jobs);
   if (r.flow_stats) {
     j["flow_model"] = {{"flows", r.flow_stats->flows},
                        {"rate_computations", r.flow_stats->reallocations},

@@ -38,6 +38,29 @@ struct CollectiveRow {
   double nccl_model_time_us = -1;
 };
 
+/// One job of `jobs:` (results.json `jobs`): where it ran and how long its collective took
+/// beside the other jobs, and alone on the same servers.
+struct JobRow {
+  std::string name;
+  std::string placement;     ///< packed, spread, random, or servers (a list given)
+  std::vector<int> servers;  ///< its servers, in rank order
+  int leaves = 0;            ///< distinct leaves (first-tier switches) its servers hang off
+  /// Its collective (nccl-tests' columns); time_ps, algbw and busbw of one iteration: the mean
+  /// over its iterations, as nccl-tests averages -n iterations.
+  CollectiveRow row;
+  int iterations = 1;
+  int64_t start_ps = 0;  ///< when its ranks launched the first iteration
+  int64_t end_ps = -1;   ///< its last rank's last completion; -1 = not finished
+  bool complete = false;
+  /// The same job alone on the same servers (the scenario without the other jobs): its mean
+  /// iteration time and busbw; -1 / 0 when that run did not finish (alone_note says why).
+  int64_t alone_time_ps = -1;
+  double alone_busbw_GBps = 0;
+  std::string alone_note;
+  /// time_ps / alone_time_ps: 1 = no interference; 0 when either is missing.
+  double slowdown = 0;
+};
+
 /// The cost proxy of a fabric (scenario `cost_model:`; topologies/metrics.hpp fabric_cost), US
 /// dollars: the figures `fabricsim topo --json` prints under `cost_usd`.
 struct FabricCost {
@@ -373,6 +396,8 @@ struct RunReport {
   std::vector<CollectiveRow> rows;
   std::optional<MeasuredComparison> measured;  ///< measured.nccl_tests, when the scenario names one
   std::optional<TrainingSummary> training;     ///< training:, when the scenario has one
+  /// jobs:, when the scenario has them: one row each, in the scenario's order.
+  std::vector<JobRow> jobs;
   /// measured.perftest beside the perftest run, when the scenario names a log.
   std::optional<PerftestComparison> measured_perftest;
   /// perftest:, when the scenario has one: perftest's own report of the simulated run
@@ -445,6 +470,17 @@ void print_summary(std::ostream& out, const RunReport& report);
 void write_results_json(const std::string& path, const RunReport& report);
 /// The text write_results_json writes.
 std::string results_json_text(const RunReport& report);
+/// One collectives[] object of results.json: collective, algorithm, protocol, ranks,
+/// size_bytes, count, type, redop, root, time_ps, time_us, algbw_GBps, busbw_GBps, channels,
+/// nccl_model_time_us (null where NCCL's model has none).
+nlohmann::ordered_json collective_row_json(const CollectiveRow& row);
+/// results.json's `jobs` array (jobs_report.cpp): per job name, placement, servers, leaves,
+/// iterations, start_ps, end_ps (null = not finished), complete, collective (as
+/// collective_row_json, time the mean iteration), alone {time_ps, busbw_GBps} or null,
+/// alone_note (null = none), slowdown (null = not known).
+nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs);
+/// The jobs' table of the summary ("# jobs ...").
+void print_jobs(std::ostream& out, const std::vector<JobRow>& jobs);
 /// results.json's `link_events` object (link_events_report.cpp): reconvergence_delay_ps,
 /// lost_packets, lost_without_route, longest_stall {stall_ps, from_ps, src, dst} or null,
 /// routes_cut (null or why), events [{at_ps, link, state, rate_bps (null = unchanged), routes_ps

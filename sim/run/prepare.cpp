@@ -458,7 +458,7 @@ Prepared prepare(Scenario& sc) {
       }
     }
   }
-  if (!sc.has_workload && !sc.training.enabled) {
+  if (!sc.has_workload && !sc.training.enabled && sc.jobs.empty()) {
     for (const auto& [key, origin] : sc.origins) {
       if (key.rfind("nccl.", 0) == 0 && origin.where.rfind("environment", 0) != 0) {
         const std::string only = sc.perftest.enabled && !sc.traffic.empty()
@@ -500,9 +500,15 @@ static Prepared plan_workload(const Scenario& sc, Fabric fabric, std::optional<R
   if (sc.training.enabled) step = training_plan(sc, fabric, nccl);
   std::optional<PerftestLog> measured_perftest;
   if (!sc.measured_perftest.empty()) measured_perftest = measured_perftest_log(sc);
-  return Prepared{std::move(fabric),   std::move(routes), std::move(nccl),
-                  std::move(measured), std::move(step),   std::move(measured_perftest),
-                  std::move(link_plan)};
+  if (!sc.jobs.empty() && sc.mode == "flow") {
+    throw key_error(sc, "mode",
+                    "jobs run in the packet mode only (the flow mode replays one workload); "
+                    "expected mode: packet");
+  }
+  JobsPlan jobs = plan_jobs(sc, fabric);
+  return Prepared{std::move(fabric),    std::move(routes), std::move(nccl),
+                  std::move(measured),  std::move(step),   std::move(measured_perftest),
+                  std::move(link_plan), std::move(jobs)};
 }
 
 }  // namespace fabricsim

@@ -67,14 +67,19 @@ std::vector<int64_t> workload_sizes(const Scenario& sc) {
 
 /// The row of one size, before it runs: what NCCL would choose and the nccl-tests columns.
 CollectiveRow plan_row(const Scenario& sc, const NcclRunSetup& setup, const SizePlan& plan) {
+  return plan_row(sc.workload, setup, plan);
+}
+
+CollectiveRow plan_row(const WorkloadConfig& workload, const NcclRunSetup& setup,
+                       const SizePlan& plan) {
   CollectiveRow row;
-  row.collective = sc.workload.collective;
+  row.collective = workload.collective;
   row.algorithm = plan.algorithm;
   row.protocol = plan.protocol;
   row.nccl_model_time_us = plan.nccl_model_time_us;
   row.channels = plan.spec.channels;
-  row.datatype = sc.workload.datatype;
-  row.redop = nccl_tests_redop(row.collective, sc.workload.redop);
+  row.datatype = workload.datatype;
+  row.redop = nccl_tests_redop(row.collective, workload.redop);
   row.root = nccl_tests_root(row.collective, setup.root);
   row.ranks = setup.layout.ranks;
   row.size_bytes = plan.size.size_bytes;
@@ -218,6 +223,10 @@ void check_accounted(const Scenario& sc, const Prepared& prepared, const RunRepo
   }
   if (prepared.step.has_value() != rep.training.has_value()) {
     throw std::logic_error("the run completed without the training step's summary");
+  }
+  if (rep.jobs.size() != prepared.jobs.jobs.size() ||
+      std::any_of(rep.jobs.begin(), rep.jobs.end(), [](const JobRow& j) { return !j.complete; })) {
+    throw std::logic_error("the run completed without every job's time");
   }
 }
 

@@ -21,6 +21,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/report/report.hpp"
 #include "sim/report/trace.hpp"
+#include "sim/run/jobs.hpp"
 #include "sim/run/link_events.hpp"
 #include "sim/run/run_hooks.hpp"
 #include "topologies/fabric_graph.hpp"
@@ -98,6 +99,8 @@ struct Prepared {
   /// topology.link_events resolved against the fabric, with their routes (packet mode; empty
   /// otherwise).
   LinkPlan link_plan;
+  /// `jobs:` placed and planned (sim/run/jobs.hpp); empty without jobs.
+  JobsPlan jobs;
 };
 /// The scenario of `opts`: its file with the --set overrides and --seed applied. Throws
 /// ConfigError (exit 2).

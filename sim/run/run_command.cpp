@@ -208,6 +208,10 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     parts.emplace_back("no background flow (background.load 0, or none arrived)");
   }
   if (sc.training.enabled) parts.emplace_back("a training step");
+  if (!sc.jobs.empty()) {
+    parts.push_back(std::to_string(sc.jobs.size()) + " job" + (sc.jobs.size() == 1 ? "" : "s") +
+                    " (each also alone on its servers)");
+  }
   if (sc.perftest.enabled) {
     parts.push_back("perftest " + sc.perftest.test + " from host " +
                     std::to_string(sc.perftest.client) + " to host " +
@@ -237,6 +241,19 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
       std::cout << (key == sc.nccl.from_env.begin()->first ? "; from the environment: " : ", ")
                 << assignment;
     }
+    if (!n.note.empty()) std::cout << "; " << n.note;
+    std::cout << "\n";
+  }
+  for (const JobPlan& job : prepared.jobs.jobs) {
+    const NcclRunSetup& n = job.setup;
+    std::cout << "# job        : " << job.config.name << ", " << n.layout.ranks << " ranks on "
+              << n.layout.servers() << " server" << (n.layout.servers() == 1 ? "" : "s")
+              << " under " << job.leaves << " lea" << (job.leaves == 1 ? "f" : "ves") << " ("
+              << job.placement << "), " << n.channels
+              << (n.channels == 1 ? " channel" : " channels") << ", NCCL_ALGO "
+              << (job.config.nccl.algo.empty() ? "(all)" : job.config.nccl.algo) << ", NCCL_PROTO "
+              << (job.config.nccl.proto.empty() ? "(NCCL's)" : job.config.nccl.proto);
+    if (job.config.start_ps > 0) std::cout << ", starts at " << format_time(job.config.start_ps);
     if (!n.note.empty()) std::cout << "; " << n.note;
     std::cout << "\n";
   }
@@ -290,6 +307,7 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
     print_table_header(std::cout);
     for (const auto& row : rep.rows) print_table_row(std::cout, row);
   }
+  if (!rep.jobs.empty()) print_jobs(std::cout, rep.jobs);
   if (rep.measured) print_measured(std::cout, *rep.measured);
   if (rep.training) print_training(std::cout, *rep.training);
   std::cout << rep.perftest;

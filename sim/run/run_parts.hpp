@@ -28,6 +28,9 @@ std::vector<int64_t> workload_sizes(const Scenario& sc);
 
 /// The row of one size, before it runs: what NCCL would choose and the nccl-tests columns.
 CollectiveRow plan_row(const Scenario& sc, const NcclRunSetup& setup, const SizePlan& plan);
+/// The same for a collective given as `workload` (a job's).
+CollectiveRow plan_row(const WorkloadConfig& workload, const NcclRunSetup& setup,
+                       const SizePlan& plan);
 
 /// The end-of-run invariant on the workload: a complete run has a row for every size and the
 /// training step's summary; an incomplete one says why. Throws std::logic_error (an internal
@@ -72,9 +75,11 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
 
 /// The packet model's simulate(), on the engine `make_engine` makes (nullptr: sequential),
 /// calling `hooks` (run_hooks.hpp).
+/// `alone_job` >= 0: the run of that job alone on its servers (the scenario without the other
+/// jobs, for its slowdown), with no trace, hooks or progress lines.
 RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
                            uint64_t max_events, PacketEngineFactory make_engine,
-                           const RunHooks& hooks);
+                           const RunHooks& hooks, int alone_job = -1);
 
 }  // namespace fabricsim

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -16,6 +17,46 @@
 
 namespace fabricsim {
 
+/// Each job of a run with jobs alone on its servers: the scenario without the other jobs (its
+/// traffic, background and link events kept), for the job's slowdown. Only after a complete
+/// run; one that stops early leaves that job's alone time out with the reason, and an
+/// interrupt or limit stops the rest and the run (complete false, as any run stopped).
+static void alone_runs(const Scenario& sc, const Prepared& prepared,
+                       const std::atomic<bool>* interrupt, bool progress, uint64_t max_events,
+                       PacketEngineFactory engine, RunReport& rep) {
+  if (!rep.complete) {
+    for (JobRow& j : rep.jobs) j.alone_note = "not run: the run with every job did not finish";
+    return;
+  }
+  for (size_t j = 0; j < rep.jobs.size(); ++j) {
+    JobRow& row = rep.jobs[j];
+    if (!rep.complete) {
+      row.alone_note = "not run: " + rep.stop_reason;
+      continue;
+    }
+    if (progress) std::fprintf(stderr, "\r[fabricsim] job %s alone   ", row.name.c_str());
+    const RunReport alone = simulate_packets(sc, prepared, interrupt, false, nullptr, max_events,
+                                             engine, {}, static_cast<int>(j));
+    if (progress) std::fprintf(stderr, "\r%*s\r", 60, "");
+    if (alone.jobs.size() == 1 && alone.jobs[0].complete) {
+      row.alone_time_ps = alone.jobs[0].row.time_ps;
+      row.alone_busbw_GBps = alone.jobs[0].row.busbw_GBps;
+      if (row.alone_time_ps > 0) {
+        row.slowdown =
+            static_cast<double>(row.row.time_ps) / static_cast<double>(row.alone_time_ps);
+      }
+      continue;
+    }
+    row.alone_note = "did not finish: " + alone.stop_reason;
+    if (alone.interrupted || alone.limited) {
+      rep.complete = false;
+      rep.interrupted = alone.interrupted;
+      rep.limited = alone.limited;
+      rep.stop_reason = alone.stop_reason;
+    }
+  }
+}
+
 RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atomic<bool>* interrupt,
                    bool progress, ChromeTrace* trace, uint64_t max_events,
                    PacketEngineFactory engine, const RunHooks& hooks) {
@@ -23,6 +64,8 @@ RunReport simulate(const Scenario& sc, const Prepared& prepared, const std::atom
                                     : simulate_packets(sc, prepared, interrupt, progress, trace,
                                                        max_events, engine, hooks);
   check_accounted(sc, prepared, rep);
+  if (!prepared.jobs.empty())
+    alone_runs(sc, prepared, interrupt, progress, max_events, engine, rep);
   return rep;
 }
 

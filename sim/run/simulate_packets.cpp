@@ -57,6 +57,18 @@ class SequentialEngine final : public PacketEngine {
 
 }  // namespace
 
+/// Starts `replayer` on `dag` as a phase's workload: the DAG's queue pairs opened, the
+/// transport's completions going to the replayer, the engine told when the phase is done.
+static void start_dag_phase(const TransferDag& dag, DagReplayer& replayer,
+                            PacketTransport& transport, PacketEngine& engine) {
+  transport.open_qps(dag);
+  transport.attach(&replayer);
+  engine.begin_phase(
+      [&replayer] { return std::make_pair(replayer.completed(), replayer.finish_time().ps()); },
+      dag.size());
+  replayer.start();
+}
+
 /// The time a phase runs on after its workload finished (see simulate_packets): the smallest
 /// non-zero propagation delay of any link, picoseconds (0 if every link has none).
 static int64_t settle_gap_ps(const Network& net) {
@@ -107,7 +119,7 @@ static void run_perftest(const Scenario& sc, const Prepared& prepared, Simulator
 RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
                            const std::atomic<bool>* interrupt, bool progress, ChromeTrace* trace,
                            uint64_t max_events, PacketEngineFactory make_engine,
-                           const RunHooks& hooks) {
+                           const RunHooks& hooks, int alone_job) {
   const auto wall_start = std::chrono::steady_clock::now();
   const Fabric& fabric = prepared.fabric;
   const RoutingTable& routes = *prepared.routes;
@@ -118,7 +130,8 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   sim.set_event_cap(max_events);
   Network net(sim, fabric, routes, net_config_for(sc));
   PacketTransport transport(sim, net);
-  transport.set_rank_hosts(prepared.nccl.rank_hosts);
+  transport.set_rank_hosts(prepared.jobs.empty() ? prepared.nccl.rank_hosts
+                                                 : prepared.jobs.rank_hosts);
   engine->attach(sim, net, transport);
   schedule_link_events(prepared.link_plan, net, routes);
   // What watches the network: the engine's own recorder (set in attach), the trace, the hooks'.
@@ -243,13 +256,8 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
       continue;
     }
     const TransferDag dag = build_collective(setup.layout, plan.spec, plan.buffer_count, elem);
-    transport.open_qps(dag);
     DagReplayer replayer(dag, transport);
-    transport.attach(&replayer);
-    engine->begin_phase(
-        [&] { return std::make_pair(replayer.completed(), replayer.finish_time().ps()); },
-        dag.size());
-    replayer.start();
+    start_dag_phase(dag, replayer, transport, *engine);
     char label[96];
     std::snprintf(label, sizeof label, "size %zu/%zu (%s)", i + 1, sizes.size(),
                   format_size(sizes[i]).c_str());
@@ -271,13 +279,8 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
   if (rep.complete && prepared.step) {
     const StepPlan& plan = *prepared.step;
     transport.set_rank_hosts({});  // step rank r runs on GPU r
-    transport.open_qps(plan.dag);
     DagReplayer& replayer = step_replayer.emplace(plan.dag, transport);
-    transport.attach(&replayer);
-    engine->begin_phase(
-        [&] { return std::make_pair(replayer.completed(), replayer.finish_time().ps()); },
-        plan.dag.size());
-    replayer.start();
+    start_dag_phase(plan.dag, replayer, transport, *engine);
     const bool ok =
         engine->sum(static_cast<int64_t>(replayer.completed())) <
                 static_cast<int64_t>(plan.dag.size())
@@ -294,6 +297,26 @@ RunReport simulate_packets(const Scenario& sc, const Prepared& prepared,
     engine->max_in_place(times);
     replayer.set_task_times(times);
     if (ok) step_done = true;
+  }
+  if (rep.complete && !prepared.jobs.empty()) {
+    // Every job in one phase (or one job, alone): each rank's iterations in turn from the job's
+    // start, the jobs sharing the network.
+    JobsPlan jobs = prepared.jobs;
+    const TransferDag dag = build_jobs_dag(jobs, alone_job);
+    DagReplayer replayer(dag, transport);
+    start_dag_phase(dag, replayer, transport, *engine);
+    const std::string what = alone_job < 0 ? std::string("the jobs")
+                                           : "job " + jobs.jobs[alone_job].config.name + " alone";
+    run_phase(what, what, [&] {
+      return std::to_string(engine->sum(static_cast<int64_t>(replayer.completed()))) + " of " +
+             std::to_string(dag.size()) + " job tasks completed";
+    });
+    transport.attach(nullptr);
+    // A partitioned run's ranks each hold the times of their own tasks: combine them.
+    std::vector<int64_t> times = replayer.task_times();
+    engine->max_in_place(times);
+    replayer.set_task_times(times);
+    rep.jobs = job_rows(jobs, replayer, alone_job);
   }
   if (rep.complete && sc.perftest.enabled) {
     run_perftest(sc, prepared, sim, net, *engine, run_phase, rep);

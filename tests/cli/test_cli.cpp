@@ -223,8 +223,12 @@ TEST_CASE("every scenario in scenarios/ validates, describes its fabric and runs
     // own runs by hand).
     const bool training = slurp(entry.path()).find("\ntraining:") != std::string::npos;
     const bool background = slurp(entry.path()).find("\nbackground:") != std::string::npos;
+    // Jobs run their own sizes: cut to 64 KiB each.
+    const bool jobs = slurp(entry.path()).find("\njobs:") != std::string::npos;
     const Result run =
-        fabricsim("run " + rel + " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB" +
+        fabricsim("run " + rel +
+                  (jobs ? std::string(" --set jobs.size=64KiB")
+                        : " --set workload.minbytes=64KiB --set workload.maxbytes=64KiB") +
                   (training ? " --set 'training={dp: 2, tp: 8, layers: [{fwd_time: 10us, params: "
                               "1MiB, tp_comm: 64KiB}]}'"
                             : "") +

@@ -184,7 +184,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
         "the scenario is empty; expected a map with the sections topology, link, switch, "
         "nic, routing, ecn, pfc, dcqcn, timely, hpcc, infiniband, flow, switches, workload, nccl, "
         "measured, "
-        "traffic, training, perftest, background, pcie and server");
+        "traffic, training, jobs, perftest, background, pcie and server");
   }
   SECTION("a list at the top level") {
     const ConfigError e = error_for("- topology\n- link\n");
@@ -194,7 +194,7 @@ TEST_CASE("YAML syntax errors give the parser's line and column", "[config]") {
           "expected a map with the sections topology, link, switch, nic, routing, ecn, pfc, "
           "dcqcn, timely, hpcc, infiniband, flow, switches, workload, nccl, measured, traffic, "
           "training, "
-          "perftest, background, pcie and server, got a list");
+          "jobs, perftest, background, pcie and server, got a list");
   }
 }
 
@@ -403,7 +403,7 @@ TEST_CASE("missing required keys", "[config]") {
           path +
               ": workload: missing required section (with at least minbytes, maxbytes), or a "
               "traffic section in its place (a list of flows, each a map with src, dst and size, "
-              "e.g. [{src: 0, dst: 1, size: 1MiB}]), or a training section");
+              "e.g. [{src: 0, dst: 1, size: 1MiB}]), or a training section, or a jobs section");
   }
 }
 

@@ -164,19 +164,21 @@ TEST_CASE("Every key of the params table is one the loader reads, not an unknown
         // A list item's key: in the file, beside the item's other required keys.
         const bool flow = p.path.rfind("traffic[].", 0) == 0;
         const bool event = p.path.rfind("topology.link_events[].", 0) == 0;
+        const bool job = p.path.rfind("jobs[].", 0) == 0;
         const std::string key = p.path.substr(p.path.rfind('.') + 1);
         std::string item;
         for (const char* k : flow    ? std::vector<const char*>{"src", "dst", "size"}
                              : event ? std::vector<const char*>{"at", "link", "state"}
+                             : job   ? std::vector<const char*>{"gpus", "size"}
                                      : std::vector<const char*>{"fwd_time"}) {
           if (key != k) {
             item += std::string(k) + ": " +
-                    (std::string(k) == "src"     ? "0"
-                     : std::string(k) == "dst"   ? "1"
-                     : std::string(k) == "size"  ? "1MiB"
-                     : std::string(k) == "link"  ? "leaf0-spine0"
-                     : std::string(k) == "state" ? "down"
-                                                 : "1ms") +
+                    (std::string(k) == "src" || std::string(k) == "gpus" ? (job ? "2" : "0")
+                     : std::string(k) == "dst"                           ? "1"
+                     : std::string(k) == "size"                          ? "1MiB"
+                     : std::string(k) == "link"                          ? "leaf0-spine0"
+                     : std::string(k) == "state"                         ? "down"
+                                                                         : "1ms") +
                     ", ";
           }
         }
@@ -187,6 +189,7 @@ TEST_CASE("Every key of the params table is one the loader reads, not an unknown
                               "switch: {latency: 500ns, buffer_per_port: 1MiB}\n"
                            << (flow    ? "traffic: [{" + item + "}]\n"
                                : event ? "workload: {collective: all_reduce}\n"
+                               : job   ? "jobs: [{" + item + "}]\n"
                                        : "training: {layers: [{" + item + "}]}\n");
         load_scenario(tmp.string());
       }

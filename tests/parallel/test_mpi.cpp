@@ -258,6 +258,15 @@ TEST_CASE("MPI run: links going down, flapping and slowing keep the sequential r
   CHECK(r.find("\"lost_packets\": 0,") == std::string::npos);
 }
 
+TEST_CASE("MPI run: two jobs spread over the leaves, and each alone, keep the sequential bytes") {
+  // The jobs' DAG splices both jobs' ranks (hosts on every rank of the split); each job alone
+  // runs on an engine of its own after the run with both.
+  const std::string r =
+      same_bytes("jobs", "scenarios/two-jobs.yaml",
+                 "--set jobs.placement=spread --set jobs.size=4MiB --set 'jobs[1].start=20us'", 0);
+  CHECK(r.find("\"slowdown\": null") == std::string::npos);
+}
+
 TEST_CASE("MPI run: PFC pauses across ranks, and a PFC deadlock reported the same") {
   // pfc-victim-flow: an incast on one leaf pauses spine ports of other leaves' ranks.
   const std::string victim = same_bytes("victim", "scenarios/pfc-victim-flow.yaml", "", 0);

@@ -1,0 +1,223 @@
+// End-to-end: `jobs:` through `fabricsim run`: jobs sharing a link share its bandwidth, jobs
+// sharing none do not slow each other, a job alone runs as the same collective would in a
+// `workload:` section, and the inputs it refuses.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+
+namespace fs = std::filesystem;
+using namespace cli_end_to_end;
+
+namespace {
+
+/// A 2-leaf spine-leaf, 2 hosts a leaf at 400 Gb/s, one spine at 2:1: each leaf's one 400 Gb/s
+/// uplink is the only way between the leaves. PFC on, so no job loses a packet.
+const std::string kTwoLeaves =
+    "seed: 1\n"
+    "topology: {kind: spine-leaf, leaves: 2, spines: 1, hosts_per_leaf: 2, oversubscription: 2}\n"
+    "link: {host_rate: 400Gbps, propagation_delay: 250ns}\n"
+    "switch: {latency: 500ns, buffer_model: shared, shared_buffer: 64MiB, alpha: 1, "
+    "cut_through: true}\n"
+    "pfc: {enabled: true}\n";
+
+fs::path write_scenario(const std::string& name, const std::string& text) {
+  const fs::path p = scratch(name) / (name + ".yaml");
+  std::ofstream(p) << text;
+  return p;
+}
+
+nlohmann::json run_json(const std::string& name, const std::string& args) {
+  const fs::path d = scratch(name + "_out");
+  const Result r = fabricsim("run " + args + " --out " + d.string());
+  INFO(r.out + r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(slurp(d / "results.json"));
+}
+
+}  // namespace
+
+TEST_CASE("two jobs whose only path is one uplink each get half of it") {
+  // Two sendrecv jobs, each between a host of leaf 0 and one of leaf 1: both send 64 MiB each
+  // way through the same 400 Gb/s uplink. Alone, a job's time is that link's serialization of
+  // its bytes B plus a fixed latency L; together the link carries both jobs' bytes, so each
+  // takes 2B + L: a slowdown of (2B + L) / (B + L), just under 2 at sizes where L << B.
+  const fs::path sc = write_scenario(
+      "share", kTwoLeaves +
+                   "jobs:\n"
+                   "  - {name: a, collective: sendrecv, size: 64MiB, gpus: 2, servers: [0, 2]}\n"
+                   "  - {name: b, collective: sendrecv, size: 64MiB, gpus: 2, servers: [1, 3]}\n");
+  const auto j = run_json("share", sc.string());
+  REQUIRE(j["jobs"].size() == 2);
+  const auto& a = j["jobs"][0];
+  const auto& b = j["jobs"][1];
+  CHECK(a["name"] == "a");
+  CHECK(a["placement"] == "servers");
+  CHECK(a["leaves"] == 2);
+  CHECK(a["complete"] == true);
+  // The link is shared fairly: the jobs end within 0.1 % of each other.
+  const double ta = a["collective"]["time_ps"].get<double>();
+  const double tb = b["collective"]["time_ps"].get<double>();
+  CHECK(ta == Approx(tb).epsilon(0.001));
+  // Alone, the same job on the same servers: the same time for both (mirror images).
+  const double alone = a["alone"]["time_ps"].get<double>();
+  CHECK(b["alone"]["time_ps"].get<double>() == alone);
+  // B from the uplink's bytes: the together run sends both jobs' bytes through leaf0 -> spine0,
+  // which is busy the whole run but L (measured 1.977 at L = 14 us of 1,411 us alone).
+  const auto ports = csv_rows(scratch("share_out") / "ports.csv");
+  double uplink_bytes = 0;
+  for (const auto& row : ports) {
+    if (row[0] == "leaf0" && row[2] == "spine0") uplink_bytes = std::stod(row[5]);
+  }
+  REQUIRE(uplink_bytes > 0);
+  const double b_ps = uplink_bytes * 8 / 400e9 * 1e12 / 2;  // one job's share
+  const double l_ps = ta - 2 * b_ps;
+  CHECK(l_ps > 0);
+  CHECK(l_ps < 0.02 * ta);  // the link was busy for all but the latency
+  CHECK(a["slowdown"].get<double>() == Approx((2 * b_ps + l_ps) / (b_ps + l_ps)).epsilon(0.01));
+  CHECK(a["slowdown"].get<double>() > 1.95);
+}
+
+TEST_CASE("a job alone runs as the same collective in a workload section would") {
+  // The job's DAG is the collective's, with 0-duration launch and join tasks per rank around it:
+  // alone on servers 0..7 it takes the time a workload section's 8-rank run of the same size
+  // takes, to the picosecond, and a job with nobody beside it is slowed by exactly 1.
+  const std::string fabric =
+      "seed: 1\n"
+      "topology: {kind: spine-leaf, leaves: 4, spines: 4, hosts_per_leaf: 4}\n"
+      "link: {host_rate: 400Gbps, propagation_delay: 250ns}\n"
+      "switch: {latency: 500ns, buffer_per_port: 4MiB, cut_through: true}\n";
+  const auto job =
+      run_json("alone_job",
+               write_scenario("alone_job",
+                              fabric + "jobs: [{collective: all_reduce, size: 4MiB, gpus: 8}]\n")
+                   .string());
+  const auto workload = run_json(
+      "alone_workload",
+      write_scenario("alone_workload", fabric + "workload: {collective: all_reduce, ngpus: 8, "
+                                                "minbytes: 4MiB, maxbytes: 4MiB}\n")
+          .string());
+  REQUIRE(job["jobs"].size() == 1);
+  const auto& row = job["jobs"][0]["collective"];
+  const auto& w = workload["collectives"][0];
+  CHECK(row["algorithm"] == w["algorithm"]);
+  CHECK(row["protocol"] == w["protocol"]);
+  CHECK(row["channels"] == w["channels"]);
+  CHECK(row["time_ps"] == w["time_ps"]);
+  CHECK(row["busbw_GBps"] == w["busbw_GBps"]);
+  CHECK(job["jobs"][0]["servers"] == nlohmann::json::array({0, 1, 2, 3, 4, 5, 6, 7}));
+  CHECK(job["jobs"][0]["slowdown"] == 1.0);
+}
+
+TEST_CASE("leaf-disjoint jobs do not slow each other and the same jobs spread over the leaves do") {
+  // scenarios/two-jobs.yaml: a ring AllReduce job and an AllToAll job of 16 GPUs each on a 2:1
+  // spine-leaf of 4 leaves x 8. Packed, each job has two leaves of its own: in a spine-leaf a
+  // packet between two leaves uses only those leaves' links, so no link carries both jobs and
+  // each takes exactly its time alone. Spread, each job has 4 GPUs under every leaf and both
+  // cross the same uplinks: the ring job is slower than alone.
+  const std::string sc = "scenarios/two-jobs.yaml --set jobs.size=16MiB";
+  const auto packed = run_json("packed", sc);
+  const auto spread = run_json("spread", sc + " --set jobs.placement=spread");
+  for (const auto& job : packed["jobs"]) {
+    INFO(job["name"]);
+    CHECK(job["leaves"] == 2);
+    CHECK(job["collective"]["time_ps"] == job["alone"]["time_ps"]);
+    CHECK(job["slowdown"] == 1.0);
+  }
+  CHECK(packed["jobs"][0]["servers"] ==
+        nlohmann::json::array({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}));
+  const auto& ring = spread["jobs"][0];
+  CHECK(ring["leaves"] == 4);
+  CHECK(ring["servers"] ==
+        nlohmann::json::array({0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27}));
+  CHECK(ring["slowdown"].get<double>() > 1.1);
+  CHECK(spread["counters"]["drops"] == 0);  // PFC: lossless however the jobs meet
+  // The same scenario and seed write the same bytes.
+  const fs::path again = scratch("spread_again");
+  REQUIRE(
+      fabricsim("run " + sc + " --set jobs.placement=spread --out " + again.string()).exit_code ==
+      0);
+  CHECK(slurp(again / "results.json") == slurp(scratch("spread_out") / "results.json"));
+}
+
+TEST_CASE("a job started later on an idle fabric takes as long as one started at zero") {
+  // Nothing else runs before it: the start only shifts the job (end = start + time).
+  const std::string jobs =
+      "jobs: [{collective: all_gather, size: 1MiB, gpus: 4, servers: [0, 1, 2, 3]%s}]\n";
+  const auto at = [&](const std::string& start) {
+    std::string text = jobs;
+    text.replace(text.find("%s"), 2, start);
+    return write_scenario("start" + std::to_string(start.size()), kTwoLeaves + text).string();
+  };
+  const auto zero = run_json("start_zero", at(""));
+  const auto later = run_json("start_later", at(", start: 100us"));
+  const auto& z = zero["jobs"][0];
+  const auto& l = later["jobs"][0];
+  CHECK(l["start_ps"] == 100'000'000);
+  CHECK(l["collective"]["time_ps"] == z["collective"]["time_ps"]);
+  CHECK(l["end_ps"].get<int64_t>() ==
+        100'000'000 + l["collective"]["time_ps"].get<int64_t>() * l["iterations"].get<int64_t>());
+}
+
+TEST_CASE("bad jobs are refused with where and what") {
+  const auto refused = [&](const std::string& name, const std::string& jobs,
+                           const std::string& extra = "") {
+    const fs::path sc = write_scenario(name, kTwoLeaves + jobs);
+    const Result r = fabricsim("run " + sc.string() + extra);
+    INFO(r.out + r.err);
+    CHECK(r.exit_code == 2);
+    return r.err;
+  };
+  // A misspelt key: did you mean, at its line and column.
+  CHECK_THAT(refused("typo", "jobs:\n  - {size: 1MiB, gpus: 2, placment: spread}\n"),
+             Catch::Contains("typo.yaml:7:27") && Catch::Contains("placment") &&
+                 Catch::Contains("did you mean 'placement'"));
+  // nccl-tests' name for the rank count.
+  CHECK_THAT(refused("ngpus", "jobs:\n  - {size: 1MiB, ngpus: 2}\n"),
+             Catch::Contains("did you mean 'gpus'"));
+  CHECK_THAT(refused("no_size", "jobs:\n  - {gpus: 2}\n"),
+             Catch::Contains("missing required key size"));
+  // Servers taken by an earlier job, or more GPUs than are left.
+  CHECK_THAT(refused("taken",
+                     "jobs:\n  - {size: 1MiB, gpus: 2, servers: [0, 1]}\n"
+                     "  - {size: 1MiB, gpus: 2, servers: [1, 2]}\n"),
+             Catch::Contains("jobs[1].servers") && Catch::Contains("server 1 is taken by an "
+                                                                   "earlier job"));
+  CHECK_THAT(refused("too_many",
+                     "jobs:\n  - {size: 1MiB, gpus: 2}\n"
+                     "  - {size: 1MiB, gpus: 3}\n"),
+             Catch::Contains("jobs[1].gpus") &&
+                 Catch::Contains("3 GPUs at 1 a server need 3 servers, and 2 of the fabric's 4 "
+                                 "are left after the jobs before it"));
+  CHECK_THAT(refused("count", "jobs:\n  - {size: 1MiB, gpus: 2, servers: [0, 1, 2]}\n"),
+             Catch::Contains("2 GPUs at 1 a server need 2 servers; 3 are listed"));
+  CHECK_THAT(
+      refused("both", "jobs:\n  - {size: 1MiB, gpus: 2, servers: [0, 1], placement: spread}\n"),
+      Catch::Contains("not both"));
+  CHECK_THAT(refused("names",
+                     "jobs:\n  - {name: x, size: 1MiB, gpus: 2}\n"
+                     "  - {name: x, size: 1MiB, gpus: 2}\n"),
+             Catch::Contains("duplicate job name 'x'"));
+  // A job's collective checked as a workload section's is, under the job's own key.
+  CHECK_THAT(refused("proto",
+                     "jobs:\n  - {collective: alltoall, protocol: ll128, size: 1MiB, "
+                     "gpus: 2}\n"),
+             Catch::Contains("jobs[0].protocol") && Catch::Contains("LL and Simple only"));
+  CHECK_THAT(refused("nccl", "jobs:\n  - {size: 1MiB, gpus: 2, nccl: {algoo: ring}}\n"),
+             Catch::Contains("jobs[0].nccl.algoo") && Catch::Contains("did you mean 'algo'"));
+  // Jobs are the workload: not beside a workload section; and not in the flow mode.
+  CHECK_THAT(refused("beside",
+                     "workload: {minbytes: 1MiB, maxbytes: 1MiB}\n"
+                     "jobs:\n  - {size: 1MiB, gpus: 2}\n"),
+             Catch::Contains("jobs run instead of a workload section"));
+  CHECK_THAT(refused("flow", "mode: flow\njobs:\n  - {size: 1MiB, gpus: 2}\n"),
+             Catch::Contains("packet mode only"));
+  // --set on a job that is not there.
+  CHECK_THAT(refused("set", "jobs:\n  - {size: 1MiB, gpus: 2}\n", " --set 'jobs[3].size=2MiB'"),
+             Catch::Contains("job 3 does not exist: the scenario has 1 job"));
+  CHECK_THAT(refused("set_key", "jobs:\n  - {size: 1MiB, gpus: 2}\n", " --set jobs.gpu=4"),
+             Catch::Contains("did you mean 'gpus'"));
+}
