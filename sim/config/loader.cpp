@@ -576,6 +576,11 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
   }
   if (const auto it = found.find(kJobsSection); it != found.end()) {
     // Each job is a workload of its own: one run has jobs or the single-workload sections.
+    if (found.count("measured.nccl_tests")) {
+      it->second.fail(
+          "measured.nccl_tests compares a workload section's sweep with a real log; "
+          "jobs have none: give the log's collective as a workload section instead");
+    }
     for (const char* other : {"workload", kTrainingSection, "perftest"}) {
       if (found.count(other)) {
         it->second.fail("jobs run instead of a " + std::string(other) +

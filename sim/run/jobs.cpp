@@ -17,6 +17,10 @@ namespace fabricsim {
 
 namespace {
 
+/// The most tasks the jobs' DAG may hold: a task and its edges take some 100 bytes to build
+/// and replay, so 50 million are a few GB.
+constexpr int64_t kMaxJobTasks = 50'000'000;
+
 /// Per server of the fabric (server s: hosts s x G … s x G + G - 1): the switch its first GPU's
 /// NIC is cabled to, numbered in server order (placement.hpp's groups).
 std::vector<int> server_groups(const Fabric& fabric, int servers, int g) {
@@ -55,6 +59,7 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
   const int servers = static_cast<int>(fabric.hosts.size()) / g;
   PlacementRequest request;
   request.group = server_groups(fabric, servers, g);
+  int64_t tasks = 0;  // the DAG's tasks over every job
   request.free.assign(static_cast<size_t>(servers), true);
   for (size_t j = 0; j < sc.jobs.size(); ++j) {
     const JobConfig& job = sc.jobs[j];
@@ -160,6 +165,23 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
       fail(given("algorithm") ? "algorithm" : "collective", e.what());
     }
     p.row = plan_row(workload, p.setup, p.size);
+    // The job's DAG holds its collective's tasks (and a launch and a join per rank) once per
+    // iteration: refused before it is built when it would not fit.
+    const int64_t per_iteration =
+        (p.size.buffer_count == 0
+             ? 0
+             : static_cast<int64_t>(
+                   build_collective(p.setup.layout, p.size.spec, p.size.buffer_count, elem)
+                       .size())) +
+        2 * int64_t{job.gpus};
+    tasks += per_iteration * job.iterations;
+    if (tasks > kMaxJobTasks) {
+      fail(given("iterations") ? "iterations" : "size",
+           "the jobs' collectives would be " + std::to_string(tasks) +
+               " tasks to replay (this job: " + std::to_string(per_iteration) +
+               " an iteration), above the " + std::to_string(kMaxJobTasks) +
+               " a run holds; expected fewer iterations, a smaller size or fewer GPUs");
+    }
     plan.first_rank.push_back(static_cast<int>(plan.rank_hosts.size()));
     plan.rank_hosts.insert(plan.rank_hosts.end(), p.setup.rank_hosts.begin(),
                            p.setup.rank_hosts.end());
@@ -250,8 +272,10 @@ std::vector<JobRow> job_rows(const JobsPlan& plan, const DagReplayer& replayer, 
     if (r.complete) {
       r.end_ps = end;
       r.row.time_ps = (end - r.start_ps) / r.iterations;
-      r.row.algbw_GBps = algbw_GBps(r.row.size_bytes, r.row.time_ps);
-      r.row.busbw_GBps = r.row.algbw_GBps * busbw_factor(r.row.collective, r.row.ranks);
+      if (r.row.time_ps > 0) {  // 0: a count of 0 elements, which NCCL returns at once
+        r.row.algbw_GBps = algbw_GBps(r.row.size_bytes, r.row.time_ps);
+        r.row.busbw_GBps = r.row.algbw_GBps * busbw_factor(r.row.collective, r.row.ranks);
+      }
     }
     rows.push_back(std::move(r));
   }

@@ -30,6 +30,12 @@ static void alone_runs(const Scenario& sc, const Prepared& prepared,
   }
   for (size_t j = 0; j < rep.jobs.size(); ++j) {
     JobRow& row = rep.jobs[j];
+    if (rep.jobs.size() == 1) {  // the run was the job alone: its DAG is the same
+      row.alone_time_ps = row.row.time_ps;
+      row.alone_busbw_GBps = row.row.busbw_GBps;
+      if (row.alone_time_ps > 0) row.slowdown = 1;
+      break;
+    }
     if (!rep.complete) {
       row.alone_note = "not run: " + rep.stop_reason;
       continue;

@@ -215,9 +215,31 @@ TEST_CASE("bad jobs are refused with where and what") {
              Catch::Contains("jobs run instead of a workload section"));
   CHECK_THAT(refused("flow", "mode: flow\njobs:\n  - {size: 1MiB, gpus: 2}\n"),
              Catch::Contains("packet mode only"));
+  CHECK_THAT(
+      refused("measured", "measured: {nccl_tests: log.txt}\njobs:\n  - {size: 1MiB, gpus: 2}\n"),
+      Catch::Contains("measured.nccl_tests compares a workload section's sweep"));
+  // Iterations whose DAG would not fit are refused before it is built.
+  CHECK_THAT(refused("iterations", "jobs:\n  - {size: 64MiB, gpus: 4, iterations: 1000000}\n"),
+             Catch::Contains("jobs[0].iterations") && Catch::Contains("tasks to replay"));
   // --set on a job that is not there.
   CHECK_THAT(refused("set", "jobs:\n  - {size: 1MiB, gpus: 2}\n", " --set 'jobs[3].size=2MiB'"),
              Catch::Contains("job 3 does not exist: the scenario has 1 job"));
   CHECK_THAT(refused("set_key", "jobs:\n  - {size: 1MiB, gpus: 2}\n", " --set jobs.gpu=4"),
              Catch::Contains("did you mean 'gpus'"));
+}
+
+TEST_CASE("a job of fewer bytes than one element finishes at once with busbw 0") {
+  // 1 B of floats is a count of 0: NCCL returns at once, as nccl-tests' size-0 rows show
+  // (time 0, algbw and busbw 0); a regression: the job's busbw once divided by its time of 0.
+  const auto j =
+      run_json("tiny", write_scenario("tiny", kTwoLeaves + "jobs:\n  - {size: 1B, gpus: 2}\n"
+                                                           "  - {size: 1MiB, gpus: 2}\n")
+                           .string());
+  const auto& tiny = j["jobs"][0];
+  CHECK(tiny["complete"] == true);
+  CHECK(tiny["collective"]["count"] == 0);
+  CHECK(tiny["collective"]["time_ps"] == 0);
+  CHECK(tiny["collective"]["busbw_GBps"] == 0.0);
+  CHECK(tiny["slowdown"].is_null());
+  CHECK(j["jobs"][1]["slowdown"] == 1.0);  // nothing of the first job's is on the network
 }
