@@ -280,3 +280,22 @@ measured_rows() {
   awk '/^# measured/ { on = 1; next } on && /^#  +[0-9]+ / { print $2, $3, $4, $5 " %" } on && /busbw error/ { exit }' |
     sed 's/ -\([0-9]\)/ \xe2\x88\x92\1/'
 }
+
+# architect_table DIR: the architect's sweep (scenarios/architect-compare.yaml over
+# routing.load_balancing x topology.oversubscription x three jobs lists, in that order) as one
+# row per fabric: its cost proxy, the AllReduce and AllToAll busbw on all 32 GPUs, and both jobs'
+# busbw and slowdown side by side (DIR/point-NNN/results.json).
+architect_table() {
+  echo "| routing | ratio | cost (USD) | AllReduce 32 (GB/s) | AllToAll 32 (GB/s) | both: AllReduce 16 (GB/s, slowdown) | both: AllToAll 16 (GB/s, slowdown) |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  awk -F, 'NR > 1 && ($1 - 1) % 3 == 0 { print $1, $2, $3 }' "$1/sweep.csv" |
+    while read -r point lb ratio; do
+      p() { printf '%s/point-%03d/results.json' "$1" "$2"; }
+      a="$(p "$1" "$point")" b="$(p "$1" $((point + 1)))" c="$(p "$1" $((point + 2)))"
+      printf '| %s | %s:1 | %s | %.2f | %.2f | %.2f (%.2fx) | %.2f (%.2fx) |\n' "$lb" "$ratio" \
+        "$(thousands "$(printf %.0f "$(json "$a" fabric.cost_usd)")")" \
+        "$(json "$a" 'jobs[0].collective.busbw_GBps')" "$(json "$b" 'jobs[0].collective.busbw_GBps')" \
+        "$(json "$c" 'jobs[0].collective.busbw_GBps')" "$(json "$c" 'jobs[0].slowdown')" \
+        "$(json "$c" 'jobs[1].collective.busbw_GBps')" "$(json "$c" 'jobs[1].slowdown')"
+    done
+}

@@ -17,11 +17,37 @@ bool training_axis(const std::string& key) {
   return key == "training" || starts_with(key, "training.");
 }
 
+/// `jobs` (the whole list), jobs.KEY or jobs[I].KEY: the jobs are the workload.
+bool jobs_axis(const std::string& key) {
+  return key == "jobs" || starts_with(key, "jobs.") || starts_with(key, "jobs[");
+}
+
+/// A whole jobs list as a label: its jobs' names joined by " + " ("allreduce + alltoall"),
+/// read from the `name:` keys of the YAML text; "" when it names none.
+std::string job_names(const std::string& value) {
+  std::string out;
+  for (size_t at = value.find("name:"); at != std::string::npos; at = value.find("name:", at + 5)) {
+    if (at > 0 && value[at - 1] != '{' && value[at - 1] != ' ' && value[at - 1] != ',') continue;
+    size_t b = value.find_first_not_of(' ', at + 5);
+    const size_t e = b == std::string::npos ? b : value.find_first_of(",}", b);
+    if (b == std::string::npos || e == std::string::npos) break;
+    std::string name = value.substr(b, e - b);
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    if (name.size() >= 2 && (name.front() == '\'' || name.front() == '"')) {
+      name = name.substr(1, name.size() - 2);
+    }
+    if (!out.empty()) out += " + ";
+    out += name;
+  }
+  return out;
+}
+
 /// An axis measured on each fabric with the workload's: the workload itself, and how it is
 /// measured: the seed (ECMP hash salts: the spread of one fabric, not another fabric) and the
 /// mode (packet or flow: two models of the same fabric).
 bool workload_axis(const std::string& key) {
-  return key == "workload" || starts_with(key, "workload.") || key == "seed" || key == "mode";
+  return key == "workload" || starts_with(key, "workload.") || key == "seed" || key == "mode" ||
+         jobs_axis(key);
 }
 
 /// The status of a point up to its first ':' ("incomplete: stalled …" -> "incomplete").
@@ -43,6 +69,10 @@ std::string value_label(const std::string& key, const std::string& value) {
   const size_t dot = key.rfind('.');
   const std::string name = dot == std::string::npos ? key : key.substr(dot + 1);
   if (name == "kind" || key == "transport" || key == "workload.collective") return value;
+  if (key == "jobs") {
+    const std::string names = job_names(value);
+    if (!names.empty()) return names;
+  }
   if (name == "oversubscription" && !value.empty() &&
       value.find_first_not_of("0123456789.") == std::string::npos) {
     return value + ":1";
@@ -154,6 +184,54 @@ std::string step_shape(const nlohmann::json& t) {
          std::to_string(n("pp")) + " = " + std::to_string(n("ranks")) + " GPUs, " +
          plural(n("layers"), "layer") + ", " + plural(n("microbatches"), "microbatch") + ", " +
          plural(n("buckets"), "DDP bucket");
+}
+
+/// The jobs of the points with `jobs:` (results.json `jobs`), per (workload values, job name)
+/// in first-seen order: each fabric's busbw of the job beside the others, and its slowdown.
+void compare_jobs(const CompareInput& in, const std::vector<size_t>& fabric_of,
+                  const std::vector<size_t>& workload_keys, CompareData& d) {
+  std::vector<std::pair<std::vector<std::string>, std::string>> groups;
+  for (const ComparePoint& p : in.points) {
+    if (!p.results) continue;
+    for (const nlohmann::json& j : member(*p.results, "jobs")) {
+      const auto g = std::make_pair(pick(workload_keys, p.values), text(j, "name"));
+      if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+    }
+  }
+  for (const auto& [key, name] : groups) {
+    std::vector<std::string> values(in.axes.size());
+    for (size_t k = 0; k < workload_keys.size(); ++k) values[workload_keys[k]] = key[k];
+    CompareJob job;
+    job.workload = join_labels(in.axes, workload_keys, values, " ", false);
+    job.job = name;
+    for (size_t f = 0; f < d.fabrics.size(); ++f) {
+      const auto candidates = points_of(in, fabric_of, f, workload_keys, key);
+      std::optional<CompareValue> busbw, slowdown;
+      for (const ComparePoint* p : candidates) {
+        if (!p->results) continue;
+        for (const nlohmann::json& j : member(*p->results, "jobs")) {
+          if (text(j, "name") != name) continue;
+          const nlohmann::json& c = member(j, "collective");
+          if (job.collective.empty()) {
+            job.collective = text(c, "collective");
+            job.ranks = static_cast<int64_t>(number(c, "ranks").value_or(0));
+            job.size_bytes = static_cast<int64_t>(number(c, "size_bytes").value_or(0));
+          }
+          if (member(j, "complete") == true && number(c, "busbw_GBps")) {
+            busbw = from_point(*p, *number(c, "busbw_GBps"));
+          }
+          if (number(j, "slowdown")) slowdown = from_point(*p, *number(j, "slowdown"));
+          break;
+        }
+        if (busbw) break;
+      }
+      job.busbw_GBps.push_back(busbw ? *busbw : missing_from(candidates));
+      job.slowdown.push_back(slowdown ? *slowdown : missing_from(candidates));
+    }
+    set_deltas(job.busbw_GBps);
+    set_deltas(job.slowdown);
+    d.jobs.push_back(std::move(job));
+  }
 }
 
 }  // namespace
@@ -327,6 +405,8 @@ CompareData compare_points(const CompareInput& in) {
     }
   }
 
+  compare_jobs(in, fabric_of, workload_keys, d);
+
   // The training step, per training.* combination.
   bool any_step = in.training;
   std::vector<std::vector<std::string>> step_keys;
@@ -477,6 +557,7 @@ CompareData compare_points(const CompareInput& in) {
                        [](const CompareValue& v) { return v.value && v.doubtful; });
   };
   for (const CompareBusbw& b : d.busbw) d.doubtful = d.doubtful || doubtful(b.busbw_GBps);
+  for (const CompareJob& j : d.jobs) d.doubtful = d.doubtful || doubtful(j.busbw_GBps);
   for (const CompareStep& s : d.steps) d.doubtful = d.doubtful || doubtful(s.step_ms);
   for (const CompareQueues& q : d.queues) d.doubtful = d.doubtful || doubtful(q.max_queue_bytes);
   return d;

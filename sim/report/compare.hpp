@@ -2,8 +2,8 @@
 // report.html, one page per sweep.
 //
 // A sweep's points are grouped into fabrics and measurements. A fabric is one combination of
-// the values of the --vary axes that are not workload.*, training.*, seed or mode (topology.kind
-// x topology.oversubscription, say); those four are what is measured on
+// the values of the --vary axes that are not workload.*, training.*, jobs, seed or mode
+// (topology.kind x topology.oversubscription, say); those are what is measured on
 // each fabric. Every number is set beside the first fabric's (the fabric of point 1, or of the
 // first point that completed when that fabric has none) as a difference in %.
 //
@@ -89,6 +89,18 @@ struct CompareBusbw {
   std::vector<std::string> algorithm;    ///< per fabric: "tree/ll128", as NCCL chose ("" none)
 };
 
+/// One job of the points with `jobs:` (per combination of the workload values, the jobs list
+/// among them, and the job's name): its busbw beside the other jobs and its slowdown against
+/// itself alone, on every fabric.
+struct CompareJob {
+  std::string workload;  ///< the workload values: "allreduce + alltoall" for a jobs list
+  std::string job;       ///< its name
+  std::string collective;
+  int64_t ranks = 0, size_bytes = 0;
+  std::vector<CompareValue> busbw_GBps;  ///< per fabric: results.json jobs[].collective.busbw_GBps
+  std::vector<CompareValue> slowdown;    ///< per fabric: results.json jobs[].slowdown
+};
+
 /// One training step (per training.* combination): its time on every fabric.
 struct CompareStep {
   std::string training;  ///< the training.* values ("" when none is varied)
@@ -122,6 +134,7 @@ struct CompareData {
   std::string mode;  ///< "packet" or "flow" (results.json `mode`), "" when unknown
   std::vector<CompareFabric> fabrics;  ///< in the order of their first point
   std::vector<CompareBusbw> busbw;     ///< by workload in first-seen order, sizes ascending
+  std::vector<CompareJob> jobs;        ///< empty when no point's scenario has jobs
   std::vector<CompareStep> steps;      ///< empty when no point's scenario has a training step
   std::vector<CompareQueues> queues;
   std::vector<CompareProblem> problems;

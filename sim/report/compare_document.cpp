@@ -182,6 +182,17 @@ CompareDocument compare_document(const CompareData& d) {
                            pct_against(v, b.busbw_GBps.front(), first) + ")" + near_text(*best) +
                            ".");
     }
+    for (const CompareJob& j : d.jobs) {
+      const auto best = best_of(d, j.busbw_GBps, Better::kHigher, gbps);
+      if (!best) continue;
+      const CompareValue& v = j.busbw_GBps[best->at];
+      const CompareValue& slow = j.slowdown[best->at];
+      doc.glance.push_back("Highest busbw of job " + j.job + " (" + j.workload +
+                           "): " + best->names + " (" + gbps(*v.value) + " GB/s" +
+                           pct_against(v, j.busbw_GBps.front(), first) +
+                           (slow.value ? ", " + fixed(*slow.value, 2) + "x its time alone" : "") +
+                           ")" + near_text(*best) + ".");
+    }
     for (const CompareStep& s : d.steps) {
       const auto best = best_of(d, s.step_ms, Better::kLower, ms);
       if (!best) continue;
@@ -261,6 +272,34 @@ CompareDocument compare_document(const CompareData& d) {
                                         {d.fabrics[f].label, 0},
                                         {b.algorithm[f], 0}};
         value_and_delta(row, b.busbw_GBps, f, gbps, Better::kHigher);
+        t.rows.push_back(row);
+      }
+    }
+    doc.tables.push_back(t);
+  }
+
+  // ---- jobs
+  if (!d.jobs.empty()) {
+    CompareTable t;
+    t.id = "jobs";
+    t.title = "Jobs sharing the fabric";
+    t.how_to_read =
+        "Each job's busbw beside the other jobs of its list (higher is better), and its "
+        "slowdown: its time there over its time alone on the same servers (1.00x: the others "
+        "cost it nothing; lower is better). The % columns compare each fabric with " +
+        first + " on the same jobs.";
+    t.header = {"jobs",         "job",      "collective", "fabric",
+                "busbw (GB/s)", "vs first", "slowdown",   "vs first"};
+    t.numeric = {false, false, false, false, true, true, true, true};
+    const auto times = [](double v) { return fixed(v, 2) + "x"; };
+    for (const CompareJob& j : d.jobs) {
+      const std::string what =
+          j.collective + " " + size_text(j.size_bytes) + ", " + std::to_string(j.ranks) + " GPUs";
+      for (size_t f = 0; f < d.fabrics.size(); ++f) {
+        std::vector<CompareCell> row = {
+            {j.workload, 0}, {j.job, 0}, {what, 0}, {d.fabrics[f].label, 0}};
+        value_and_delta(row, j.busbw_GBps, f, gbps, Better::kHigher);
+        value_and_delta(row, j.slowdown, f, times, Better::kLower);
         t.rows.push_back(row);
       }
     }

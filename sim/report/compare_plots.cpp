@@ -49,22 +49,43 @@ std::string head(const std::string& scenario, const std::string& what, const std
                     ".gp` in this folder to draw " + stem + ".svg");
 }
 
+/// What the busbw plots draw: each workload at its largest size, then each job beside the
+/// others of its list.
+struct BusbwGroup {
+  std::string label;  ///< "all_reduce 16 MiB", "job allreduce (allreduce + alltoall)"
+  const std::vector<CompareValue>* busbw_GBps;
+};
+std::vector<BusbwGroup> busbw_groups(const CompareData& d) {
+  std::vector<BusbwGroup> out;
+  for (const CompareBusbw& b : d.busbw) {
+    if (b.largest) out.push_back({b.workload + " " + size_text(b.size_bytes), &b.busbw_GBps});
+  }
+  for (const CompareJob& j : d.jobs) {
+    out.push_back({"job " + j.job + " (" + j.workload + ")", &j.busbw_GBps});
+  }
+  return out;
+}
+
+/// The table a busbw plot follows: the collectives', else the jobs'.
+std::string busbw_table(const CompareData& d) {
+  return d.busbw.empty() ? "jobs" : "busbw";
+}
+
 /// Grouped bars: busbw at each workload's largest size, one bar per fabric.
 std::optional<ComparePlot> busbw_plot(const CompareData& d) {
-  std::vector<const CompareBusbw*> rows;
-  for (const CompareBusbw& b : d.busbw) {
-    const bool any = std::any_of(b.busbw_GBps.begin(), b.busbw_GBps.end(), drawable);
-    if (b.largest && any) rows.push_back(&b);
+  std::vector<BusbwGroup> rows;
+  for (const BusbwGroup& b : busbw_groups(d)) {
+    if (std::any_of(b.busbw_GBps->begin(), b.busbw_GBps->end(), drawable)) rows.push_back(b);
   }
   if (rows.empty()) return std::nullopt;
   ComparePlot p;
   p.stem = "report-busbw";
-  p.after_table = "busbw";
+  p.after_table = busbw_table(d);
   p.title = "busbw per fabric at each workload's largest message size";
   p.how_to_read =
-      "Taller bars are better: one group per workload, one bar per fabric in the "
-      "order of the tables, the busbw on top of each bar (the plots draw only "
-      "numbers of points that completed).";
+      "Taller bars are better: one group per workload (a job: its busbw beside the other jobs "
+      "of its list), one bar per fabric in the order of the tables, the busbw on top of each "
+      "bar (the plots draw only numbers of points that completed).";
   const size_t n = d.fabrics.size();
   p.dat = gp_comment("fabricsim sweep " + d.scenario + " --report: " + p.title);
   p.dat += "# columns: workload and size, then busbw_GBps of each fabric (NaN: not measured):";
@@ -74,9 +95,9 @@ std::optional<ComparePlot> busbw_plot(const CompareData& d) {
   }
   p.dat += "\n";
   double largest = 0;
-  for (const CompareBusbw* b : rows) {
-    p.dat += dat_string(b->workload + " " + size_text(b->size_bytes));
-    for (const CompareValue& v : b->busbw_GBps) {
+  for (const BusbwGroup& b : rows) {
+    p.dat += dat_string(b.label);
+    for (const CompareValue& v : *b.busbw_GBps) {
       p.dat += ' ';
       p.dat += num(v);
       if (drawable(v)) largest = std::max(largest, *v.value);
@@ -126,7 +147,7 @@ std::optional<ComparePlot> cost_plot(const CompareData& d) {
   if (costs.size() < 2) return std::nullopt;  // one price: nothing to weigh against
   ComparePlot p;
   p.stem = "report-cost";
-  p.after_table = "busbw";
+  p.after_table = busbw_table(d);
   p.title = "cost proxy against busbw at each workload's largest message size";
   p.how_to_read =
       "Up and to the left is better: more bandwidth for less money; one panel per workload, on "
@@ -136,12 +157,11 @@ std::optional<ComparePlot> cost_plot(const CompareData& d) {
       "# one block per workload (gnuplot `index`), one row per fabric in the tables' order; "
       "columns: cost_musd (cost proxy, million USD) busbw_GBps fabric (NaN: not drawn)\n";
   std::vector<std::string> panels;  // each panel's plot command
-  for (const CompareBusbw& b : d.busbw) {
-    if (!b.largest) continue;
+  for (const BusbwGroup& b : busbw_groups(d)) {
     std::string rows;
     bool any = false;
     for (size_t f = 0; f < d.fabrics.size(); ++f) {
-      const CompareValue& v = b.busbw_GBps[f];
+      const CompareValue& v = (*b.busbw_GBps)[f];
       const CompareValue& c = d.fabrics[f].cost_usd;
       const bool drawn = drawable(v) && c.value;
       any = any || drawn;
@@ -149,7 +169,7 @@ std::optional<ComparePlot> cost_plot(const CompareData& d) {
               dat_string(d.fabrics[f].label) + "\n";
     }
     if (!any) continue;  // gnuplot refuses a panel without a point
-    const std::string what = b.workload + " " + size_text(b.size_bytes);
+    const std::string& what = b.label;
     p.dat += "\n\n" + gp_comment(what) + rows;
     std::string plot = "set title " + gp_string(what) + "\nplot ";
     const int point_types[] = {7, 5, 9, 11, 13, 15};

@@ -108,7 +108,36 @@ void write_markdown_table(std::ostream& out, const SweepTable& t) {
   std::vector<std::vector<std::string>> rows;
   rows.reserve(t.rows.size());
   for (const auto& row : t.rows) rows.push_back(row.cells);
+  // A varied value too long for a column (a whole jobs list) is shown as "#k", k its place
+  // among the column's values, and written out under the table (sweep.csv keeps it whole).
+  const auto status = std::find(t.header.begin(), t.header.end(), "status");
+  std::string legend;
+  for (size_t c = 1; c < static_cast<size_t>(status - t.header.begin()); ++c) {
+    const bool long_values = std::any_of(rows.begin(), rows.end(), [&](const auto& r) {
+      return c < r.size() && r[c].size() > kLongValueChars;
+    });
+    if (!long_values) continue;
+    std::vector<std::string> seen;
+    for (auto& r : rows) {
+      if (c >= r.size()) continue;
+      auto it = std::find(seen.begin(), seen.end(), r[c]);
+      if (it == seen.end()) {
+        seen.push_back(r[c]);
+        legend += "\n- `";
+        legend += t.header[c];
+        legend += "` #";
+        legend += std::to_string(seen.size());
+        legend += ": `";
+        legend += r[c];
+        legend += '`';
+        it = seen.end() - 1;
+      }
+      r[c] = '#';
+      r[c] += std::to_string(it - seen.begin() + 1);
+    }
+  }
   fabricsim::write_markdown_table(out, t.header, rows, t.right_aligned);
+  if (!legend.empty()) out << legend.substr(1) << "\n";
 }
 
 std::string shell_word(const std::string& s) {

@@ -50,6 +50,13 @@ struct SizeSlowdown {
   double p50 = 0, p95 = 0, p99 = 0;
 };
 
+/// One job of a point with `jobs:`, for its columns: results.json `jobs[]` `name`,
+/// `collective.busbw_GBps` (nullopt: it did not finish) and `slowdown` (nullopt: none).
+struct JobResult {
+  std::string name;
+  std::optional<double> busbw_GBps, slowdown;
+};
+
 /// One row of the sweep table: cells in the table's column order.
 struct PointResult {
   int64_t point = 0;  ///< 1-based, as in the `point` column
@@ -64,6 +71,8 @@ struct PointResult {
   std::optional<double> cost_usd;
   /// results.json `training.step_ps` and `exposed_comm_ps`; nullopt without a training step.
   std::optional<int64_t> step_ps, exposed_comm_ps;
+  /// results.json `jobs`, in its order; empty without jobs.
+  std::vector<JobResult> jobs;
   /// Its files in DIR/point-NNN/ that could not be written: "cannot write PATH: REASON".
   std::vector<std::string> unwritten;
 };
@@ -101,6 +110,11 @@ inline const std::string kCostColumn = "cost_usd";
 /// `training.step_ps` and `training.exposed_comm_ps` in milliseconds (empty where the step did
 /// not finish).
 inline const std::vector<std::string> kTrainingColumns = {"step_ms", "exposed_comm_ms"};
+/// A sweep whose scenarios have `jobs:` has two columns per job name (in the order the points'
+/// scenarios first name them), after the training columns: "jobs.NAME.busbw_GBps" and
+/// "jobs.NAME.slowdown" (results.json jobs[].collective.busbw_GBps and jobs[].slowdown, "%.3f"),
+/// empty at a point without that job or where it has none.
+inline const std::vector<std::string> kJobColumnSuffixes = {".busbw_GBps", ".slowdown"};
 /// A sweep with a topology axis has this last: the GPUs (hosts) of each point's fabric.
 inline const std::string kGpusColumn = "gpus";
 
@@ -120,7 +134,12 @@ std::vector<std::string> metric_cells(size_t workload_sizes, const RunReport* re
 /// sweep.csv: the header, then one row a point.
 void write_csv(std::ostream& out, const SweepTable& t);
 
-/// sweep.md's table (and stdout's): the header, then one row a point.
+/// A varied value longer than this is shown in sweep.md's table as "#k" (write_markdown_table).
+inline constexpr size_t kLongValueChars = 40;
+
+/// sweep.md's table (and stdout's): the header, then one row a point. A varied key's values
+/// longer than kLongValueChars are "#1", "#2" … in the order met, each written out in a list
+/// under the table ("- `jobs` #1: `[...]`").
 void write_markdown_table(std::ostream& out, const SweepTable& t);
 
 /// A shell word for the command line quoted in sweep.md.

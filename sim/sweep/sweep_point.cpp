@@ -104,6 +104,12 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
       result.step_ps = rep->training->step_ps;
       result.exposed_comm_ps = rep->training->exposed_comm_ps;
     }
+    for (const JobRow& j : rep->jobs) {
+      JobResult& r = result.jobs.emplace_back();
+      r.name = j.name;
+      if (j.complete) r.busbw_GBps = j.row.busbw_GBps;
+      if (j.slowdown > 0) r.slowdown = j.slowdown;
+    }
   }
   return result;
 }
@@ -191,6 +197,14 @@ std::string encode_point(const PointResult& r) {
   put_u64(s, r.step_ps ? 1 : 0);
   put_u64(s, static_cast<uint64_t>(r.step_ps.value_or(0)));
   put_u64(s, static_cast<uint64_t>(r.exposed_comm_ps.value_or(0)));
+  put_u64(s, r.jobs.size());
+  for (const JobResult& j : r.jobs) {
+    put_str(s, j.name);
+    for (const std::optional<double>& x : {j.busbw_GBps, j.slowdown}) {
+      put_u64(s, x ? 1 : 0);
+      put_f64(s, x.value_or(0));
+    }
+  }
   put_u64(s, r.unwritten.size());
   for (const std::string& u : r.unwritten) put_str(s, u);
   put_u64(s, kResultEnd);
@@ -240,6 +254,17 @@ std::optional<PointResult> decode_point(const std::string& s) {
   if (has_step == 1) {
     r.step_ps = static_cast<int64_t>(step);
     r.exposed_comm_ps = static_cast<int64_t>(exposed);
+  }
+  const uint64_t jobs = in.u64();
+  for (uint64_t i = 0; in.ok() && i < jobs; ++i) {
+    JobResult& j = r.jobs.emplace_back();
+    j.name = in.str();
+    for (std::optional<double>* x : {&j.busbw_GBps, &j.slowdown}) {
+      const uint64_t has = in.u64();
+      const double v = in.f64();
+      if (has > 1) in.fail();
+      if (has == 1) *x = v;
+    }
   }
   const uint64_t unwritten = in.u64();
   for (uint64_t i = 0; in.ok() && i < unwritten; ++i) r.unwritten.push_back(in.str());

@@ -34,6 +34,18 @@ SweepTable sweep_table_header(const SweepPlan& plan, SweepColumns& columns) {
       table.right_aligned.push_back(true);
     }
   }
+  for (const Scenario& sc : scenarios) {
+    for (const JobConfig& j : sc.jobs) {
+      if (std::find(columns.jobs.begin(), columns.jobs.end(), j.name) == columns.jobs.end())
+        columns.jobs.push_back(j.name);
+    }
+  }
+  for (const std::string& name : columns.jobs) {
+    for (const std::string& suffix : kJobColumnSuffixes) {
+      table.header.push_back("jobs." + name + suffix);
+      table.right_aligned.push_back(true);
+    }
+  }
   // Families and ratios do not all hold the same GPUs (a fat-tree's edge ratio changes its
   // host ports): the size of each point's cluster is part of reading its row.
   columns.gpus = plan.topology_axes;
@@ -60,6 +72,16 @@ void tabulate_points(SweepTable& table, const std::vector<const PointResult*>& f
       };
       table.rows.back().cells.push_back(ms(p->step_ps));
       table.rows.back().cells.push_back(ms(p->exposed_comm_ps));
+    }
+    for (const std::string& name : columns.jobs) {
+      const auto j = std::find_if(p->jobs.begin(), p->jobs.end(),
+                                  [&](const JobResult& r) { return r.name == name; });
+      for (const bool busbw : {true, false}) {
+        const std::optional<double> v = j == p->jobs.end() ? std::nullopt
+                                        : busbw            ? j->busbw_GBps
+                                                           : j->slowdown;
+        table.rows.back().cells.push_back(v ? fixed3(*v) : std::string());
+      }
     }
     if (columns.gpus) {
       const int64_t n = plan.gpus[static_cast<size_t>(p->point - 1)];

@@ -15,6 +15,8 @@ struct SweepColumns {
   bool cost = false;      ///< kCostColumn: some point's scenario has a `cost_model:`
   bool training = false;  ///< kTrainingColumns: some point's scenario has a `training:` step
   bool gpus = false;      ///< kGpusColumn: the sweep varies a topology key
+  /// The job names of the points' scenarios, first named first: kJobColumnSuffixes each.
+  std::vector<std::string> jobs;
 };
 
 /// The table's header: `point`, the varied keys, kMetricColumns, then the columns of `columns`

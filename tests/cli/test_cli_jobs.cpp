@@ -243,3 +243,50 @@ TEST_CASE("a job of fewer bytes than one element finishes at once with busbw 0")
   CHECK(tiny["slowdown"].is_null());
   CHECK(j["jobs"][1]["slowdown"] == 1.0);  // nothing of the first job's is on the network
 }
+
+TEST_CASE("a sweep over placements tabulates each job's busbw and slowdown and reports them") {
+  // sweep.csv's jobs.NAME columns are each point's results.json jobs[] values; packed jobs
+  // share no link (slowdown 1.000). The same sweep on 2 processes writes the same bytes.
+  const std::string sweep =
+      "sweep scenarios/two-jobs.yaml --set jobs.size=4MiB --vary jobs.placement=packed,spread "
+      "--report --out ";
+  const fs::path one = scratch("sweep_1"), two = scratch("sweep_2");
+  const Result a = fabricsim(sweep + one.string() + " --jobs 1");
+  INFO(a.out + a.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(fabricsim(sweep + two.string() + " --jobs 2").exit_code == 0);
+  CHECK(slurp(one / "sweep.csv") == slurp(two / "sweep.csv"));
+  const auto t = csv_table(one / "sweep.csv");
+  REQUIRE(t.size() == 3);
+  for (size_t p = 1; p <= 2; ++p) {
+    const auto r = nlohmann::json::parse(
+        slurp(one / (std::string("point-00") + std::to_string(p)) / "results.json"));
+    for (size_t j = 0; j < 2; ++j) {
+      const std::string name = r["jobs"][j]["name"];
+      char busbw[32], slowdown[32];
+      std::snprintf(busbw, sizeof busbw, "%.3f",
+                    r["jobs"][j]["collective"]["busbw_GBps"].get<double>());
+      std::snprintf(slowdown, sizeof slowdown, "%.3f", r["jobs"][j]["slowdown"].get<double>());
+      CHECK(cell(t, p, "jobs." + name + ".busbw_GBps") == busbw);
+      CHECK(cell(t, p, "jobs." + name + ".slowdown") == slowdown);
+    }
+  }
+  CHECK(cell(t, 1, "jobs.allreduce.slowdown") == "1.000");
+  CHECK(cell(t, 1, "jobs.alltoall.slowdown") == "1.000");
+  // The report's jobs table: one row per job and fabric (here one fabric: the placement is a
+  // jobs key, measured on it).
+  const std::string md = slurp(one / "report.md");
+  CHECK(md.find("## Jobs sharing the fabric") != std::string::npos);
+  CHECK(md.find("| placement=spread | alltoall") != std::string::npos);
+}
+
+TEST_CASE("a sweep over whole jobs lists shows each list as #k with the list under the table") {
+  const Result r = fabricsim(
+      "sweep scenarios/two-jobs.yaml --vary 'jobs=[{name: x, size: 1MiB, gpus: 8}],"
+      "[{name: x, size: 1MiB, gpus: 8}, {name: y, collective: alltoall, size: 1MiB, gpus: 8}]'");
+  INFO(r.out + r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("| #1   |") != std::string::npos);
+  CHECK(r.out.find("- `jobs` #2: `[{name: x, size: 1MiB, gpus: 8}, {name: y, collective: "
+                   "alltoall, size: 1MiB, gpus: 8}]`") != std::string::npos);
+}

@@ -215,3 +215,68 @@ TEST_CASE("compare: Markdown escapes '|', HTML escapes text and gives each SVG i
 }
 
 }  // namespace fabricsim
+
+namespace fabricsim {
+
+TEST_CASE("compare: jobs per jobs list and name, their busbw and slowdown against the first's") {
+  // Two fabrics (routing.load_balancing) x two jobs lists: one job alone, two jobs at once.
+  const auto job = [](const std::string& name, double busbw, double slowdown, bool complete) {
+    return nlohmann::json{{"name", name},
+                          {"complete", complete},
+                          {"collective",
+                           {{"collective", name == "ar" ? "all_reduce" : "alltoall"},
+                            {"ranks", 16},
+                            {"size_bytes", 16777216},
+                            {"busbw_GBps", busbw}}},
+                          {"slowdown", slowdown > 0 ? nlohmann::json(slowdown) : nullptr}};
+  };
+  const auto with_jobs = [&](double cost, nlohmann::json jobs) {
+    nlohmann::json r = results("spine-leaf", cost, 1, 1, 100, 0);
+    r["collectives"] = nlohmann::json::array();
+    r["jobs"] = std::move(jobs);
+    return r;
+  };
+  const std::string one = "[{name: ar, size: 16MiB, gpus: 32}]";
+  const std::string two =
+      "[{name: ar, size: 16MiB, gpus: 16}, {name: 'a2a', collective: alltoall}]";
+  CompareInput in;
+  in.scenario = "s";
+  in.command = "fabricsim sweep s.yaml";
+  in.axes = {"routing.load_balancing", "jobs"};
+  in.points.push_back(point(1, {"per_flow", one}, with_jobs(100, {job("ar", 40, 1, true)})));
+  in.points.push_back(
+      point(2, {"per_flow", two},
+            with_jobs(100, {job("ar", 30, 1.25, true), job("a2a", 20, 1.5, true)})));
+  in.points.push_back(point(3, {"adaptive", one}, with_jobs(100, {job("ar", 40, 1, true)})));
+  in.points.push_back(point(4, {"adaptive", two},
+                            with_jobs(100, {job("ar", 36, 1.1, true), job("a2a", 0, 0, false)}),
+                            "incomplete: stalled"));
+  const CompareData d = compare_points(in);
+  CHECK(d.fabric_axes == std::vector<std::string>{"routing.load_balancing"});
+  CHECK(d.measured_axes == std::vector<std::string>{"jobs"});
+  REQUIRE(d.jobs.size() == 3);
+  // A jobs list is labelled by its jobs' names.
+  CHECK(d.jobs[0].workload == "ar");
+  CHECK(d.jobs[1].workload == "ar + a2a");
+  CHECK(d.jobs[1].job == "ar");
+  CHECK(d.jobs[1].collective == "all_reduce");
+  CHECK(d.jobs[1].ranks == 16);
+  CHECK(d.jobs[1].size_bytes == 16777216);
+  // 36 against 30 is +20 %; a slowdown of 1.1 against 1.25 is -12 %. The adaptive point did
+  // not complete: its numbers are marked.
+  CHECK(*d.jobs[1].busbw_GBps[1].delta_pct == Approx(20.0));
+  CHECK(*d.jobs[1].slowdown[1].delta_pct == Approx(-12.0));
+  CHECK(d.jobs[1].busbw_GBps[1].doubtful);
+  // The unfinished job has no busbw: its cell says why.
+  CHECK(d.jobs[2].job == "a2a");
+  CHECK(d.jobs[2].busbw_GBps[0].value == 20.0);
+  CHECK(!d.jobs[2].busbw_GBps[1].value);
+  CHECK(d.jobs[2].busbw_GBps[1].missing == "incomplete");
+  CHECK(d.doubtful);
+  const std::string md = compare_markdown(compare_document(d), {});
+  CHECK(md.find("## Jobs sharing the fabric") != std::string::npos);
+  CHECK(md.find("| ar + a2a") != std::string::npos);
+  CHECK(md.find("1.10x") != std::string::npos);
+}
+
+}  // namespace fabricsim
