@@ -139,9 +139,14 @@ NcclRunSetup group_setup(const CollectiveInputs& in, const NcclRunSetup& base, i
 /// as NCCL would for their groups (float gradients). Throws ConfigError (exit 2) at the
 /// training key for a step the fabric cannot hold or the model refuses.
 StepPlan training_plan(const CollectiveInputs& in, const Fabric& fabric, const NcclRunSetup& base) {
+  return training_plan(in, static_cast<int>(fabric.hosts.size()), fabric.gpus_per_server, base,
+                       "the fabric");
+}
+
+StepPlan training_plan(const CollectiveInputs& in, int hosts, int gpus_per_server,
+                       const NcclRunSetup& base, const std::string& whose) {
   const TrainingConfig& t = in.training;
-  const int g = std::max(1, fabric.gpus_per_server);
-  const int hosts = static_cast<int>(fabric.hosts.size());
+  const int g = std::max(1, gpus_per_server);
   ParallelSpec p;
   p.tp = t.tp;
   p.pp = t.pp;
@@ -156,7 +161,7 @@ StepPlan training_plan(const CollectiveInputs& in, const Fabric& fabric, const N
     throw key_error(in.places, t.dp > 0 ? "training.dp" : "training.tp",
                     "dp x tp x pp = " + std::to_string(std::max(1, p.dp)) + " x " +
                         std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
-                        std::to_string(needed) + " GPUs, but the fabric has " +
+                        std::to_string(needed) + " GPUs, but " + whose + " has " +
                         std::to_string(hosts) + "; expected at most " + std::to_string(hosts));
   }
   std::vector<LayerSpec> layers;

@@ -3,6 +3,8 @@
 // planned with NCCL's choices for each group's collectives.
 #pragma once
 
+#include <string>
+
 #include "collectives/collective_inputs.hpp"
 #include "collectives/nccl_plan.hpp"
 #include "collectives/step_model.hpp"
@@ -20,6 +22,10 @@ NcclRunSetup group_setup(const CollectiveInputs& in, const NcclRunSetup& base, i
 /// as NCCL would for their groups (float gradients). Throws ConfigError (exit 2) at the
 /// training key for a step the fabric cannot hold or the model refuses.
 StepPlan training_plan(const CollectiveInputs& in, const Fabric& fabric, const NcclRunSetup& base);
+/// The same on `hosts` GPUs, `gpus_per_server` a server (rank r on the r-th): a job's share of
+/// a fabric (sim/run/jobs.hpp); `whose` names them in errors ("the fabric", "job dp").
+StepPlan training_plan(const CollectiveInputs& in, int hosts, int gpus_per_server,
+                       const NcclRunSetup& base, const std::string& whose);
 
 /// The workload's collective setup on this fabric: ranks and servers, NCCL's settings and
 /// channels, the cost model's view of the links. Throws ConfigError (exit 2) for a workload the

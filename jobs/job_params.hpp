@@ -14,13 +14,18 @@
 namespace fabricsim {
 
 /// One item of `jobs:`. A job runs one collective of one size `iterations` times back to back
-/// (nccl-tests -b = -e = size, -n iterations, one process group), on servers of its own.
+/// (nccl-tests -b = -e = size, -n iterations, one process group), or a training step as many
+/// times, on servers of its own.
 struct JobConfig {
   std::string name;  ///< `name:`; "" = "job<i>"
   /// The job's collective as a `workload:` section would give it (collective, algorithm,
   /// protocol, datatype, redop, ranks_per_server, root); ngpus is `gpus`, minbytes and maxbytes
   /// are `size`.
   WorkloadConfig workload;
+  /// `training:` (a map of the top-level training section's keys): the job runs this training
+  /// step `iterations` times instead of a collective (training.enabled); rank r on the r-th GPU
+  /// of its servers, as a scenario's own step runs on the fabric's GPUs.
+  TrainingConfig training;
   int64_t bytes = 0;     ///< `size:` the collective's size, nccl-tests' size column, bytes
   int gpus = 0;          ///< `gpus:` ranks, >= 2
   int iterations = 1;    ///< `iterations:` the collective back to back on each rank, >= 1

@@ -721,6 +721,9 @@ void merge_server_profile(const Context& ctx, const Value& profile, Context& pct
 extern const std::string kTrafficExpected;
 bool host_index(const std::string& text, int64_t& index);
 void parse_traffic(const Context& ctx, const Value& section, Scenario& s);
-void parse_training(const Context& ctx, const Value& section, Scenario& s);
+/// `path`: where the section is ("training", or a job's "jobs[1].training"), for its keys'
+/// paths and errors.
+void parse_training(const Context& ctx, const Value& section, Scenario& s,
+                    const std::string& path = kTrainingSection);
 
 }  // namespace fabricsim::config_detail

@@ -44,8 +44,8 @@ std::span<const ItemKey<JobConfig>> job_keys() {
     std::vector<ItemKey<J>> r{
     {"name", false, String(), own<&J::name>, "the job's name in the results; \"\" = job<i>"},
     {"gpus", true, Int(2, 1 << 20), own<&J::gpus>, "ranks (GPUs) the job runs on"},
-    {"size", true, Quantity(kSweepSize), own<&J::bytes>,
-     "the collective's size, as nccl-tests' size column (-b = -e)"},
+    {"size", false, Quantity(kSweepSize), own<&J::bytes>,
+     "the collective's size, as nccl-tests' size column (-b = -e); required without training"},
     {"iterations", false, Int(1, 1'000'000), own<&J::iterations>,
      "the collective back to back on each rank (nccl-tests -n)"},
     {"start", false, Quantity(kJobStart), own<&J::start_ps>, "when its ranks launch the first"},
@@ -62,6 +62,9 @@ std::span<const ItemKey<JobConfig>> job_keys() {
      "placement random's seed; 0 = from the scenario's seed and the job's index"},
     {"nccl", false, Custom("map", "nccl keys, e.g. {algo: ring, nchannels: 4}"), nullptr,
      "the job's own nccl keys over the scenario's nccl section", nullptr, true},
+    {"training", false, Custom("map", "training keys, e.g. {tp: 8, layers: [...]}"), nullptr,
+     "a training step the job runs instead of a collective (the training section's keys)",
+     nullptr, true},
     };
     // clang-format on
     // The workload keys, with the workload rows' own rules and documentation.
@@ -117,6 +120,28 @@ void parse_jobs(const Context& ctx, const Value& section, Scenario& s) {
         fail_at(k.key,
                 "missing required key " + std::string(k.key) + ": " + k.doc + ", " + kExample);
       }
+    }
+    if (const auto it = given.find("training"); it != given.end()) {
+      // The step's collectives are its own: a collective's keys say nothing here.
+      for (const char* key : kJobWorkloadKeys) {
+        if (given.count(key)) {
+          fail_at(key, std::string(key) +
+                           " is a collective's; this job runs its training step (training:), "
+                           "whose gradient AllReduces NCCL plans itself");
+        }
+      }
+      if (given.count("size")) {
+        fail_at("size", "size is a collective's; a training job's sizes are its layers' params");
+      }
+      Scenario t;
+      t.path = s.path;
+      parse_training(ctx, it->second, t, it->second.path());
+      job.training = t.training;
+      for (const auto& [key, origin] : t.origins) s.origins[key] = origin;
+    } else if (!given.count("size")) {
+      fail_at("size", std::string("missing required key size: the collective's size (or a "
+                                  "training step: training), ") +
+                          kExample);
     }
     if (given.count("op") && given.count("redop")) {
       fail_at("op", "op is redop under nccl-tests' name; give one of the two");

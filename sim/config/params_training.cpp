@@ -67,7 +67,8 @@ const std::vector<std::string>& training_key_names() {
 }
 
 /// `training:` (the section's value) into s.training; layer times from FLOPs resolved here.
-void parse_training(const Context& ctx, const Value& section, Scenario& s) {
+void parse_training(const Context& ctx, const Value& section, Scenario& s,
+                    const std::string& path) {
   const std::string example =
       "e.g. {dp: 16, layers: [{name: block, count: 24, fwd_time: 1ms, params: 50MiB}]}";
   if (!section.node().IsMap()) {
@@ -77,7 +78,7 @@ void parse_training(const Context& ctx, const Value& section, Scenario& s) {
   TrainingConfig& t = s.training;
   t.enabled = true;
   const std::vector<std::string>& keys = training_key_names();
-  const auto given = map_keys(ctx, section, kTrainingSection, keys, "training");
+  const auto given = map_keys(ctx, section, path, keys, "training");
   for (const auto& [name, v] : given) s.origins[v.path()] = v.origin();
   const auto get = [&](const char* k) -> const Value* {
     const auto it = given.find(k);
@@ -89,7 +90,7 @@ void parse_training(const Context& ctx, const Value& section, Scenario& s) {
   }
   const Value* layers = get("layers");
   if (layers == nullptr) {
-    ctx.fail(std::string(kTrainingSection) + ".layers", section.node().Mark(),
+    ctx.fail(path + ".layers", section.node().Mark(),
              "missing required key; a training step needs its layers, " + example);
   }
   std::vector<std::string> layer_key_names;

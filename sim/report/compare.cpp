@@ -213,7 +213,7 @@ void compare_jobs(const CompareInput& in, const std::vector<size_t>& fabric_of,
           if (text(j, "name") != name) continue;
           const nlohmann::json& c = member(j, "collective");
           if (job.collective.empty()) {
-            job.collective = text(c, "collective");
+            job.collective = text(c, "collective");  // "training_step" for a step's job
             job.ranks = static_cast<int64_t>(number(c, "ranks").value_or(0));
             job.size_bytes = static_cast<int64_t>(number(c, "size_bytes").value_or(0));
           }

@@ -293,8 +293,11 @@ CompareDocument compare_document(const CompareData& d) {
     t.numeric = {false, false, false, false, true, true, true, true};
     const auto times = [](double v) { return fixed(v, 2) + "x"; };
     for (const CompareJob& j : d.jobs) {
+      // A training job has no size: its step's collectives are NCCL's to size.
       const std::string what =
-          j.collective + " " + size_text(j.size_bytes) + ", " + std::to_string(j.ranks) + " GPUs";
+          (j.collective == "training_step" ? std::string("training step")
+                                           : j.collective + " " + size_text(j.size_bytes)) +
+          ", " + std::to_string(j.ranks) + " GPUs";
       for (size_t f = 0; f < d.fabrics.size(); ++f) {
         std::vector<CompareCell> row = {
             {j.workload, 0}, {j.job, 0}, {what, 0}, {d.fabrics[f].label, 0}};

@@ -35,6 +35,17 @@ std::string num(double v, int decimals) {
   return buf;
 }
 
+/// A job's `collective` object: a training step's has its time and no bandwidths (null).
+nlohmann::ordered_json job_row_json(const JobRow& j) {
+  nlohmann::ordered_json c = collective_row_json(j.row);
+  if (j.row.collective == kTrainingStep) {
+    for (const char* k : {"algorithm", "protocol", "type", "redop", "algbw_GBps", "busbw_GBps"}) {
+      c[k] = nullptr;
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs) {
@@ -50,10 +61,13 @@ nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs) {
          {"start_ps", j.start_ps},
          {"end_ps", j.end_ps >= 0 ? ordered_json(j.end_ps) : ordered_json(nullptr)},
          {"complete", j.complete},
-         {"collective", collective_row_json(j.row)},
-         {"alone", j.alone_time_ps > 0 ? ordered_json{{"time_ps", j.alone_time_ps},
-                                                      {"busbw_GBps", j.alone_busbw_GBps}}
-                                       : ordered_json(nullptr)},
+         {"collective", job_row_json(j)},
+         {"alone", j.alone_time_ps > 0
+                       ? ordered_json{{"time_ps", j.alone_time_ps},
+                                      {"busbw_GBps", j.row.collective == kTrainingStep
+                                                         ? ordered_json(nullptr)
+                                                         : ordered_json(j.alone_busbw_GBps)}}
+                       : ordered_json(nullptr)},
          {"alone_note", j.alone_note.empty() ? ordered_json(nullptr) : ordered_json(j.alone_note)},
          {"slowdown", j.slowdown > 0 ? ordered_json(j.slowdown) : ordered_json(nullptr)}});
   }
@@ -78,22 +92,23 @@ void print_jobs(std::ostream& out, const std::vector<JobRow>& jobs) {
                 "time (us)", "busbw(GB/s)", "alone (us)", "alone busbw", "slowdown");
   out << buf;
   for (const JobRow& j : jobs) {
-    const std::string algo = j.row.algorithm + "/" + j.row.protocol;
+    const bool step = j.row.collective == kTrainingStep;
+    const std::string algo = step ? "-" : j.row.algorithm + "/" + j.row.protocol;
     const std::string time =
         j.complete ? num(static_cast<double>(j.row.time_ps) / 1e6, 2) : std::string("unfinished");
-    const std::string busbw = j.complete ? num(j.row.busbw_GBps, 2) : std::string("-");
+    const std::string busbw = j.complete && !step ? num(j.row.busbw_GBps, 2) : std::string("-");
     const std::string alone =
         j.alone_time_ps > 0 ? num(static_cast<double>(j.alone_time_ps) / 1e6, 2) : "-";
-    const std::string alone_busbw = j.alone_time_ps > 0 ? num(j.alone_busbw_GBps, 2) : "-";
+    const std::string alone_busbw = j.alone_time_ps > 0 && !step ? num(j.alone_busbw_GBps, 2) : "-";
     const std::string slowdown = j.slowdown > 0 ? num(j.slowdown, 3) + "x" : "-";
-    std::snprintf(buf, sizeof buf,
-                  "#  %-*s  %-9s  %-*s  %6d  %-14s  %5d  %10s  %-13s  %5d  %12s  %11s  %12s  %11s  "
-                  "%8s\n",
-                  static_cast<int>(w_name), j.name.c_str(), j.placement.c_str(),
-                  static_cast<int>(w_servers), server_ranges(j.servers).c_str(), j.leaves,
-                  j.row.collective.c_str(), j.row.ranks, format_size(j.row.size_bytes).c_str(),
-                  algo.c_str(), j.iterations, time.c_str(), busbw.c_str(), alone.c_str(),
-                  alone_busbw.c_str(), slowdown.c_str());
+    std::snprintf(
+        buf, sizeof buf,
+        "#  %-*s  %-9s  %-*s  %6d  %-14s  %5d  %10s  %-13s  %5d  %12s  %11s  %12s  %11s  "
+        "%8s\n",
+        static_cast<int>(w_name), j.name.c_str(), j.placement.c_str(), static_cast<int>(w_servers),
+        server_ranges(j.servers).c_str(), j.leaves, j.row.collective.c_str(), j.row.ranks,
+        step ? "-" : format_size(j.row.size_bytes).c_str(), algo.c_str(), j.iterations,
+        time.c_str(), busbw.c_str(), alone.c_str(), alone_busbw.c_str(), slowdown.c_str());
     out << buf;
   }
   for (const JobRow& j : jobs) {

@@ -38,6 +38,9 @@ struct CollectiveRow {
   double nccl_model_time_us = -1;
 };
 
+/// JobRow::row.collective of a job that runs a training step: the row has its time, no busbw.
+inline constexpr const char* kTrainingStep = "training_step";
+
 /// One job of `jobs:` (results.json `jobs`): where it ran and how long its collective took
 /// beside the other jobs, and alone on the same servers.
 struct JobRow {
@@ -477,7 +480,8 @@ nlohmann::ordered_json collective_row_json(const CollectiveRow& row);
 /// results.json's `jobs` array (jobs_report.cpp): per job name, placement, servers, leaves,
 /// iterations, start_ps, end_ps (null = not finished), complete, collective (as
 /// collective_row_json, time the mean iteration), alone {time_ps, busbw_GBps} or null,
-/// alone_note (null = none), slowdown (null = not known).
+/// alone_note (null = none), slowdown (null = not known). A training job's collective is
+/// "training_step" with its step time and null algorithm, protocol, type, redop and bandwidths.
 nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs);
 /// The jobs' table of the summary ("# jobs ...").
 void print_jobs(std::ostream& out, const std::vector<JobRow>& jobs);

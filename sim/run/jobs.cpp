@@ -46,7 +46,8 @@ std::vector<int> server_groups(const Fabric& fabric, int servers, int g) {
 WorkloadConfig job_workload(const JobConfig& job) {
   WorkloadConfig w = job.workload;
   w.ngpus = job.gpus;
-  w.minbytes = w.maxbytes = job.bytes;
+  // A training job: NCCL's settings for its ranks, as a scenario's own step takes them.
+  w.minbytes = w.maxbytes = job.training.enabled ? 1024 : job.bytes;
   return w;
 }
 
@@ -69,12 +70,14 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
     std::map<std::string, KeyOrigin> origins = sc.origins;
     std::map<std::string, std::string> written_as = sc.written_as;
     origins["workload"] = sc.origins.at(at);
+    if (job.training.enabled) origins["training"] = sc.origins.at(at + ".training");
     for (const auto& [key, origin] : sc.origins) {
       if (key.rfind(at + ".", 0) != 0) continue;
       std::string own = key.substr(at.size() + 1);
       if (own == "gpus") own = "ngpus";
       if (own == "op") own = "redop";
-      const std::string as = own.rfind("nccl.", 0) == 0 ? own : "workload." + own;
+      const std::string as =
+          own.rfind("nccl.", 0) == 0 || own.rfind("training", 0) == 0 ? own : "workload." + own;
       origins[as] = origin;
       written_as[as] = key;
     }
@@ -84,7 +87,7 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
     CollectiveInputs base = collective_inputs(sc);
     const CollectiveInputs in{workload,
                               nccl,
-                              sc.training,
+                              job.training,
                               base.host_rate_bps,
                               base.nvlink_rate_bps,
                               base.intra_pcie,
@@ -159,21 +162,27 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
           p.servers[static_cast<size_t>(r / per_server)] * g + r % per_server;
     }
     const int elem = datatype_bytes(workload.datatype);
-    try {
-      p.size = plan_size(p.setup, job.bytes, elem);
-    } catch (const std::invalid_argument& e) {
-      fail(given("algorithm") ? "algorithm" : "collective", e.what());
+    int64_t collective_tasks = 0;
+    if (job.training.enabled) {
+      p.step = training_plan(in, job.gpus, g, p.setup, "job " + job.name);
+      p.row.collective = kTrainingStep;
+      p.row.ranks = job.gpus;
+      collective_tasks = static_cast<int64_t>(p.step->dag.size());
+    } else {
+      try {
+        p.size = plan_size(p.setup, job.bytes, elem);
+      } catch (const std::invalid_argument& e) {
+        fail(given("algorithm") ? "algorithm" : "collective", e.what());
+      }
+      p.row = plan_row(workload, p.setup, p.size);
+      if (p.size.buffer_count > 0) {
+        collective_tasks = static_cast<int64_t>(
+            build_collective(p.setup.layout, p.size.spec, p.size.buffer_count, elem).size());
+      }
     }
-    p.row = plan_row(workload, p.setup, p.size);
-    // The job's DAG holds its collective's tasks (and a launch and a join per rank) once per
-    // iteration: refused before it is built when it would not fit.
-    const int64_t per_iteration =
-        (p.size.buffer_count == 0
-             ? 0
-             : static_cast<int64_t>(
-                   build_collective(p.setup.layout, p.size.spec, p.size.buffer_count, elem)
-                       .size())) +
-        2 * int64_t{job.gpus};
+    // The job's DAG holds its collective's (or step's) tasks and a launch and a join per rank
+    // once per iteration: refused before it is built when it would not fit.
+    const int64_t per_iteration = collective_tasks + 2 * int64_t{job.gpus};
     tasks += per_iteration * job.iterations;
     if (tasks > kMaxJobTasks) {
       fail(given("iterations") ? "iterations" : "size",
@@ -202,9 +211,11 @@ TransferDag build_jobs_dag(JobsPlan& plan, int only) {
     const int n = p.setup.layout.ranks;
     const int first = plan.first_rank[j];
     const int elem = datatype_bytes(p.row.datatype);
-    const TransferDag one = p.size.buffer_count == 0 ? TransferDag()
-                                                     : build_collective(p.setup.layout, p.size.spec,
-                                                                        p.size.buffer_count, elem);
+    const TransferDag built =
+        p.step || p.size.buffer_count == 0
+            ? TransferDag()
+            : build_collective(p.setup.layout, p.size.spec, p.size.buffer_count, elem);
+    const TransferDag& one = p.step ? p.step->dag : built;
     p.first_task = static_cast<uint32_t>(dag.size());
     std::vector<uint32_t> previous;
     for (int it = 0; it < p.config.iterations; ++it) {
@@ -272,7 +283,7 @@ std::vector<JobRow> job_rows(const JobsPlan& plan, const DagReplayer& replayer, 
     if (r.complete) {
       r.end_ps = end;
       r.row.time_ps = (end - r.start_ps) / r.iterations;
-      if (r.row.time_ps > 0) {  // 0: a count of 0 elements, which NCCL returns at once
+      if (r.row.time_ps > 0 && !p.step) {  // 0: a count of 0 elements, which NCCL returns at once
         r.row.algbw_GBps = algbw_GBps(r.row.size_bytes, r.row.time_ps);
         r.row.busbw_GBps = r.row.algbw_GBps * busbw_factor(r.row.collective, r.row.ranks);
       }

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/nccl_plan.hpp"
+#include "collectives/step_model.hpp"
 #include "collectives/transfer_dag.hpp"
 #include "sim/config/scenario.hpp"
 #include "sim/report/report.hpp"
@@ -22,13 +24,14 @@ class DagReplayer;
 
 /// One job, placed and planned.
 struct JobPlan {
-  JobConfig config;          ///< its scenario item
-  std::string placement;     ///< the policy, or "servers" for a list given
-  std::vector<int> servers;  ///< in rank order
-  int leaves = 0;            ///< distinct server groups (leaves) among its servers
-  NcclRunSetup setup;        ///< rank_hosts: the fabric's host of each of its ranks
-  SizePlan size;             ///< its collective's size, as NCCL plans it
-  CollectiveRow row;         ///< what NCCL chose, before it runs
+  JobConfig config;              ///< its scenario item
+  std::string placement;         ///< the policy, or "servers" for a list given
+  std::vector<int> servers;      ///< in rank order
+  int leaves = 0;                ///< distinct server groups (leaves) among its servers
+  NcclRunSetup setup;            ///< rank_hosts: the fabric's host of each of its ranks
+  SizePlan size;                 ///< its collective's size, as NCCL plans it
+  std::optional<StepPlan> step;  ///< a training job's step (then `size` is unused)
+  CollectiveRow row;             ///< what NCCL chose, before it runs
   /// Its tasks in the DAG it is built into: [first_task, end_task).
   uint32_t first_task = 0, end_task = 0;
   /// Per iteration, each of its ranks' join task (done once the rank's part of it is).

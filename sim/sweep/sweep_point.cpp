@@ -107,7 +107,7 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
     for (const JobRow& j : rep->jobs) {
       JobResult& r = result.jobs.emplace_back();
       r.name = j.name;
-      if (j.complete) r.busbw_GBps = j.row.busbw_GBps;
+      if (j.complete && j.row.collective != kTrainingStep) r.busbw_GBps = j.row.busbw_GBps;
       if (j.slowdown > 0) r.slowdown = j.slowdown;
     }
   }

@@ -290,3 +290,53 @@ TEST_CASE("a sweep over whole jobs lists shows each list as #k with the list und
   CHECK(r.out.find("- `jobs` #2: `[{name: x, size: 1MiB, gpus: 8}, {name: y, collective: "
                    "alltoall, size: 1MiB, gpus: 8}]`") != std::string::npos);
 }
+
+TEST_CASE("a training job alone takes the step time of the same training section run alone") {
+  // A job's training step is the scenario's step (collectives/step_model.hpp) on its ranks,
+  // rank r on the r-th GPU of its servers, with 0-duration launch and join tasks around it: on
+  // servers 0..15 of a 16-GPU fabric it takes what a `training:` section takes there, to the
+  // picosecond. Its row has the step time and no bandwidth.
+  const std::string fabric =
+      "seed: 1\n"
+      "topology: {kind: spine-leaf, leaves: 4, spines: 4, hosts_per_leaf: 4}\n"
+      "link: {host_rate: 400Gbps, propagation_delay: 250ns}\n"
+      "switch: {latency: 500ns, buffer_per_port: 4MiB, cut_through: true}\n";
+  const std::string step =
+      "{optimizer_time: 100us, layers: [{name: block, count: 2, fwd_time: 100us, params: 8MiB}]}";
+  const auto job = run_json(
+      "train_job",
+      write_scenario("train_job", fabric + "jobs: [{name: dp, gpus: 16, training: " + step + "}]\n")
+          .string());
+  const auto own = run_json(
+      "train_own", write_scenario("train_own", fabric + "training: " + step + "\n").string());
+  const auto& c = job["jobs"][0]["collective"];
+  CHECK(c["collective"] == "training_step");
+  CHECK(c["time_ps"] == own["training"]["step_ps"]);
+  CHECK(c["busbw_GBps"].is_null());
+  CHECK(job["jobs"][0]["alone"]["busbw_GBps"].is_null());
+  CHECK(job["jobs"][0]["slowdown"] == 1.0);
+}
+
+TEST_CASE("a training job is refused with a collective's keys and without its layers") {
+  const auto refused = [&](const std::string& name, const std::string& text) {
+    const Result r = fabricsim("run " + write_scenario(name, text).string());
+    INFO(r.out + r.err);
+    CHECK(r.exit_code == 2);
+    return r.err;
+  };
+  const std::string step = "training: {layers: [{fwd_time: 10us, params: 1MiB}]}";
+  CHECK_THAT(refused("train_size", kTwoLeaves + "jobs:\n  - {gpus: 2, size: 1MiB, " + step + "}\n"),
+             Catch::Contains("jobs[0].size") && Catch::Contains("training job"));
+  CHECK_THAT(refused("train_coll",
+                     kTwoLeaves + "jobs:\n  - {gpus: 2, collective: alltoall, " + step + "}\n"),
+             Catch::Contains("jobs[0].collective") && Catch::Contains("training step"));
+  CHECK_THAT(refused("train_layers", kTwoLeaves + "jobs:\n  - {gpus: 2, training: {dp: 2}}\n"),
+             Catch::Contains("jobs[0].training.layers") &&
+                 Catch::Contains("a training step needs its layers"));
+  CHECK_THAT(refused("train_dp", kTwoLeaves + "jobs:\n  - {name: dp, gpus: 2, training: {dp: 4, "
+                                              "layers: [{fwd_time: 10us, params: 1MiB}]}}\n"),
+             Catch::Contains("jobs[0].training.dp") &&
+                 Catch::Contains("4 x 1 x 1 = 4 GPUs, but job dp has 2"));
+  CHECK_THAT(refused("train_typo", kTwoLeaves + "jobs:\n  - {gpus: 2, training: {layrs: []}}\n"),
+             Catch::Contains("jobs[0].training.layrs") && Catch::Contains("did you mean 'layers'"));
+}
