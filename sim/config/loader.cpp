@@ -542,8 +542,32 @@ Scenario build(const Context& ctx, const YAML::Node& root) {
     collect(ctx, node, section.name, found);
   }
   expand_kind_blocks(ctx, found);
+  // Jobs given whole by --set or --vary run instead of the file's workload, training or
+  // perftest section (a sweep compares a file's workload with jobs), which are then left out
+  // with a warning; a section a --set or --vary also gave stays, and is refused beside jobs.
+  std::vector<std::pair<std::string, KeyOrigin>> replaced;
+  if (ctx.overrides.count(kJobsSection) && found.count(kJobsSection)) {
+    for (const std::string other : {"workload", "training", "perftest"}) {
+      if (!found.count(other)) continue;
+      const bool overridden = std::any_of(
+          ctx.overrides.begin(), ctx.overrides.end(),
+          [&](const auto& o) { return o.first == other || o.first.rfind(other + ".", 0) == 0; });
+      if (overridden) continue;
+      replaced.emplace_back(other, found.at(other).origin());
+      for (auto it = found.begin(); it != found.end();) {
+        it = it->first == other || it->first.rfind(other + ".", 0) == 0 ? found.erase(it)
+                                                                        : std::next(it);
+      }
+    }
+  }
 
   Scenario s;
+  for (const auto& [section, origin] : replaced) {
+    s.warnings.push_back(config_warning(origin, section,
+                                        "not used: the jobs given by " +
+                                            ctx.overrides.at(kJobsSection) +
+                                            " run instead of the file's " + section + " section"));
+  }
   for (const Section& section : config_detail::sections()) {
     if (const auto it = found.find(section.name); it != found.end()) {
       s.origins[section.name] = it->second.origin();

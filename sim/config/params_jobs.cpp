@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "sim/config/loader.hpp"
 #include "sim/config/loader_detail.hpp"
 
 namespace fabricsim::config_detail {
@@ -42,7 +43,7 @@ std::span<const ItemKey<JobConfig>> job_keys() {
   static const std::vector<ItemKey<J>> rows = [] {
     // clang-format off
     std::vector<ItemKey<J>> r{
-    {"name", false, String(), own<&J::name>, "the job's name in the results; \"\" = job<i>"},
+    {"name", false, String(), own<&J::name>, "the job's name in the results; default job<i>, i its place in the list"},
     {"gpus", true, Int(2, 1 << 20), own<&J::gpus>, "ranks (GPUs) the job runs on"},
     {"size", false, Quantity(kSweepSize), own<&J::bytes>,
      "the collective's size, as nccl-tests' size column (-b = -e); required without training"},
@@ -149,10 +150,12 @@ void parse_jobs(const Context& ctx, const Value& section, Scenario& s) {
     if (given.count("servers") && given.count("placement")) {
       fail_at("placement", "give servers (the job's own list) or placement (a policy), not both");
     }
-    if (given.count("seed") && job.placement != "random") {
-      fail_at("seed",
-              "seed is the random placement's; this job's placement is " +
-                  (given.count("servers") ? std::string("its servers list") : job.placement));
+    if (given.count("seed") && (job.placement != "random" || given.count("servers"))) {
+      // Valid, and does nothing: a sweep over placements sets it for random's points.
+      s.warnings.push_back(config_warning(
+          given.at("seed").origin(), path + ".seed",
+          "not used: seed is the random placement's, and this job's placement is " +
+              (given.count("servers") ? std::string("its servers list") : job.placement)));
     }
     if (const auto it = given.find("nccl"); it != given.end() && !it->second.node().IsNull()) {
       const Value& v = it->second;
@@ -195,6 +198,12 @@ bool apply_jobs_override(YAML::Node& root, const std::string& path, const std::s
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) fail("cannot set a key: the scenario file's top level is not a map");
   if (path == jobs) {  // the whole list, e.g. --vary 'jobs=[{...}, {...}],[{...}]'
+    for (const auto& [key, earlier] : ctx.overrides) {
+      if (key.rfind(jobs + "[", 0) == 0 || key.rfind(jobs + ".", 0) == 0) {
+        fail("jobs=[...] replaces the whole list, and with it " + key + " of " + earlier +
+             "; give that key inside the list, or after it");
+      }
+    }
     if (!value.IsSequence()) {
       fail(
           "jobs is a list; give it whole, e.g. jobs=[{collective: all_reduce, size: 64MiB, "
@@ -224,7 +233,27 @@ bool apply_jobs_override(YAML::Node& root, const std::string& path, const std::s
   }
   std::vector<std::string> keys;
   for (const ItemKey<JobConfig>& k : job_keys()) keys.emplace_back(k.key);
-  if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+  // nccl.KEY or training.KEY: a key of a job's own section.
+  std::string sub;
+  if (const size_t dot = key.find('.'); dot != std::string::npos) {
+    sub = key.substr(0, dot);
+    const std::string inner = key.substr(dot + 1);
+    const std::vector<std::string> valid = sub == "nccl"       ? keys_of("nccl")
+                                           : sub == "training" ? training_key_names()
+                                                               : std::vector<std::string>{};
+    if (valid.empty()) {
+      fail("'" + sub +
+           "' of a job is not a section; only nccl and training hold keys, e.g. "
+           "jobs[0].nccl.algo=ring");
+    }
+    if (std::find(valid.begin(), valid.end(), inner) == valid.end()) {
+      const std::string guess = closest_match(inner, valid);
+      fail("unknown key '" + inner + "' of a job's " + sub +
+           (guess.empty() ? "; valid keys are: " + join_words(valid, ", ")
+                          : "; did you mean '" + guess + "'?"));
+    }
+    key = inner;
+  } else if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
     const std::string guess = closest_match(key, keys);
     fail("unknown key '" + key + "' of a job" +
          (guess.empty() ? "; valid keys are: " + join_words(keys, ", ")
@@ -242,8 +271,24 @@ bool apply_jobs_override(YAML::Node& root, const std::string& path, const std::s
     if (index != SIZE_MAX && i != index) continue;
     YAML::Node item = list[i];
     if (!item.IsMap()) continue;  // the reading says what is wrong with it
+    const std::string at = jobs + "[" + std::to_string(i) + "].";
+    if (!sub.empty()) {
+      YAML::Node section = item[sub];
+      if (!section.IsDefined() || section.IsNull()) {
+        item[sub] = YAML::Node(YAML::NodeType::Map);
+      } else if (!section.IsMap()) {
+        fail("cannot set a key under " + at + sub + ": it is " + describe(section) + ", not a map");
+      }
+      item[sub][key] = value;
+      ctx.overrides[at + sub + "." + key] = where;
+      continue;
+    }
+    // A job's servers and its placement policy are two ways to say where it runs: the one
+    // set here replaces the other.
+    if (key == "servers") item.remove("placement");
+    if (key == "placement") item.remove("servers");
     item[key] = value;
-    ctx.overrides[jobs + "[" + std::to_string(i) + "]." + key] = where;
+    ctx.overrides[at + key] = where;
   }
   return true;
 }

@@ -78,39 +78,44 @@ void print_jobs(std::ostream& out, const std::vector<JobRow>& jobs) {
   out << "# jobs: " << jobs.size()
       << " on one fabric; time and busbw per iteration (the mean), beside the job alone on its "
          "servers\n";
-  size_t w_name = 4, w_servers = 7;
-  for (const JobRow& j : jobs) {
-    w_name = std::max(w_name, j.name.size());
-    w_servers = std::max(w_servers, server_ranges(j.servers).size());
-  }
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "#  %-*s  %-9s  %-*s  %6s  %-14s  %5s  %10s  %-13s  %5s  %12s  %11s  %12s  %11s  "
-                "%8s\n",
-                static_cast<int>(w_name), "job", "placement", static_cast<int>(w_servers),
-                "servers", "leaves", "collective", "ranks", "size", "algo/proto", "iters",
-                "time (us)", "busbw(GB/s)", "alone (us)", "alone busbw", "slowdown");
-  out << buf;
+  // Each column as wide as its widest cell; text left-aligned, numbers right-aligned.
+  const std::vector<std::string> header = {"job",         "placement", "servers",     "leaves",
+                                           "collective",  "ranks",     "size",        "algo/proto",
+                                           "iters",       "time (us)", "busbw(GB/s)", "alone (us)",
+                                           "alone busbw", "slowdown"};
+  const std::vector<bool> left = {true, true,  true,  false, true,  false, false,
+                                  true, false, false, false, false, false, false};
+  std::vector<std::vector<std::string>> rows;
   for (const JobRow& j : jobs) {
     const bool step = j.row.collective == kTrainingStep;
-    const std::string algo = step ? "-" : j.row.algorithm + "/" + j.row.protocol;
-    const std::string time =
-        j.complete ? num(static_cast<double>(j.row.time_ps) / 1e6, 2) : std::string("unfinished");
-    const std::string busbw = j.complete && !step ? num(j.row.busbw_GBps, 2) : std::string("-");
-    const std::string alone =
-        j.alone_time_ps > 0 ? num(static_cast<double>(j.alone_time_ps) / 1e6, 2) : "-";
-    const std::string alone_busbw = j.alone_time_ps > 0 && !step ? num(j.alone_busbw_GBps, 2) : "-";
-    const std::string slowdown = j.slowdown > 0 ? num(j.slowdown, 3) + "x" : "-";
-    std::snprintf(
-        buf, sizeof buf,
-        "#  %-*s  %-9s  %-*s  %6d  %-14s  %5d  %10s  %-13s  %5d  %12s  %11s  %12s  %11s  "
-        "%8s\n",
-        static_cast<int>(w_name), j.name.c_str(), j.placement.c_str(), static_cast<int>(w_servers),
-        server_ranges(j.servers).c_str(), j.leaves, j.row.collective.c_str(), j.row.ranks,
-        step ? "-" : format_size(j.row.size_bytes).c_str(), algo.c_str(), j.iterations,
-        time.c_str(), busbw.c_str(), alone.c_str(), alone_busbw.c_str(), slowdown.c_str());
-    out << buf;
+    const auto us = [](int64_t ps) { return num(static_cast<double>(ps) / 1e6, 2); };
+    rows.push_back({j.name, j.placement, server_ranges(j.servers), std::to_string(j.leaves),
+                    j.row.collective, std::to_string(j.row.ranks),
+                    step ? "-" : format_size(j.row.size_bytes),
+                    step ? "-" : j.row.algorithm + "/" + j.row.protocol,
+                    std::to_string(j.iterations), j.complete ? us(j.row.time_ps) : "unfinished",
+                    j.complete && !step ? num(j.row.busbw_GBps, 2) : "-",
+                    j.alone_time_ps > 0 ? us(j.alone_time_ps) : "-",
+                    j.alone_time_ps > 0 && !step ? num(j.alone_busbw_GBps, 2) : "-",
+                    j.slowdown > 0 ? num(j.slowdown, 3) + "x" : "-"});
   }
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = "#";
+    for (size_t c = 0; c < cells.size(); ++c) {
+      const std::string pad(width[c] - cells[c].size(), ' ');
+      text += "  ";
+      text += left[c] ? cells[c] + pad : pad + cells[c];
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out << text << "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
   for (const JobRow& j : jobs) {
     if (!j.alone_note.empty()) out << "#  " << j.name << " alone: " << j.alone_note << "\n";
   }

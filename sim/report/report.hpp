@@ -408,6 +408,8 @@ struct RunReport {
   std::string perftest;
   Counters counters;
   DeadlockRow deadlock;
+  /// Events simulated; with jobs, the alone runs' too (as are wall_s and packet_hops), while
+  /// simulated_ps and the counters are the run with every job's.
   int64_t events = 0;
   int64_t simulated_ps = 0;
   bool complete = true;           ///< false when the run stopped before the whole sweep finished

@@ -42,6 +42,25 @@ std::vector<int> server_groups(const Fabric& fabric, int servers, int g) {
   return out;
 }
 
+/// `e`, from the collectives' checks of the job as a workload section, in the job's terms: its
+/// keys under `at` ("jobs[1]"), `size` for the workload's bytes, `gpus` for ngpus.
+ConfigError in_job_terms(const ConfigError& e, const std::string& at) {
+  const auto rewrite = [&](std::string text) {
+    const std::pair<std::string, std::string> words[] = {{"workload.maxbytes", at + ".size"},
+                                                         {"workload.minbytes", at + ".size"},
+                                                         {"workload.ngpus", at + ".gpus"},
+                                                         {"workload.", at + "."},
+                                                         {"ngpus is", "gpus is"}};
+    for (const auto& [from, to] : words) {
+      for (size_t i = text.find(from); i != std::string::npos; i = text.find(from, i + to.size())) {
+        text.replace(i, from.size(), to);
+      }
+    }
+    return text;
+  };
+  return ConfigError(e.where(), e.line(), e.column(), rewrite(e.key_path()), rewrite(e.message()));
+}
+
 /// The workload the job's collective is, as a `workload:` section would give it.
 WorkloadConfig job_workload(const JobConfig& job) {
   WorkloadConfig w = job.workload;
@@ -76,6 +95,11 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
       std::string own = key.substr(at.size() + 1);
       if (own == "gpus") own = "ngpus";
       if (own == "op") own = "redop";
+      if (own == "size") {  // a workload's sweep is a job's one size
+        origins["workload.minbytes"] = origin;
+        written_as["workload.minbytes"] = key;
+        own = "maxbytes";
+      }
       const std::string as =
           own.rfind("nccl.", 0) == 0 || own.rfind("training", 0) == 0 ? own : "workload." + own;
       origins[as] = origin;
@@ -100,13 +124,19 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
                               KeyPlaces{sc.path, origins, written_as}};
     JobPlan p;
     p.config = job;
-    p.setup = nccl_setup(in, fabric);
-    const int per_server = p.setup.layout.gpus_per_server;
-    const int need = (job.gpus + per_server - 1) / per_server;
+    p.nccl = nccl;
     const auto fail = [&](const std::string& key, const std::string& message) {
       throw key_error(KeyPlaces{sc.path, sc.origins, sc.written_as},
                       given(key) ? at + "." + key : at, message);
     };
+    // Its servers first (what the fabric has left), then NCCL's setup of its ranks on them.
+    const int per_server = job.workload.ranks_per_server > 0 ? job.workload.ranks_per_server : g;
+    if (per_server > g) {
+      fail("ranks_per_server", "ranks_per_server is " + std::to_string(per_server) +
+                                   " but a server has " + std::to_string(g) + " GPU" +
+                                   (g == 1 ? "" : "s") + "; expected 1 to " + std::to_string(g));
+    }
+    const int need = (job.gpus + per_server - 1) / per_server;
     const int free = static_cast<int>(std::count(request.free.begin(), request.free.end(), true));
     const std::string shape = std::to_string(job.gpus) + " GPUs at " + std::to_string(per_server) +
                               " a server need " + std::to_string(need) + " server" +
@@ -148,6 +178,11 @@ JobsPlan plan_jobs(const Scenario& sc, const Fabric& fabric) {
       } catch (const std::invalid_argument& e) {
         fail("placement", e.what());
       }
+    }
+    try {
+      p.setup = nccl_setup(in, fabric);
+    } catch (const ConfigError& e) {
+      throw in_job_terms(e, at);
     }
     std::vector<int> groups;
     for (const int s : p.servers) {

@@ -24,12 +24,13 @@ class DagReplayer;
 
 /// One job, placed and planned.
 struct JobPlan {
-  JobConfig config;              ///< its scenario item
-  std::string placement;         ///< the policy, or "servers" for a list given
-  std::vector<int> servers;      ///< in rank order
-  int leaves = 0;                ///< distinct server groups (leaves) among its servers
-  NcclRunSetup setup;            ///< rank_hosts: the fabric's host of each of its ranks
-  SizePlan size;                 ///< its collective's size, as NCCL plans it
+  JobConfig config;          ///< its scenario item
+  std::string placement;     ///< the policy, or "servers" for a list given
+  std::vector<int> servers;  ///< in rank order
+  int leaves = 0;            ///< distinct server groups (leaves) among its servers
+  NcclRunSetup setup;        ///< rank_hosts: the fabric's host of each of its ranks
+  NcclConfig nccl;  ///< the NCCL settings it ran with: the file's, the environment's over them
+  SizePlan size;    ///< its collective's size, as NCCL plans it
   std::optional<StepPlan> step;  ///< a training job's step (then `size` is unused)
   CollectiveRow row;             ///< what NCCL chose, before it runs
   /// Its tasks in the DAG it is built into: [first_task, end_task).

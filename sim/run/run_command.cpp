@@ -251,9 +251,13 @@ int run_scenario(const RunOptions& opts, const std::atomic<bool>* interrupt) {
               << " under " << job.leaves << " lea" << (job.leaves == 1 ? "f" : "ves") << " ("
               << job.placement << "), " << n.channels
               << (n.channels == 1 ? " channel" : " channels") << ", NCCL_ALGO "
-              << (job.config.nccl.algo.empty() ? "(all)" : job.config.nccl.algo) << ", NCCL_PROTO "
-              << (job.config.nccl.proto.empty() ? "(NCCL's)" : job.config.nccl.proto);
+              << (job.nccl.algo.empty() ? "(all)" : job.nccl.algo) << ", NCCL_PROTO "
+              << (job.nccl.proto.empty() ? "(NCCL's)" : job.nccl.proto);
     if (job.config.start_ps > 0) std::cout << ", starts at " << format_time(job.config.start_ps);
+    for (const auto& [key, assignment] : job.nccl.from_env) {
+      std::cout << (key == job.nccl.from_env.begin()->first ? "; from the environment: " : ", ")
+                << assignment;
+    }
     if (!n.note.empty()) std::cout << "; " << n.note;
     std::cout << "\n";
   }

@@ -1,6 +1,7 @@
 // simulate(): the flow or the packet model, then the accounting check; simulate_limited(): the
 // same under a wall-clock limit, watched by a thread.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -28,6 +29,19 @@ static void alone_runs(const Scenario& sc, const Prepared& prepared,
     for (JobRow& j : rep.jobs) j.alone_note = "not run: the run with every job did not finish";
     return;
   }
+  if (!sc.traffic.empty() && rep.jobs.size() > 1) {
+    // The flows run beside each job alone too, but meet it at other times: with the other jobs
+    // holding them back a job can finish sooner than alone, and congestion control's reactions
+    // to them differ from run to run of the seed.
+    rep.depends_on.push_back(
+        {{"traffic", "background", "seed"},
+         "the jobs' slowdowns: the traffic flows run in each job's alone run too, but meet it at "
+         "other times, so part of a slowdown (below 1 or above) is theirs; compare over seeds "
+         "(--vary seed=1,2,3)"});
+  }
+  // --max-events bounds the whole run: the alone runs share what the run with every job left.
+  uint64_t used = static_cast<uint64_t>(rep.events);
+  const std::string cap = "--max-events " + std::to_string(max_events);
   for (size_t j = 0; j < rep.jobs.size(); ++j) {
     JobRow& row = rep.jobs[j];
     if (rep.jobs.size() == 1) {  // the run was the job alone: its DAG is the same
@@ -36,14 +50,26 @@ static void alone_runs(const Scenario& sc, const Prepared& prepared,
       if (row.alone_time_ps > 0) row.slowdown = 1;
       break;
     }
+    if (rep.complete && max_events != UINT64_MAX && used >= max_events) {
+      rep.complete = false;
+      rep.limited = true;
+      rep.stop_reason = "stopped at " + cap + " before job " + row.name + " alone";
+    }
     if (!rep.complete) {
       row.alone_note = "not run: " + rep.stop_reason;
       continue;
     }
     if (progress) std::fprintf(stderr, "\r[fabricsim] job %s alone   ", row.name.c_str());
-    const RunReport alone = simulate_packets(sc, prepared, interrupt, false, nullptr, max_events,
-                                             engine, {}, static_cast<int>(j));
+    RunReport alone = simulate_packets(sc, prepared, interrupt, false, nullptr,
+                                       max_events == UINT64_MAX ? max_events : max_events - used,
+                                       engine, {}, static_cast<int>(j));
     if (progress) std::fprintf(stderr, "\r%*s\r", 60, "");
+    // The run's figures cover its alone runs too (perf.json's events per second with them).
+    used += static_cast<uint64_t>(alone.events);
+    rep.events += alone.events;
+    rep.packet_hops += alone.packet_hops;
+    rep.wall_s += alone.wall_s;
+    rep.peak_rss_bytes = std::max(rep.peak_rss_bytes, alone.peak_rss_bytes);
     if (alone.jobs.size() == 1 && alone.jobs[0].complete) {
       row.alone_time_ps = alone.jobs[0].row.time_ps;
       row.alone_busbw_GBps = alone.jobs[0].row.busbw_GBps;
@@ -52,6 +78,9 @@ static void alone_runs(const Scenario& sc, const Prepared& prepared,
             static_cast<double>(row.row.time_ps) / static_cast<double>(row.alone_time_ps);
       }
       continue;
+    }
+    if (alone.limited && alone.stop_reason.rfind("stopped at --max-events", 0) == 0) {
+      alone.stop_reason = "stopped at " + cap + " during job " + row.name + " alone";
     }
     row.alone_note = "did not finish: " + alone.stop_reason;
     if (alone.interrupted || alone.limited) {
@@ -108,6 +137,13 @@ RunReport simulate_limited(const Scenario& sc, const Prepared& prepared,
                                    ? rep.stop_reason.substr(std::string("interrupted ").size())
                                    : rep.stop_reason;
     rep.stop_reason = "stopped at --max-wall " + format_time(wall->max_wall_ps) + " " + during;
+    for (JobRow& j : rep.jobs) {  // a job's alone run the deadline stopped says so too
+      const std::string was = "interrupted during ";
+      if (const size_t at = j.alone_note.find(was); at != std::string::npos) {
+        j.alone_note.replace(
+            at, was.size(), "stopped at --max-wall " + format_time(wall->max_wall_ps) + " during ");
+      }
+    }
   }
   return rep;
 }

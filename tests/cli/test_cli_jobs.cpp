@@ -340,3 +340,64 @@ TEST_CASE("a training job is refused with a collective's keys and without its la
   CHECK_THAT(refused("train_typo", kTwoLeaves + "jobs:\n  - {gpus: 2, training: {layrs: []}}\n"),
              Catch::Contains("jobs[0].training.layrs") && Catch::Contains("did you mean 'layers'"));
 }
+
+TEST_CASE(
+    "set overrides reach a job's nccl keys and swap servers for a placement and jobs for a "
+    "workload") {
+  // A job's own nccl key by its dotted path: the job runs what it says.
+  const auto tree = run_json("set_nccl",
+                             "scenarios/two-jobs.yaml --set jobs.size=1MiB "
+                             "--set 'jobs[0].nccl.algo=tree'");
+  CHECK(tree["jobs"][0]["collective"]["algorithm"] == "tree");
+  // servers given by --set replace the file's placement (and a placement its servers).
+  const auto listed = run_json("set_servers",
+                               "scenarios/two-jobs.yaml --set jobs.size=1MiB "
+                               "--set 'jobs[1].servers=[31, 30, 29, 28, 27, 26, 25, 24, 23, 22, "
+                               "21, 20, 19, 18, 17, 16]'");
+  CHECK(listed["jobs"][1]["placement"] == "servers");
+  CHECK(listed["jobs"][1]["servers"][0] == 31);
+  // Jobs given whole run instead of the file's workload, which is left out with a warning.
+  const Result r = fabricsim(
+      "run scenarios/quickstart.yaml --set 'jobs=[{size: 1MiB, gpus: 4}, {size: 1MiB, gpus: 4}]'");
+  INFO(r.out + r.err);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("workload: not used: the jobs given by --set jobs=") &&
+                        Catch::Contains("run instead of the file's workload section"));
+  CHECK(r.out.find("# jobs: 2 on one fabric") != std::string::npos);
+  // A whole list after a key of it would drop that key: refused.
+  const Result dropped = fabricsim(
+      "validate scenarios/two-jobs.yaml --set 'jobs[0].size=1MiB' "
+      "--set 'jobs=[{size: 2MiB, gpus: 4}]'");
+  CHECK(dropped.exit_code == 2);
+  CHECK_THAT(dropped.err, Catch::Contains("replaces the whole list, and with it jobs[0].size"));
+  // A seed for a placement that is not random does nothing: a warning, as a sweep over
+  // placements sets it for all of them.
+  const Result seed = fabricsim("validate scenarios/two-jobs.yaml --set jobs.seed=7");
+  CHECK(seed.exit_code == 0);
+  CHECK_THAT(seed.err, Catch::Contains("jobs[0].seed: not used: seed is the random placement's"));
+}
+
+TEST_CASE("a job's collective errors name the job's keys and --max-events bounds its alone runs") {
+  // The collectives' check of too many transfers, written for a workload's maxbytes, in the
+  // job's terms.
+  const Result big = fabricsim(
+      "validate scenarios/two-jobs.yaml --set 'jobs[0].size=64GiB' "
+      "--set 'jobs[0].protocol=ll'");
+  CHECK(big.exit_code == 2);
+  CHECK_THAT(big.err, Catch::Contains("jobs[0].size: size 64 GiB would replay as") &&
+                          Catch::Contains("lower jobs[0].size") && !Catch::Contains("workload."));
+  // The run with both jobs and its two alone runs take E events in all: a cap of 95 % of E stops
+  // the last alone run (exit 124, as any run at its cap), which says so.
+  const auto full = run_json("events_full", "scenarios/two-jobs.yaml --set jobs.size=1MiB");
+  const fs::path d = scratch("events_cap");
+  const int64_t all = full["run"]["events"].get<int64_t>();
+  const int64_t cap = all - all / 20;
+  const Result capped = fabricsim("run scenarios/two-jobs.yaml --set jobs.size=1MiB --max-events " +
+                                  std::to_string(cap) + " --out " + d.string());
+  CHECK(capped.exit_code == 124);
+  const auto j = nlohmann::json::parse(slurp(d / "results.json"));
+  CHECK(j["run"]["events"].get<int64_t>() == cap);
+  CHECK_THAT(j["jobs"][1]["alone_note"].get<std::string>(),
+             Catch::Contains("stopped at --max-events " + std::to_string(cap) +
+                             " during job alltoall alone"));
+}
