@@ -284,18 +284,20 @@ measured_rows() {
 # architect_table DIR: the architect's sweep (scenarios/architect-compare.yaml over
 # routing.load_balancing x topology.oversubscription x three jobs lists, in that order) as one
 # row per fabric: its cost proxy, the AllReduce and AllToAll busbw on all 32 GPUs, and both jobs'
-# busbw and slowdown side by side (DIR/point-NNN/results.json).
+# busbw beside each other with their slowdown and overlap (DIR/point-NNN/results.json).
 architect_table() {
-  echo "| routing | ratio | cost (USD) | AllReduce 32 (GB/s) | AllToAll 32 (GB/s) | both: AllReduce 16 (GB/s, slowdown) | both: AllToAll 16 (GB/s, slowdown) |"
+  echo "| routing | ratio | cost (USD) | AllReduce 32 (GB/s) | AllToAll 32 (GB/s) | both: AllReduce 16 (GB/s, slowdown, overlap) | both: AllToAll 16 (GB/s, slowdown, overlap) |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   awk -F, 'NR > 1 && ($1 - 1) % 3 == 0 { print $1, $2, $3 }' "$1/sweep.csv" |
     while read -r point lb ratio; do
       p() { printf '%s/point-%03d/results.json' "$1" "$2"; }
       a="$(p "$1" "$point")" b="$(p "$1" $((point + 1)))" c="$(p "$1" $((point + 2)))"
-      printf '| %s | %s:1 | %s | %.2f | %.2f | %.2f (%.2fx) | %.2f (%.2fx) |\n' "$lb" "$ratio" \
+      printf '| %s | %s:1 | %s | %.2f | %.2f | %.2f (%.2fx, %.0f %%) | %.2f (%.2fx, %.0f %%) |\n' "$lb" "$ratio" \
         "$(thousands "$(printf %.0f "$(json "$a" fabric.cost_usd)")")" \
         "$(json "$a" 'jobs[0].collective.busbw_GBps')" "$(json "$b" 'jobs[0].collective.busbw_GBps')" \
         "$(json "$c" 'jobs[0].collective.busbw_GBps')" "$(json "$c" 'jobs[0].slowdown')" \
-        "$(json "$c" 'jobs[1].collective.busbw_GBps')" "$(json "$c" 'jobs[1].slowdown')"
+        "$(awk -v o="$(json "$c" 'jobs[0].overlap')" 'BEGIN { print 100 * o }')" \
+        "$(json "$c" 'jobs[1].collective.busbw_GBps')" "$(json "$c" 'jobs[1].slowdown')" \
+        "$(awk -v o="$(json "$c" 'jobs[1].overlap')" 'BEGIN { print 100 * o }')"
     done
 }

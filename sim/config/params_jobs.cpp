@@ -201,7 +201,8 @@ bool apply_jobs_override(YAML::Node& root, const std::string& path, const std::s
     for (const auto& [key, earlier] : ctx.overrides) {
       if (key.rfind(jobs + "[", 0) == 0 || key.rfind(jobs + ".", 0) == 0) {
         fail("jobs=[...] replaces the whole list, and with it " + key + " of " + earlier +
-             "; give that key inside the list, or after it");
+             " (every --set comes before every --vary); give the key inside each list, or as "
+             "a --vary listed after --vary jobs=...");
       }
     }
     if (!value.IsSequence()) {

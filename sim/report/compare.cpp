@@ -26,9 +26,14 @@ bool jobs_axis(const std::string& key) {
 /// read from the `name:` keys of the YAML text; "" when it names none.
 std::string job_names(const std::string& value) {
   std::string out;
-  for (size_t at = value.find("name:"); at != std::string::npos; at = value.find("name:", at + 5)) {
-    if (at > 0 && value[at - 1] != '{' && value[at - 1] != ' ' && value[at - 1] != ',') continue;
-    size_t b = value.find_first_not_of(' ', at + 5);
+  int depth = 0;  // brackets open: a job's own keys are at depth 2 ("[{name: ...")
+  for (size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c == '[' || c == '{') ++depth;
+    if (c == ']' || c == '}') --depth;
+    if (depth != 2 || value.compare(i, 5, "name:") != 0) continue;
+    if (i > 0 && value[i - 1] != '{' && value[i - 1] != ' ' && value[i - 1] != ',') continue;
+    const size_t b = value.find_first_not_of(' ', i + 5);
     const size_t e = b == std::string::npos ? b : value.find_first_of(",}", b);
     if (b == std::string::npos || e == std::string::npos) break;
     std::string name = value.substr(b, e - b);
@@ -206,7 +211,7 @@ void compare_jobs(const CompareInput& in, const std::vector<size_t>& fabric_of,
     job.job = name;
     for (size_t f = 0; f < d.fabrics.size(); ++f) {
       const auto candidates = points_of(in, fabric_of, f, workload_keys, key);
-      std::optional<CompareValue> busbw, slowdown;
+      std::optional<CompareValue> time, busbw, slowdown, overlap;
       for (const ComparePoint* p : candidates) {
         if (!p->results) continue;
         for (const nlohmann::json& j : member(*p->results, "jobs")) {
@@ -220,14 +225,26 @@ void compare_jobs(const CompareInput& in, const std::vector<size_t>& fabric_of,
           if (member(j, "complete") == true && number(c, "busbw_GBps")) {
             busbw = from_point(*p, *number(c, "busbw_GBps"));
           }
+          if (member(j, "complete") == true && number(c, "time_us")) {
+            time = from_point(*p, *number(c, "time_us"));
+          }
           if (number(j, "slowdown")) slowdown = from_point(*p, *number(j, "slowdown"));
+          if (number(j, "overlap")) overlap = from_point(*p, *number(j, "overlap"));
           break;
         }
-        if (busbw) break;
+        if (time) break;
       }
+      job.time_us.push_back(time ? *time : missing_from(candidates));
       job.busbw_GBps.push_back(busbw ? *busbw : missing_from(candidates));
       job.slowdown.push_back(slowdown ? *slowdown : missing_from(candidates));
+      if (!overlap && time) {  // it ran with no other job in its list
+        overlap = CompareValue{};
+        overlap->missing = "-";
+        overlap->point = time->point;
+      }
+      job.overlap.push_back(overlap ? *overlap : missing_from(candidates));
     }
+    set_deltas(job.time_us);
     set_deltas(job.busbw_GBps);
     set_deltas(job.slowdown);
     d.jobs.push_back(std::move(job));

@@ -97,8 +97,10 @@ struct CompareJob {
   std::string job;       ///< its name
   std::string collective;
   int64_t ranks = 0, size_bytes = 0;
+  std::vector<CompareValue> time_us;     ///< per fabric: results.json jobs[].collective.time_us
   std::vector<CompareValue> busbw_GBps;  ///< per fabric: results.json jobs[].collective.busbw_GBps
   std::vector<CompareValue> slowdown;    ///< per fabric: results.json jobs[].slowdown
+  std::vector<CompareValue> overlap;     ///< per fabric: results.json jobs[].overlap (0 … 1)
 };
 
 /// One training step (per training.* combination): its time on every fabric.

@@ -183,6 +183,16 @@ CompareDocument compare_document(const CompareData& d) {
                            ".");
     }
     for (const CompareJob& j : d.jobs) {
+      if (j.collective == "training_step") {  // no busbw: its step time
+        const auto best = best_of(d, j.time_us, Better::kLower, us);
+        if (!best) continue;
+        const CompareValue& v = j.time_us[best->at];
+        doc.glance.push_back("Shortest step of training job " + j.job + " (" + j.workload +
+                             "): " + best->names + " (" + us(*v.value) + " us" +
+                             pct_against(v, j.time_us.front(), first) + ")" + near_text(*best) +
+                             ".");
+        continue;
+      }
       const auto best = best_of(d, j.busbw_GBps, Better::kHigher, gbps);
       if (!best) continue;
       const CompareValue& v = j.busbw_GBps[best->at];
@@ -284,13 +294,16 @@ CompareDocument compare_document(const CompareData& d) {
     t.id = "jobs";
     t.title = "Jobs sharing the fabric";
     t.how_to_read =
-        "Each job's busbw beside the other jobs of its list (higher is better), and its "
-        "slowdown: its time there over its time alone on the same servers (1.00x: the others "
-        "cost it nothing; lower is better). The % columns compare each fabric with " +
+        "Each job's time and busbw beside the other jobs of its list (one iteration, the mean; "
+        "a training job has a step time and no busbw), and its slowdown: its time there over "
+        "its time alone on the same servers (1.00x: the others cost it nothing; lower is "
+        "better). Overlap is the share of its time another job was running: a slowdown is that "
+        "of the overlap, so compare jobs that overlap about as much (iterations lengthen a "
+        "short job). The % columns compare each fabric with " +
         first + " on the same jobs.";
-    t.header = {"jobs",         "job",      "collective", "fabric",
-                "busbw (GB/s)", "vs first", "slowdown",   "vs first"};
-    t.numeric = {false, false, false, false, true, true, true, true};
+    t.header = {"jobs",         "job",      "collective", "fabric",   "time (us)", "vs first",
+                "busbw (GB/s)", "vs first", "slowdown",   "vs first", "overlap"};
+    t.numeric = {false, false, false, false, true, true, true, true, true, true, true};
     const auto times = [](double v) { return fixed(v, 2) + "x"; };
     for (const CompareJob& j : d.jobs) {
       // A training job has no size: its step's collectives are NCCL's to size.
@@ -301,8 +314,10 @@ CompareDocument compare_document(const CompareData& d) {
       for (size_t f = 0; f < d.fabrics.size(); ++f) {
         std::vector<CompareCell> row = {
             {j.workload, 0}, {j.job, 0}, {what, 0}, {d.fabrics[f].label, 0}};
+        value_and_delta(row, j.time_us, f, us, Better::kLower);
         value_and_delta(row, j.busbw_GBps, f, gbps, Better::kHigher);
         value_and_delta(row, j.slowdown, f, times, Better::kLower);
+        row.push_back(value_cell(j.overlap[f], [](double v) { return fixed(100 * v, 0) + " %"; }));
         t.rows.push_back(row);
       }
     }

@@ -69,7 +69,8 @@ nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs) {
                                                          : ordered_json(j.alone_busbw_GBps)}}
                        : ordered_json(nullptr)},
          {"alone_note", j.alone_note.empty() ? ordered_json(nullptr) : ordered_json(j.alone_note)},
-         {"slowdown", j.slowdown > 0 ? ordered_json(j.slowdown) : ordered_json(nullptr)}});
+         {"slowdown", j.slowdown > 0 ? ordered_json(j.slowdown) : ordered_json(nullptr)},
+         {"overlap", j.overlap >= 0 ? ordered_json(j.overlap) : ordered_json(nullptr)}});
   }
   return out;
 }
@@ -77,14 +78,14 @@ nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs) {
 void print_jobs(std::ostream& out, const std::vector<JobRow>& jobs) {
   out << "# jobs: " << jobs.size()
       << " on one fabric; time and busbw per iteration (the mean), beside the job alone on its "
-         "servers\n";
+         "servers; overlap: the share of its time another job ran\n";
   // Each column as wide as its widest cell; text left-aligned, numbers right-aligned.
   const std::vector<std::string> header = {"job",         "placement", "servers",     "leaves",
                                            "collective",  "ranks",     "size",        "algo/proto",
                                            "iters",       "time (us)", "busbw(GB/s)", "alone (us)",
-                                           "alone busbw", "slowdown"};
-  const std::vector<bool> left = {true, true,  true,  false, true,  false, false,
-                                  true, false, false, false, false, false, false};
+                                           "alone busbw", "slowdown",  "overlap"};
+  const std::vector<bool> left = {true,  true,  true,  false, true,  false, false, true,
+                                  false, false, false, false, false, false, false};
   std::vector<std::vector<std::string>> rows;
   for (const JobRow& j : jobs) {
     const bool step = j.row.collective == kTrainingStep;
@@ -97,7 +98,8 @@ void print_jobs(std::ostream& out, const std::vector<JobRow>& jobs) {
                     j.complete && !step ? num(j.row.busbw_GBps, 2) : "-",
                     j.alone_time_ps > 0 ? us(j.alone_time_ps) : "-",
                     j.alone_time_ps > 0 && !step ? num(j.alone_busbw_GBps, 2) : "-",
-                    j.slowdown > 0 ? num(j.slowdown, 3) + "x" : "-"});
+                    j.slowdown > 0 ? num(j.slowdown, 3) + "x" : "-",
+                    j.overlap >= 0 ? num(100 * j.overlap, 0) + " %" : "-"});
   }
   std::vector<size_t> width(header.size());
   for (size_t c = 0; c < header.size(); ++c) {

@@ -62,6 +62,9 @@ struct JobRow {
   std::string alone_note;
   /// time_ps / alone_time_ps: 1 = no interference; 0 when either is missing.
   double slowdown = 0;
+  /// The share of its time (start to end) during which another job was running, 0 … 1; -1 when
+  /// there is no other job or it did not finish. A slowdown is that of the overlap.
+  double overlap = -1;
 };
 
 /// The cost proxy of a fabric (scenario `cost_model:`; topologies/metrics.hpp fabric_cost), US
@@ -482,7 +485,8 @@ nlohmann::ordered_json collective_row_json(const CollectiveRow& row);
 /// results.json's `jobs` array (jobs_report.cpp): per job name, placement, servers, leaves,
 /// iterations, start_ps, end_ps (null = not finished), complete, collective (as
 /// collective_row_json, time the mean iteration), alone {time_ps, busbw_GBps} or null,
-/// alone_note (null = none), slowdown (null = not known). A training job's collective is
+/// alone_note (null = none), slowdown (null = not known), overlap (the share of its time
+/// another job ran; null = no other job or not finished). A training job's collective is
 /// "training_step" with its step time and null algorithm, protocol, type, redop and bandwidths.
 nlohmann::ordered_json jobs_json(const std::vector<JobRow>& jobs);
 /// The jobs' table of the summary ("# jobs ...").

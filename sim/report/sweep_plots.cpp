@@ -98,8 +98,11 @@ bool plottable(const PointResult& p, const std::string& label, std::string& note
     return false;
   }
   if (p.busbw.empty()) {
-    note += gp_comment("left out: point " + std::to_string(p.point) + " (" + label +
-                       "): no collective sizes (traffic flows only)");
+    note += gp_comment(
+        "left out: point " + std::to_string(p.point) + " (" + label + "): " +
+        (p.jobs.empty() ? std::string("no collective sizes (traffic flows only)")
+                        : std::string("jobs, not a sweep of sizes: their busbw is in sweep.csv's "
+                                      "jobs.* columns, their plots in --report's")));
     return false;
   }
   return true;
@@ -432,11 +435,12 @@ Plot vs_plot(const std::string& scenario, const std::vector<SweepAxis>& axes, si
                    ", one curve per combination of the other varied keys");
   gp += gp_comment("data: " + dat_file + "; run `gnuplot " + plot.stem +
                    ".gp` in this folder to draw " + plot.stem + ".svg");
-  gp += with_cost
-            ? "# dashed, right axis: the cost proxy (results.json fabric.cost_usd; `fabricsim "
-              "topo`), column 5 of the data\n"
-            : "# no cost curve: the points' results carry no cost proxy (add cost_model: to "
-              "the scenario; see `fabricsim topo`)\n";
+  gp +=
+      with_cost ? "# dashed, right axis: the cost proxy (results.json fabric.cost_usd; `fabricsim "
+                  "topo`), column 5 of the data\n"
+      : block == 0 ? ""
+                   : "# no cost curve: the points' results carry no cost proxy (add cost_model: to "
+                     "the scenario; see `fabricsim topo`)\n";
   gp += notes;
   plot.drawable = block > 0;
   if (!plot.drawable) {

@@ -54,7 +54,7 @@ struct SizeSlowdown {
 /// `collective.busbw_GBps` (nullopt: it did not finish) and `slowdown` (nullopt: none).
 struct JobResult {
   std::string name;
-  std::optional<double> busbw_GBps, slowdown;
+  std::optional<double> time_us, busbw_GBps, slowdown, overlap;
 };
 
 /// One row of the sweep table: cells in the table's column order.
@@ -110,11 +110,13 @@ inline const std::string kCostColumn = "cost_usd";
 /// `training.step_ps` and `training.exposed_comm_ps` in milliseconds (empty where the step did
 /// not finish).
 inline const std::vector<std::string> kTrainingColumns = {"step_ms", "exposed_comm_ms"};
-/// A sweep whose scenarios have `jobs:` has two columns per job name (in the order the points'
-/// scenarios first name them), after the training columns: "jobs.NAME.busbw_GBps" and
-/// "jobs.NAME.slowdown" (results.json jobs[].collective.busbw_GBps and jobs[].slowdown, "%.3f"),
-/// empty at a point without that job or where it has none.
-inline const std::vector<std::string> kJobColumnSuffixes = {".busbw_GBps", ".slowdown"};
+/// A sweep whose scenarios have `jobs:` has four columns per job name (in the order the points'
+/// scenarios first name them), after the training columns: "jobs.NAME.time_us",
+/// "jobs.NAME.busbw_GBps", "jobs.NAME.slowdown" and "jobs.NAME.overlap" (results.json
+/// jobs[].collective.time_us and busbw_GBps, jobs[].slowdown and overlap, "%.3f"), empty at a
+/// point without that job or where it has none.
+inline const std::vector<std::string> kJobColumnSuffixes = {".time_us", ".busbw_GBps", ".slowdown",
+                                                            ".overlap"};
 /// A sweep with a topology axis has this last: the GPUs (hosts) of each point's fabric.
 inline const std::string kGpusColumn = "gpus";
 

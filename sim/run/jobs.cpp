@@ -325,6 +325,28 @@ std::vector<JobRow> job_rows(const JobsPlan& plan, const DagReplayer& replayer, 
     }
     rows.push_back(std::move(r));
   }
+  // How much of each job's time another job was running: the share of [start, end] covered by
+  // the other jobs' [start, end] (unfinished ones: to the last end any job reached).
+  int64_t last = 0;
+  for (const JobRow& r : rows) last = std::max(last, r.end_ps);
+  for (JobRow& r : rows) {
+    if (rows.size() < 2 || !r.complete || r.end_ps <= r.start_ps) continue;
+    std::vector<std::pair<int64_t, int64_t>> others;
+    for (const JobRow& o : rows) {
+      if (&o == &r) continue;
+      const int64_t b = std::max(o.start_ps, r.start_ps);
+      const int64_t e = std::min(o.complete ? o.end_ps : last, r.end_ps);
+      if (e > b) others.emplace_back(b, e);
+    }
+    std::sort(others.begin(), others.end());
+    int64_t covered = 0, reach = r.start_ps;
+    for (const auto& [b, e] : others) {
+      if (e <= reach) continue;
+      covered += e - std::max(b, reach);
+      reach = e;
+    }
+    r.overlap = static_cast<double>(covered) / static_cast<double>(r.end_ps - r.start_ps);
+  }
   return rows;
 }
 

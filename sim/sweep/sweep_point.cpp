@@ -107,8 +107,10 @@ PointResult run_point(Scenario& sc, int64_t index, int64_t points,
     for (const JobRow& j : rep->jobs) {
       JobResult& r = result.jobs.emplace_back();
       r.name = j.name;
+      if (j.complete) r.time_us = static_cast<double>(j.row.time_ps) / 1e6;
       if (j.complete && j.row.collective != kTrainingStep) r.busbw_GBps = j.row.busbw_GBps;
       if (j.slowdown > 0) r.slowdown = j.slowdown;
+      if (j.overlap >= 0) r.overlap = j.overlap;
     }
   }
   return result;
@@ -200,7 +202,7 @@ std::string encode_point(const PointResult& r) {
   put_u64(s, r.jobs.size());
   for (const JobResult& j : r.jobs) {
     put_str(s, j.name);
-    for (const std::optional<double>& x : {j.busbw_GBps, j.slowdown}) {
+    for (const std::optional<double>& x : {j.time_us, j.busbw_GBps, j.slowdown, j.overlap}) {
       put_u64(s, x ? 1 : 0);
       put_f64(s, x.value_or(0));
     }
@@ -259,7 +261,7 @@ std::optional<PointResult> decode_point(const std::string& s) {
   for (uint64_t i = 0; in.ok() && i < jobs; ++i) {
     JobResult& j = r.jobs.emplace_back();
     j.name = in.str();
-    for (std::optional<double>* x : {&j.busbw_GBps, &j.slowdown}) {
+    for (std::optional<double>* x : {&j.time_us, &j.busbw_GBps, &j.slowdown, &j.overlap}) {
       const uint64_t has = in.u64();
       const double v = in.f64();
       if (has > 1) in.fail();

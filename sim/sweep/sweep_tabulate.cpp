@@ -76,10 +76,9 @@ void tabulate_points(SweepTable& table, const std::vector<const PointResult*>& f
     for (const std::string& name : columns.jobs) {
       const auto j = std::find_if(p->jobs.begin(), p->jobs.end(),
                                   [&](const JobResult& r) { return r.name == name; });
-      for (const bool busbw : {true, false}) {
-        const std::optional<double> v = j == p->jobs.end() ? std::nullopt
-                                        : busbw            ? j->busbw_GBps
-                                                           : j->slowdown;
+      for (const auto member : {&JobResult::time_us, &JobResult::busbw_GBps, &JobResult::slowdown,
+                                &JobResult::overlap}) {
+        const std::optional<double> v = j == p->jobs.end() ? std::nullopt : (*j).*member;
         table.rows.back().cells.push_back(v ? fixed3(*v) : std::string());
       }
     }

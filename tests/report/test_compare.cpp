@@ -227,8 +227,10 @@ TEST_CASE("compare: jobs per jobs list and name, their busbw and slowdown agains
                            {{"collective", name == "ar" ? "all_reduce" : "alltoall"},
                             {"ranks", 16},
                             {"size_bytes", 16777216},
+                            {"time_us", busbw > 0 ? 1000 / busbw : 0},
                             {"busbw_GBps", busbw}}},
-                          {"slowdown", slowdown > 0 ? nlohmann::json(slowdown) : nullptr}};
+                          {"slowdown", slowdown > 0 ? nlohmann::json(slowdown) : nullptr},
+                          {"overlap", slowdown > 1 ? nlohmann::json(0.5) : nullptr}};
   };
   const auto with_jobs = [&](double cost, nlohmann::json jobs) {
     nlohmann::json r = results("spine-leaf", cost, 1, 1, 100, 0);
@@ -237,8 +239,10 @@ TEST_CASE("compare: jobs per jobs list and name, their busbw and slowdown agains
     return r;
   };
   const std::string one = "[{name: ar, size: 16MiB, gpus: 32}]";
+  // A job's training layers have names too: not jobs of the list.
   const std::string two =
-      "[{name: ar, size: 16MiB, gpus: 16}, {name: 'a2a', collective: alltoall}]";
+      "[{name: ar, size: 16MiB, gpus: 16, training: {layers: [{name: block}]}}, "
+      "{name: 'a2a', collective: alltoall}]";
   CompareInput in;
   in.scenario = "s";
   in.command = "fabricsim sweep s.yaml";
@@ -277,6 +281,12 @@ TEST_CASE("compare: jobs per jobs list and name, their busbw and slowdown agains
   CHECK(md.find("## Jobs sharing the fabric") != std::string::npos);
   CHECK(md.find("| ar + a2a") != std::string::npos);
   CHECK(md.find("1.10x") != std::string::npos);
+  // Time: 1000 / 36 against 1000 / 30 is -16.7 %; overlap 50 %, none for a job alone.
+  CHECK(*d.jobs[1].time_us[1].delta_pct == Approx(-100.0 / 6));
+  CHECK(d.jobs[1].overlap[0].value == 0.5);
+  CHECK(md.find(" 50 % |") != std::string::npos);
+  CHECK(!d.jobs[0].overlap[0].value);
+  CHECK(d.jobs[0].overlap[0].missing == "-");
 }
 
 }  // namespace fabricsim
