@@ -220,7 +220,8 @@ TEST_CASE("traffic: bad lists, items and values say where and what", "[config]")
     CHECK(e.message() ==
           "missing required section (with at least minbytes, maxbytes), or a traffic section in "
           "its place (" +
-              list_expected.substr(std::string("expected ").size()) + "), or a training section, or a jobs section");
+              list_expected.substr(std::string("expected ").size()) +
+              "), or a training section, or a jobs section");
   }
   SECTION("a misspelt section name") {
     check(without_workload("trafic:\n  - {src: 0, dst: 1, size: 1MiB}\n"), 19, 1, "trafic",
