@@ -23,8 +23,9 @@
 //     and hides most of the latency (4-GPU servers, 16 MiB: +36 % became −2 %).
 //     A hop's step: a = framed step bytes / B_h alone (B_h its uncongested rate), shared on its
 //     busier end (its source's NIC or NVLink port sending, its destination's receiving) by m_h
-//     of the collective's hops. S_max = a·m_h on the bottleneck: everything through its port,
-//     whatever the phase. S_h for the chain: the s channels on the same ring (same cycle of
+//     of the collective's hops, or by more where Hop::links says more cross one link of its
+//     path (ECMP collisions on an uplink). S_max = a·m_h on the bottleneck: everything through its
+//     port, whatever the phase. S_h for the chain: the s channels on the same ring (same cycle of
 //     ranks) start together and stay in step, so they share fully; the o = m_h − s channels of
 //     other rings reach the port about Δ = α_b + S_max − α_h − S_h apart (their chains met the
 //     bottleneck at other steps), so they overlap a step of S_h for S_h / Δ of it:
@@ -58,6 +59,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "collectives/plan.hpp"
 #include "collectives/transfer_dag.hpp"
@@ -65,12 +67,16 @@
 namespace fabricsim {
 
 /// One connection, uncongested: the latency of a message (path propagation, switching,
-/// store-and-forward of its last packet), picoseconds, and the slowest link of its path, b/s.
+/// store-and-forward of its last packet), picoseconds, the slowest link of its path, b/s, and
+/// the directed links it crosses (any ids unique per link; empty when not known).
 struct Hop {
   int64_t latency_ps = 0;
   int64_t rate_bps = 0;
+  std::vector<uint32_t> links;
 };
-using HopLatency = std::function<Hop(int src_rank, int dst_rank)>;
+/// The connection from `src_rank` to `dst_rank` of connection id `flow` (NCCL's channel: it
+/// picks the ECMP path).
+using HopLatency = std::function<Hop(int src_rank, int dst_rank, uint32_t flow)>;
 
 /// The flows of one collective (see the file comment), with the arguments of build_collective.
 /// Throws std::invalid_argument as build_collective does, and for halving_doubling (not an

@@ -6,19 +6,13 @@
 #include <limits>
 #include <stdexcept>
 
+#include "sim/core/rng.hpp"
+#include "sim/net/network_hash.hpp"
 #include "sim/net/nic_loop.hpp"
 #include "topologies/routing.hpp"
 
 namespace fabricsim {
 namespace {
-
-/// SplitMix64 finalizer: the ECMP hash.
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 constexpr size_t kMaxDownSetBytes = size_t{2} << 30;
 constexpr int kMaxHops = 64;
@@ -28,9 +22,7 @@ constexpr int kMaxHops = 64;
 // ---- FlowRouter --------------------------------------------------------------------------
 
 FlowRouter::FlowRouter(const Fabric& fabric, uint64_t seed)
-    : fabric_(fabric),
-      salt_(mix(seed ^ 0x666c6f77ULL)),
-      torus_(family_of(fabric).dimension_ordered) {
+    : fabric_(fabric), torus_(family_of(fabric).dimension_ordered) {
   if (fabric.hosts_forward) {
     throw std::invalid_argument(
         "the flow mode cannot route a rail-only fabric (its routes pass through GPUs); use the "
@@ -38,6 +30,11 @@ FlowRouter::FlowRouter(const Fabric& fabric, uint64_t seed)
   }
   const FabricGraph& g = fabric.graph;
   const size_t n = boost::num_vertices(g);
+  // The packet mode's ECMP salts, drawn in its order (Network::Network).
+  RngStream ecmp_rng(seed, "ecmp");
+  ecmp_salt_ = static_cast<uint32_t>(ecmp_rng.next());
+  switch_salt_.resize(n);
+  for (VertexId v = 0; v < n; ++v) switch_salt_[v] = static_cast<uint32_t>(ecmp_rng.next());
   first_port_.resize(n + 1);
   host_of_.assign(n, -1);
   for (size_t h = 0; h < fabric.hosts.size(); ++h) {
@@ -85,12 +82,17 @@ FlowRouter::FlowRouter(const Fabric& fabric, uint64_t seed)
   }
 }
 
-void FlowRouter::path(int src, int dst, uint32_t flow, std::vector<uint32_t>& ports) const {
+void FlowRouter::path(int src, int dst, uint32_t flow, std::vector<uint32_t>& ports,
+                      bool ack) const {
   const FabricGraph& g = fabric_.graph;
   const VertexId target = fabric_.hosts.at(static_cast<size_t>(dst));
   VertexId v = fabric_.hosts.at(static_cast<size_t>(src));
-  const uint64_t key =
-      mix(salt_ ^ (static_cast<uint64_t>(src) << 40) ^ (static_cast<uint64_t>(dst) << 16) ^ flow);
+  // The QP's flow hash as Network::open_qp makes it (of the data's source and destination).
+  const uint64_t qp_src = static_cast<uint64_t>(ack ? dst : src);
+  const uint64_t qp_dst = static_cast<uint64_t>(ack ? src : dst);
+  const auto qp_hash = static_cast<uint32_t>(net_hash::fmix64(
+      (qp_src << 40) ^ (qp_dst << 16) ^ flow ^ (static_cast<uint64_t>(ecmp_salt_) << 32)));
+  const uint32_t hash = ack ? qp_hash ^ net_hash::kReverseSalt : qp_hash;
   std::vector<uint16_t> choices;
   for (int hop = 0; v != target; ++hop) {
     if (hop == kMaxHops) {
@@ -146,11 +148,14 @@ void FlowRouter::path(int src, int dst, uint32_t flow, std::vector<uint32_t>& po
       }
     }
     // At the source, a GPU with several NICs toward dst gives flow (channel) c its NIC c mod k,
-    // as the packet model's collectives do (Network::open_qp); further on, the ECMP hash.
+    // as the packet model's collectives do (Network::open_qp); further on, and for an ACK at
+    // its source too (Network::send_control), the ECMP hash (Network::hashed_index).
     const uint16_t chosen =
         choices.size() == 1 ? choices[0]
-        : hop == 0          ? choices[flow % choices.size()]
-                            : choices[mix(key ^ (static_cast<uint64_t>(v) << 1)) % choices.size()];
+        : hop == 0 && !ack
+            ? choices[flow % choices.size()]
+            : choices[net_hash::fmix64(static_cast<uint64_t>(hash) ^ switch_salt_[v]) %
+                      choices.size()];
     ports.push_back(first_port_[v] + chosen);
     v = boost::target(*std::next(boost::out_edges(v, g).first, chosen), g);
   }
@@ -216,6 +221,16 @@ int64_t FlowNetwork::path_latency_ps(int src, int dst, uint32_t flow,
   return latency_of(ports.data(), ports.size(), last_payload_bytes);
 }
 
+std::pair<int64_t, int64_t> FlowNetwork::path_latency_rate(int src, int dst, uint32_t flow,
+                                                           int64_t last_payload_bytes,
+                                                           std::vector<uint32_t>& ports) const {
+  ports.clear();
+  router_.path(src, dst, flow, ports);
+  int64_t rate = 0;
+  for (uint32_t id : ports) rate = rate == 0 ? rate_bps_[id] : std::min(rate, rate_bps_[id]);
+  return {latency_of(ports.data(), ports.size(), last_payload_bytes), rate};
+}
+
 int64_t FlowNetwork::path_rate_bps(int src, int dst, uint32_t flow) const {
   std::vector<uint32_t> ports;
   router_.path(src, dst, flow, ports);
@@ -271,7 +286,7 @@ void FlowNetwork::send(int src, int dst, int64_t bytes, uint32_t flow, uint64_t 
   f.ack_len = 0;
   f.ack_weight = 0;
   if (cfg_.ack_wire_bytes > 0) {
-    router_.path(dst, src, flow, paths_);
+    router_.path(dst, src, flow, paths_, /*ack=*/true);
     f.ack_len = static_cast<uint32_t>(paths_.size()) - f.path_begin - f.path_len;
     f.ack_weight = static_cast<double>(acks * cfg_.ack_wire_bytes) / static_cast<double>(wire);
     link_bytes_ += static_cast<double>(acks * cfg_.ack_wire_bytes) * f.ack_len;

@@ -47,8 +47,12 @@ namespace fabricsim {
 /// From a GPU: its NVLink when the destination is in its server, else a network port (ECMP).
 /// At a switch whose down-set (the hosts reachable by going only down) holds the destination:
 /// down to a neighbour that holds it; otherwise up, preferring neighbours that hold it. Equal
-/// choices are made by a hash of (seed, source, destination, flow id, node), so one flow keeps
-/// one path, as per-flow ECMP does. On a torus: dimension order (routing.hpp).
+/// choices are made as the packet mode's per-flow ECMP makes them (Network::open_qp,
+/// Network::hashed_index: the QP's hash of source, destination, flow id and the seed's salt,
+/// mixed with each switch's salt; at the source the flow's NIC, flow mod NICs), so a flow
+/// takes the path its QP takes in the packet mode and the same flows collide in both; an ACK
+/// the path of the packet mode's ACKs (the QP's hash with net_hash::kReverseSalt, hashed at the
+/// receiving GPU too). On a torus: dimension order (routing.hpp).
 class FlowRouter {
  public:
   /// Throws std::invalid_argument for a fabric it cannot route: rail-only (routes through
@@ -58,7 +62,8 @@ class FlowRouter {
   /// first_port(v) + i) of the path from host `src` to host `dst` (src != dst), first hop
   /// first. Throws std::runtime_error when failed links leave no way on (flow mode does not
   /// route around failures; the packet mode does).
-  void path(int src, int dst, uint32_t flow, std::vector<uint32_t>& ports) const;
+  /// `ack`: the path of the ACKs of the flow from `dst` to `src` (the packet mode's).
+  void path(int src, int dst, uint32_t flow, std::vector<uint32_t>& ports, bool ack = false) const;
   /// Global id of node v's port 0.
   uint32_t first_port(VertexId v) const { return first_port_[v]; }
   size_t port_count() const { return first_port_.back(); }
@@ -70,7 +75,8 @@ class FlowRouter {
            1;
   }
   const Fabric& fabric_;
-  uint64_t salt_;
+  uint32_t ecmp_salt_ = 0;             // as Network's: the seed's "ecmp" stream, first draw
+  std::vector<uint32_t> switch_salt_;  // per vertex: that stream's next draws, in vertex order
   bool torus_;
   size_t words_ = 0;            // 64-bit words per down-set
   std::vector<uint64_t> down_;  // per vertex: the hosts below it (switches only)
@@ -145,6 +151,12 @@ class FlowNetwork {
   };
   /// The links of flow `flow`'s path from `src` to `dst`, first hop first (FlowRouter::path).
   std::vector<Hop> path_hops(int src, int dst, uint32_t flow) const;
+  /// Flow `flow`'s path from `src` to `dst` in one walk: its global port ids (one per directed
+  /// link, first hop first, FlowRouter::path) replace `ports`; returns path_latency_ps (for a
+  /// last packet of `last_payload_bytes`) and path_rate_bps of that path.
+  std::pair<int64_t, int64_t> path_latency_rate(int src, int dst, uint32_t flow,
+                                                int64_t last_payload_bytes,
+                                                std::vector<uint32_t>& ports) const;
 
   int64_t flows_started() const { return started_; }
   int64_t flows_completed() const { return completed_; }

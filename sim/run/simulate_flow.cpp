@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -133,10 +134,12 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     // α of a hop: the uncongested latency of a message of one chunk (or the whole transfer).
     const int64_t probe = plan.spec.chunk_bytes > 0 ? plan.spec.chunk_bytes : n.mtu_bytes;
     const TransferDag dag = build_collective_flows(
-        setup.layout, plan.spec, plan.buffer_count, elem, [&](int src, int dst) {
+        setup.layout, plan.spec, plan.buffer_count, elem, [&](int src, int dst, uint32_t flow) {
           const int a = transport.host(src), b = transport.host(dst);
-          return Hop{net.path_latency_ps(a, b, 0, std::min<int64_t>(probe, n.mtu_bytes)),
-                     net.path_rate_bps(a, b, 0)};
+          Hop h;
+          std::tie(h.latency_ps, h.rate_bps) =
+              net.path_latency_rate(a, b, flow, std::min<int64_t>(probe, n.mtu_bytes), h.links);
+          return h;
         });
     DagReplayer replayer(dag, transport);
     transport.attach(&replayer);

@@ -457,7 +457,7 @@ TEST_CASE("flow mode: rates and ends match a water-filling that raises all free 
     const double a = static_cast<double>(acks * cfg.ack_wire_bytes) / wire;
     std::vector<uint32_t> data, back;
     bed.router.path(src, dst, flow, data);
-    bed.router.path(dst, src, flow, back);
+    bed.router.path(dst, src, flow, back, /*ack=*/true);  // the ACKs' path (packet mode's)
     for (uint32_t l : data) f.links.emplace_back(l, 1.0);
     for (uint32_t l : back) f.links.emplace_back(l, a);
     for (uint32_t l : data) capacity[l] = static_cast<double>(rate);
