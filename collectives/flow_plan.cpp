@@ -69,123 +69,36 @@ bool streams(const CollectiveSpec& spec, double framed_bytes) {
   return spec.stream_unit_bytes > 0 && framed_bytes > static_cast<double>(framed_unit(spec));
 }
 
-/// The pipeline's chunk and chunk count for `bytes` (one chunk when the spec has no chunk size).
-struct Chunks {
-  int64_t framed_chunk = 0;  ///< framed bytes of a chunk
-  int64_t count = 1;
-};
-Chunks chunks_of(int64_t bytes, const CollectiveSpec& spec) {
-  return {framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec),
-          spec.chunk_bytes > 0
-              ? std::max<int64_t>(1, (bytes + spec.chunk_bytes - 1) / spec.chunk_bytes)
-              : 1};
-}
-
-/// The time for one chunk to cross a pipeline of `hops` hops, picoseconds: Σ s_h with s = λ + α
-/// + C/B (C the chunk's framed bytes, B = `rate_bps`), or λ + α + U/B on the `streamed` hops
-/// (inside a server, with a streaming protocol: passed on after one stream unit U).
-/// `path_alpha_ps` >= 0: the hops' latencies summed along the path, in place of hops × α (a
-/// tree whose hops differ: NVLink inside servers, 2 to 5 switches between).
-double pipeline_fill_ps(int64_t hops, int64_t streamed, int64_t bytes, const CollectiveSpec& spec,
-                        int64_t step, int64_t alpha, int64_t rate_bps, int64_t path_alpha_ps) {
-  const Chunks c = chunks_of(bytes, spec);
-  const double c_over_b =
-      rate_bps > 0 ? static_cast<double>(c.framed_chunk) * 8e12 / static_cast<double>(rate_bps) : 0;
-  const double s = static_cast<double>(step + alpha) + c_over_b;
-  if (!streams(spec, c.framed_chunk)) streamed = 0;
-  const double s_streamed =
-      static_cast<double>(step + alpha) + unit_ps(spec, static_cast<double>(rate_bps));
-  const double alpha_excess =
-      path_alpha_ps >= 0 ? static_cast<double>(path_alpha_ps - hops * alpha) : 0.0;
-  return static_cast<double>(hops - streamed) * s + static_cast<double>(streamed) * s_streamed +
-         alpha_excess;
-}
-
 /// What a chunk pipeline of `hops` hops adds to its flows' own time: Σ s_h + (n − 1)·max(C/B,
 /// s/W) for n chunks of C bytes, s = λ + α + C/B one chunk's step at rate B and at most W
-/// chunks in flight per connection, less what a flow carries itself (λ + α + n·C/B).
-/// Σ s_h, `streamed` and `path_alpha_ps` as pipeline_fill_ps.
+/// chunks in flight per connection, less what a flow carries itself (λ + α + n·C/B). The
+/// `streamed` hops (inside a server, with a streaming protocol) pass a chunk on after one
+/// stream unit U: s_h = λ + α + U/B there.
+/// `path_alpha_ps` >= 0: the hops' latencies summed along the pipeline's critical path, in
+/// place of hops × α (a tree whose hops differ: NVLink inside servers, 2 to 5 switches between).
 int64_t pipeline_tail_ps(int64_t hops, int64_t streamed, int64_t bytes, const CollectiveSpec& spec,
                          int64_t step, int64_t alpha, int64_t rate_bps,
                          int64_t path_alpha_ps = -1) {
-  const Chunks c = chunks_of(bytes, spec);
+  const int64_t chunk =
+      framed(spec.chunk_bytes > 0 ? std::min(spec.chunk_bytes, bytes) : bytes, spec);
+  const int64_t chunks =
+      spec.chunk_bytes > 0 ? std::max<int64_t>(1, (bytes + spec.chunk_bytes - 1) / spec.chunk_bytes)
+                           : 1;
   const double c_over_b =
-      rate_bps > 0 ? static_cast<double>(c.framed_chunk) * 8e12 / static_cast<double>(rate_bps) : 0;
+      rate_bps > 0 ? static_cast<double>(chunk) * 8e12 / static_cast<double>(rate_bps) : 0;
   const double s = static_cast<double>(step + alpha) + c_over_b;
-  const double total =
-      pipeline_fill_ps(hops, streamed, bytes, spec, step, alpha, rate_bps, path_alpha_ps) +
-      static_cast<double>(c.count - 1) * std::max(c_over_b, s / kConnectionWindow);
-  const double own = static_cast<double>(step + alpha) + static_cast<double>(c.count) * c_over_b;
+  if (!streams(spec, chunk)) streamed = 0;
+  const double s_streamed =
+      static_cast<double>(step + alpha) + unit_ps(spec, static_cast<double>(rate_bps));
+  // Every hop's α: hops × α, or the critical path's own sum.
+  const double alpha_excess =
+      path_alpha_ps >= 0 ? static_cast<double>(path_alpha_ps - hops * alpha) : 0.0;
+  const double total = static_cast<double>(hops - streamed) * s +
+                       static_cast<double>(streamed) * s_streamed + alpha_excess +
+                       static_cast<double>(chunks - 1) * std::max(c_over_b, s / kConnectionWindow);
+  const double own = static_cast<double>(step + alpha) + static_cast<double>(chunks) * c_over_b;
   return static_cast<int64_t>(std::llround(std::max(0.0, total - own)));
 }
-
-/// When the first chunk of a tree's pipeline (NCCL's reduce up, then broadcast down) is ready
-/// at each rank to go on, picoseconds after the flows' start: up[r] once it has come from r's
-/// whole subtree (0 at a leaf), down[r] once it has gone up to the root and down to r; fill_ps
-/// the latest down[r]. A chunk's step on a hop is λ + α + C/B at the hop's (paced) rate, or
-/// λ + α + U/B inside a server when the protocol streams (pipeline_fill_ps's s_h).
-struct FirstChunk {
-  std::vector<int64_t> up, down;
-  int64_t fill_ps = 0;
-};
-FirstChunk tree_first_chunk(const RankLayout& layout, const std::vector<int>& parent,
-                            const std::vector<Hop>& up_hop, const std::vector<Hop>& down_hop,
-                            const CollectiveSpec& spec, int64_t step, int64_t bytes) {
-  const size_t n = parent.size();
-  const Chunks chunk = chunks_of(bytes, spec);
-  const auto step_on = [&](const Hop& h, bool inside) {
-    const double rate = static_cast<double>(paced(h.rate_bps, spec));
-    const double send =
-        inside && streams(spec, chunk.framed_chunk)
-            ? unit_ps(spec, rate)
-            : (rate > 0 ? static_cast<double>(chunk.framed_chunk) * 8e12 / rate : 0.0);
-    return static_cast<int64_t>(std::llround(static_cast<double>(step + h.latency_ps) + send));
-  };
-  // Ranks deepest first: a rank's first chunk goes up once every child's has come.
-  std::vector<int> depth(n, 0), order(n);
-  for (size_t r = 0; r < n; ++r) {
-    for (int v = static_cast<int>(r); parent[static_cast<size_t>(v)] >= 0;
-         v = parent[static_cast<size_t>(v)]) {
-      ++depth[r];
-    }
-    order[r] = static_cast<int>(r);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return depth[static_cast<size_t>(x)] > depth[static_cast<size_t>(y)];
-  });
-  FirstChunk f{std::vector<int64_t>(n, 0), std::vector<int64_t>(n, 0), 0};
-  for (int r : order) {
-    const int p = parent[static_cast<size_t>(r)];
-    if (p < 0) continue;
-    const bool inside = layout.server_of(r) == layout.server_of(p);
-    f.up[static_cast<size_t>(p)] =
-        std::max(f.up[static_cast<size_t>(p)],
-                 f.up[static_cast<size_t>(r)] + step_on(up_hop[static_cast<size_t>(r)], inside));
-  }
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const int r = *it, p = parent[static_cast<size_t>(r)];
-    if (p < 0) {
-      f.down[static_cast<size_t>(r)] = f.up[static_cast<size_t>(r)];  // the root
-    } else {
-      const bool inside = layout.server_of(r) == layout.server_of(p);
-      f.down[static_cast<size_t>(r)] =
-          f.down[static_cast<size_t>(p)] + step_on(down_hop[static_cast<size_t>(r)], inside);
-    }
-    f.fill_ps = std::max(f.fill_ps, f.down[static_cast<size_t>(r)]);
-  }
-  return f;
-}
-
-/// How many steps the grid of a tree's gates has over its fill (tree_first_chunk's fill_ps):
-/// each distinct start time is a rate computation of the whole fabric, and a 16,384-GPU tree
-/// has thousands (128 s against 5 s). With one GPU per server the grid moves the times by at
-/// most 1.1 % from exact gates (4x4x4 torus and 16 GPUs under one switch, 256 KiB to 16 MiB).
-/// With several GPUs per server the gates are off: there the packet mode serves a tree
-/// server's NIC link in arrival order (simulate_flow.cpp, tree_phases_shared_fifo) and ends
-/// later than max-min sharing does, which flows sharing from the start happened to match
-/// (a100_hdr_superpod 1 MiB: −0.2 % against −5.0 % with exact gates; 8 × 8 rail servers,
-/// 16 MiB: +0.1 % against −3.0 %).
-constexpr int64_t kTreeGateSteps = 8;
 
 /// How many of a ring collective's hops (over all its channels) leave each rank and enter each
 /// rank, counted apart for hops inside a server (NVLink) and between servers (the NIC): a
@@ -262,8 +175,7 @@ int64_t p2p_flow_count(const RankLayout& layout, const CollectiveSpec& spec) {
 
 int64_t tree_flows(const RankLayout& layout, const CollectiveSpec& spec) {
   const int64_t n = layout.ranks;
-  // At most: 2(n − 1) flows, a gate per flow and a join per gate, and the final join.
-  return spec.channels * (6 * (n - 1) + 2);
+  return spec.channels * (2 * (n - 1) + 1);
 }
 
 int64_t ring_flows(const RankLayout& layout, const CollectiveSpec& spec) {
@@ -348,17 +260,12 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
     // Hops inside a server right after another (in the order added): the ones a chain streams.
     int64_t fed_inside = 0;
     bool last_inside = false;
-    // A flow of the channel, posted after its launch and step latency at the protocol's pace.
-    const auto post = [&](int src, int dst, int64_t payload) {
+    const auto add = [&](int src, int dst, int64_t payload) {
       const uint32_t id = dag.add(src, dst, framed(payload, spec), flow);
       dag.set_delay(id, spec.launch_latency_ps + step);
       dag.set_pace(id, spec.pace_bps);
       ids.push_back(id);
-      return id;
-    };
-    // A connection's uncongested latency and rate, counted in the channel's α and slowest rate.
-    const auto note = [&](int src, int dst) {
-      Hop h = hop_latency(src, dst, flow);
+      const Hop h = hop_latency(src, dst, flow);
       const bool inside = layout.server_of(src) == layout.server_of(dst);
       if (inside && last_inside) ++fed_inside;
       last_inside = inside;
@@ -367,10 +274,6 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
       if (h.rate_bps > 0 && (rate_min == 0 || h.rate_bps < rate_min)) rate_min = h.rate_bps;
       return h;
     };
-    const auto add = [&](int src, int dst, int64_t payload) {
-      post(src, dst, payload);
-      return note(src, dst);
-    };
     int64_t tail_ps = -1;  // set by the tree and the chain; the ring below
     if (spec.algorithm == "tree") {
       if (n % layout.gpus_per_server != 0) {
@@ -378,74 +281,30 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
       }
       const int g = layout.gpus_per_server, servers = n / g;
       const std::vector<int> parent = tree_parents(servers, g, c);
-      std::vector<Hop> up(static_cast<size_t>(n)), down(static_cast<size_t>(n));
+      std::vector<int64_t> up_ps(static_cast<size_t>(n), 0), down_ps(static_cast<size_t>(n), 0);
       for (int r = 0; r < n; ++r) {
         const int p = parent[static_cast<size_t>(r)];
         if (p < 0) continue;
-        up[static_cast<size_t>(r)] = note(r, p);    // reduce up
-        down[static_cast<size_t>(r)] = note(p, r);  // broadcast down
+        up_ps[static_cast<size_t>(r)] = add(r, p, bytes).latency_ps;    // reduce up
+        down_ps[static_cast<size_t>(r)] = add(p, r, bytes).latency_ps;  // broadcast down
       }
       // The critical path of a chunk: up from the rank farthest (in latency) from the root, then
       // down to the farthest: the hops' own latencies, not the slowest hop's at every level.
       int64_t up_max = 0, down_max = 0;
       for (int r = 0; r < n; ++r) {
-        int64_t up_sum = 0, down_sum = 0;
+        int64_t up = 0, down = 0;
         for (int v = r; parent[static_cast<size_t>(v)] >= 0; v = parent[static_cast<size_t>(v)]) {
-          up_sum += up[static_cast<size_t>(v)].latency_ps;
-          down_sum += down[static_cast<size_t>(v)].latency_ps;
+          up += up_ps[static_cast<size_t>(v)];
+          down += down_ps[static_cast<size_t>(v)];
         }
-        up_max = std::max(up_max, up_sum);
-        down_max = std::max(down_max, down_sum);
+        up_max = std::max(up_max, up);
+        down_max = std::max(down_max, down);
       }
       // Streamed: the hops of a server's chain fed by another of its hops, up and down (on one
       // server the root's first send down too); a hop fed over the network waits for it whole.
       const int64_t chain_streamed = servers == 1 ? 2 * (g - 1) - 1 : 2 * std::max(0, g - 2);
       tail_ps = pipeline_tail_ps(2 * (tree_height(servers) + g - 1), chain_streamed, bytes, spec,
                                  step, alpha_max, paced(rate_min, spec), up_max + down_max);
-      // Each connection carries data only from when the first chunk reaches its sender
-      // (tree_first_chunk): with one GPU per server the flows start then (a gate), so flows of
-      // other levels and of the other channel's tree share a link only while both carry data.
-      // A flow's join is the tail less its gate, so an uncongested tree still takes the closed
-      // form above. With several GPUs per server the flows all start at once (see
-      // kTreeGateSteps for why).
-      const FirstChunk first = tree_first_chunk(layout, parent, up, down, spec, step, bytes);
-      // One gate per start time (before the flows it holds: ids are topological), then the
-      // flows, then one join per gate. Gates are rounded down to a grid of kTreeGateSteps
-      // over the fill.
-      const int64_t grid_ps = std::max<int64_t>(1, first.fill_ps / kTreeGateSteps);
-      const auto gate_at = [&](int64_t at_ps) {
-        return g > 1 ? 0 : std::clamp<int64_t>(at_ps / grid_ps * grid_ps, 0, tail_ps);
-      };
-      std::map<int64_t, uint32_t> gates;
-      for (int r = 0; r < n; ++r) {
-        const int p = parent[static_cast<size_t>(r)];
-        if (p < 0) continue;
-        for (const int64_t at : {gate_at(first.up[static_cast<size_t>(r)]),
-                                 gate_at(first.down[static_cast<size_t>(p)])}) {
-          if (at > 0 && !gates.contains(at)) gates[at] = 0;
-        }
-      }
-      for (auto& [at, id] : gates) id = dag.add_compute(0, at);
-      std::map<int64_t, std::vector<uint32_t>> by_gate;
-      const auto flow_after = [&](int src, int dst, int64_t at_ps) {
-        const int64_t at = gate_at(at_ps);
-        const uint32_t id = post(src, dst, bytes);
-        if (at > 0) dag.depends(id, gates.at(at));
-        by_gate[at].push_back(id);
-      };
-      for (int r = 0; r < n; ++r) {
-        const int p = parent[static_cast<size_t>(r)];
-        if (p < 0) continue;
-        flow_after(r, p, first.up[static_cast<size_t>(r)]);
-        flow_after(p, r, first.down[static_cast<size_t>(p)]);
-      }
-      ids.clear();
-      for (const auto& [at, flows] : by_gate) {
-        const uint32_t join = dag.add_compute(0, tail_ps - at);
-        for (uint32_t id : flows) dag.depends(join, id);
-        ids.push_back(join);
-      }
-      tail_ps = 0;
     } else {
       const std::vector<int> order = ring_order(layout, c);
       if (spec.collective == "broadcast" || spec.collective == "reduce") {

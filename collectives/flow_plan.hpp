@@ -36,12 +36,6 @@
 //     ⌈log2 servers⌉ + G − 1 ranks, n chunks of C bytes, at most W = 8 in flight per
 //     connection (kConnectionWindow), s = λ + α + C/B one chunk's step on a hop at rate B:
 //                                      launch + 2D·s + (n − 1)·max(C/B, s/W)
-//     With one GPU per server each connection's flow starts when the first chunk reaches its
-//     sender (up: from its whole subtree; down: by way of the root), rounded down to an eighth
-//     of the fill, and its join is the tail less that start: the closed form uncongested, but
-//     the phases and levels share a link only while both carry data (a torus routes several
-//     tree edges over one link; started at once they were +20 % at 1 MiB). With several GPUs
-//     per server they all start at once (flow_plan.cpp, kTreeGateSteps, says why).
 //   broadcast, reduce (a chain of N ranks, n chunks): launch + (N−1)·s + (n − 1)·max(C/B, s/W)
 //   alltoall, sendrecv: the packet model's own DAG (one transfer per pair and channel, PXN
 //     split); above 4 M flows the channels are merged into one flow per connection

@@ -20,6 +20,7 @@
 #include "sim/net/network.hpp"
 #include "sim/run/run.hpp"
 #include "sim/run/run_parts.hpp"
+#include "topologies/family.hpp"
 
 namespace fabricsim {
 
@@ -82,12 +83,19 @@ bool tree_phases_shared_fifo(const Scenario& sc, const RankLayout& layout, const
          layout.servers() >= kTreeFifoFromServers && plan.size.size_bytes >= kTreeFifoFromBytes;
 }
 
-/// The limit for the sizes that tree_phases_shared_fifo flagged (at least one).
-Limit tree_fifo_limit(const RankLayout& layout, const std::vector<int64_t>& sizes) {
+/// "1 MiB, 4 MiB and 16 MiB": the sizes, in order.
+std::string size_list(const std::vector<int64_t>& sizes) {
   std::string list;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    list += (i == 0 ? "" : i + 1 == sizes.size() ? " and " : ", ") + format_size(sizes[i]);
+    list += i == 0 ? "" : i + 1 == sizes.size() ? " and " : ", ";
+    list += format_size(sizes[i]);
   }
+  return list;
+}
+
+/// The limit for the sizes that tree_phases_shared_fifo flagged (at least one).
+Limit tree_fifo_limit(const RankLayout& layout, const std::vector<int64_t>& sizes) {
+  const std::string list = size_list(sizes);
   return {"a tree server's NIC link shared in arrival order, as the packet mode shares it",
           "tree over " + std::to_string(layout.servers()) + " servers of " +
               std::to_string(layout.gpus_per_server) + " GPUs at " + list +
@@ -98,6 +106,35 @@ Limit tree_fifo_limit(const RankLayout& layout, const std::vector<int64_t>& size
               "1.5 to 16 % longer at 32 MiB, 9 to 24 % at 64 MiB and 5 to 28 % at 128 MiB on 6 "
               "to 32 InfiniBand servers of 4 or 8 GPUs (docs/flow-mode.md). No real "
               "measurement here tells which sharing a switch gives"};
+}
+
+/// The sizes at which a tree on a torus is slower here than in the packet mode: the tree's
+/// edges follow dimension-order paths, several on one torus link, and this mode starts every
+/// connection of the tree at once, so the broadcast and the upper levels share those links with
+/// the reduce from the start, where the packet mode's pipeline has sent nothing on them yet.
+/// Measured (docs/flow-mode.md, flow over packet, Tree/LL128 on the 4x4x4 torus): +2.0 % at
+/// 256 KiB, +5.9 % at 1 MiB, +0.9 % at 4 MiB; with 1,600 Gb/s host links (the torus links the
+/// bottleneck) +9.0, +20.0 and +5.5 %; within 3 % at 64 KiB and from 16 MiB. Starting each
+/// connection with its first chunk was tried: it fixed these and overshot elsewhere (Simple
+/// at 512 KiB to 1 MiB on one switch, the torus and fat_tree_k8: −9 to −15 %).
+constexpr int64_t kTorusTreeFromBytes = int64_t{256} << 10;
+constexpr int64_t kTorusTreeToBytes = int64_t{4} << 20;
+
+bool tree_on_torus_mid_size(const Fabric& fabric, const SizePlan& plan) {
+  return plan.algorithm == "tree" && family_of(fabric).dimension_ordered &&
+         plan.size.size_bytes >= kTorusTreeFromBytes && plan.size.size_bytes <= kTorusTreeToBytes;
+}
+
+/// The limit for the sizes that tree_on_torus_mid_size flagged (at least one).
+Limit torus_tree_limit(const std::vector<int64_t>& sizes) {
+  return {"a tree's connections on a torus starting with their first chunk",
+          "tree on a torus at " + size_list(sizes) +
+              " here: this mode starts every connection of the tree at once, so the broadcast "
+              "and the upper levels share the torus links (each carrying several tree edges) "
+              "with the reduce from the start, where the packet mode's pipeline has sent "
+              "nothing on them yet. This mode took 2 to 6 % longer than the packet mode at "
+              "256 KiB to 1 MiB on a 4x4x4 torus, up to 20 % with its host links faster than "
+              "its torus links (docs/flow-mode.md); the packet mode is the reference"};
 }
 
 }  // namespace
@@ -123,7 +160,8 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes = workload_sizes(sc);
   int64_t events = 0;
-  std::vector<int64_t> fifo_sizes;  // sizes run that tree_phases_shared_fifo flags
+  std::vector<int64_t> fifo_sizes;   // sizes run that tree_phases_shared_fifo flags
+  std::vector<int64_t> torus_sizes;  // sizes run that tree_on_torus_mid_size flags
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
     const SizePlan plan = plan_size(setup, sizes[i], elem);
     CollectiveRow row = plan_row(sc, setup, plan);
@@ -172,8 +210,10 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
     if (tree_phases_shared_fifo(sc, setup.layout, plan)) fifo_sizes.push_back(row.size_bytes);
+    if (tree_on_torus_mid_size(fabric, plan)) torus_sizes.push_back(row.size_bytes);
   }
   if (!fifo_sizes.empty()) rep.limits.push_back(tree_fifo_limit(setup.layout, fifo_sizes));
+  if (!torus_sizes.empty()) rep.limits.push_back(torus_tree_limit(torus_sizes));
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
   events += static_cast<int64_t>(sim.events_executed());
   rep.events = events;
