@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -71,18 +72,6 @@ constexpr int64_t kTreeFifoFromBytes = int64_t{32} << 20;
 /// 9 % at 32-128 MiB (5 not measured).
 constexpr int kTreeFifoFromServers = 5;
 
-/// Whether `plan` runs a tree whose sharing the packet mode answers otherwise at this size: a
-/// tree over kTreeFifoFromServers or more servers of more than one GPU, on a lossless fabric
-/// (InfiniBand credits or PFC: on a lossy one the packet mode drops and resends instead, and
-/// says so under `# depends on`). With one GPU per server every NIC carries a stream of each
-/// phase in each direction (NCCL's two trees), so no link is offered more than its rate and
-/// the modes agree (fat_tree_k8, 64 MiB: 0.1 %).
-bool tree_phases_shared_fifo(const Scenario& sc, const RankLayout& layout, const SizePlan& plan) {
-  const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
-  return lossless && plan.algorithm == "tree" && layout.gpus_per_server > 1 &&
-         layout.servers() >= kTreeFifoFromServers && plan.size.size_bytes >= kTreeFifoFromBytes;
-}
-
 /// "1 MiB, 4 MiB and 16 MiB": the sizes, in order.
 std::string size_list(const std::vector<int64_t>& sizes) {
   std::string list;
@@ -93,19 +82,26 @@ std::string size_list(const std::vector<int64_t>& sizes) {
   return list;
 }
 
-/// The limit for the sizes that tree_phases_shared_fifo flagged (at least one).
-Limit tree_fifo_limit(const RankLayout& layout, const std::vector<int64_t>& sizes) {
-  const std::string list = size_list(sizes);
-  return {"a tree server's NIC link shared in arrival order, as the packet mode shares it",
-          "tree over " + std::to_string(layout.servers()) + " servers of " +
-              std::to_string(layout.gpus_per_server) + " GPUs at " + list +
-              " here: this mode gives the streams into a tree server (its children's reduce, "
-              "its parent's broadcast) equal max-min shares of its NIC link; the packet mode "
-              "serves them in arrival order behind lossless backpressure, where the children, "
-              "each sending alone, take more and the broadcast ends later. The packet mode took "
-              "1.5 to 16 % longer at 32 MiB, 9 to 24 % at 64 MiB and 5 to 28 % at 128 MiB on 6 "
-              "to 32 InfiniBand servers of 4 or 8 GPUs (docs/flow-mode.md). No real "
-              "measurement here tells which sharing a switch gives"};
+/// A tree case where this mode's closed form is measured far from the packet mode: the sizes
+/// it covers and what a run of them says (`# not modelled:`, results.json `limits`).
+struct TreeGap {
+  bool (*applies)(const Scenario& sc, const Fabric& fabric, const RankLayout& layout,
+                  const SizePlan& plan);
+  const char* what;
+  std::string (*subject)(const RankLayout& layout);  ///< the run, before " at SIZES here: "
+  const char* why;
+};
+
+/// Tree over kTreeFifoFromServers or more servers of more than one GPU, on a lossless fabric
+/// (InfiniBand credits or PFC: on a lossy one the packet mode drops and resends instead, and
+/// says so under `# depends on`), from kTreeFifoFromBytes. With one GPU per server every NIC
+/// carries a stream of each phase in each direction (NCCL's two trees), so no link is offered
+/// more than its rate and the modes agree (fat_tree_k8, 64 MiB: 0.1 %).
+bool tree_phases_shared_fifo(const Scenario& sc, const Fabric&, const RankLayout& layout,
+                             const SizePlan& plan) {
+  const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
+  return lossless && plan.algorithm == "tree" && layout.gpus_per_server > 1 &&
+         layout.servers() >= kTreeFifoFromServers && plan.size.size_bytes >= kTreeFifoFromBytes;
 }
 
 /// The sizes at which a tree on a torus is slower here than in the packet mode: the tree's
@@ -120,22 +116,60 @@ Limit tree_fifo_limit(const RankLayout& layout, const std::vector<int64_t>& size
 constexpr int64_t kTorusTreeFromBytes = int64_t{256} << 10;
 constexpr int64_t kTorusTreeToBytes = int64_t{4} << 20;
 
-bool tree_on_torus_mid_size(const Fabric& fabric, const SizePlan& plan) {
-  return plan.algorithm == "tree" && family_of(fabric).dimension_ordered &&
-         plan.size.size_bytes >= kTorusTreeFromBytes && plan.size.size_bytes <= kTorusTreeToBytes;
+bool tree_on_torus_mid_size(const Scenario&, const Fabric& fabric, const RankLayout&,
+                            const SizePlan& plan) {
+  return plan.algorithm == "tree" && plan.protocol != "simple" &&
+         family_of(fabric).dimension_ordered && plan.size.size_bytes >= kTorusTreeFromBytes &&
+         plan.size.size_bytes <= kTorusTreeToBytes;
 }
 
-/// The limit for the sizes that tree_on_torus_mid_size flagged (at least one).
-Limit torus_tree_limit(const std::vector<int64_t>& sizes) {
-  return {"a tree's connections on a torus starting with their first chunk",
-          "tree on a torus at " + size_list(sizes) +
-              " here: this mode starts every connection of the tree at once, so the broadcast "
-              "and the upper levels share the torus links (each carrying several tree edges) "
-              "with the reduce from the start, where the packet mode's pipeline has sent "
-              "nothing on them yet. This mode took 2 to 6 % longer than the packet mode at "
-              "256 KiB to 1 MiB on a 4x4x4 torus, up to 20 % with its host links faster than "
-              "its torus links (docs/flow-mode.md); the packet mode is the reference"};
+/// The sizes at which a tree with Simple on one GPU per server is far from the packet mode:
+/// Simple's chunks are large, so the pipeline has few, and the packet mode overlaps its phases
+/// and levels otherwise than this mode's closed form with every connection from the start.
+/// Measured (docs/flow-mode.md, flow over packet, Tree/Simple forced): 16 GPUs under one switch
+/// +5.3 % at 512 KiB, +12.2 % at 2 MiB, +0.7 % at 16 MiB; the 4x4x4 torus +9.3 % at 512 KiB,
+/// +12.4 % at 8 MiB, +0.1 % at 32 MiB; fat_tree_k8 +3.8 % at 512 KiB, −5.9 % at 8 MiB, −7.8 %
+/// at 32 MiB; within 3.6 % at 128 and 256 KiB. With several GPUs per server the chains inside
+/// the servers stream and the tree model differs (the multi-GPU entry).
+constexpr int64_t kSimpleTreeFromBytes = int64_t{512} << 10;
+constexpr int64_t kSimpleTreeToBytes = int64_t{32} << 20;
+
+bool simple_tree_few_chunks(const Scenario&, const Fabric&, const RankLayout& layout,
+                            const SizePlan& plan) {
+  return plan.algorithm == "tree" && plan.protocol == "simple" && layout.gpus_per_server == 1 &&
+         plan.size.size_bytes >= kSimpleTreeFromBytes && plan.size.size_bytes <= kSimpleTreeToBytes;
 }
+
+const TreeGap kTreeGaps[] = {
+    {tree_phases_shared_fifo,
+     "a tree server's NIC link shared in arrival order, as the packet mode shares it",
+     [](const RankLayout& layout) {
+       return "tree over " + std::to_string(layout.servers()) + " servers of " +
+              std::to_string(layout.gpus_per_server) + " GPUs";
+     },
+     "this mode gives the streams into a tree server (its children's reduce, its parent's "
+     "broadcast) equal max-min shares of its NIC link; the packet mode serves them in arrival "
+     "order behind lossless backpressure, where the children, each sending alone, take more and "
+     "the broadcast ends later. The packet mode took 1.5 to 16 % longer at 32 MiB, 9 to 24 % at "
+     "64 MiB and 5 to 28 % at 128 MiB on 6 to 32 InfiniBand servers of 4 or 8 GPUs "
+     "(docs/flow-mode.md). No real measurement here tells which sharing a switch gives"},
+    {tree_on_torus_mid_size, "a tree's connections on a torus starting with their first chunk",
+     [](const RankLayout&) { return std::string("tree on a torus"); },
+     "this mode starts every connection of the tree at once, so the broadcast and the upper "
+     "levels share the torus links (each carrying several tree edges) with the reduce from the "
+     "start, where the packet mode's pipeline has sent nothing on them yet. This mode took 2 to "
+     "6 % longer than the packet mode at 256 KiB to 1 MiB on a 4x4x4 torus, up to 20 % with its "
+     "host links faster than its torus links (docs/flow-mode.md); the packet mode is the "
+     "reference"},
+    {simple_tree_few_chunks,
+     "a tree's pipeline of Simple's few large chunks, as the packet mode runs it",
+     [](const RankLayout&) { return std::string("tree with Simple on one GPU per server"); },
+     "this mode runs the tree's pipeline as a closed form with every connection from the start; "
+     "with Simple's few large chunks the packet mode's pipeline overlaps its phases and levels "
+     "otherwise. This mode's time was 8 % below to 12 % above the packet mode's at 512 KiB to "
+     "32 MiB (16 GPUs under one switch, a k = 8 fat-tree, a 4x4x4 torus; docs/flow-mode.md); "
+     "the packet mode is the reference"},
+};
 
 }  // namespace
 
@@ -160,8 +194,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
   const int elem = datatype_bytes(sc.workload.datatype);
   const auto sizes = workload_sizes(sc);
   int64_t events = 0;
-  std::vector<int64_t> fifo_sizes;   // sizes run that tree_phases_shared_fifo flags
-  std::vector<int64_t> torus_sizes;  // sizes run that tree_on_torus_mid_size flags
+  std::vector<std::vector<int64_t>> gap_sizes(std::size(kTreeGaps));  // sizes each applies to
   for (size_t i = 0; i < sizes.size() && rep.complete; ++i) {
     const SizePlan plan = plan_size(setup, sizes[i], elem);
     CollectiveRow row = plan_row(sc, setup, plan);
@@ -209,11 +242,18 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     row.algbw_GBps = algbw_GBps(row.size_bytes, row.time_ps);
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
-    if (tree_phases_shared_fifo(sc, setup.layout, plan)) fifo_sizes.push_back(row.size_bytes);
-    if (tree_on_torus_mid_size(fabric, plan)) torus_sizes.push_back(row.size_bytes);
+    for (size_t g = 0; g < std::size(kTreeGaps); ++g) {
+      if (kTreeGaps[g].applies(sc, fabric, setup.layout, plan)) {
+        gap_sizes[g].push_back(row.size_bytes);
+      }
+    }
   }
-  if (!fifo_sizes.empty()) rep.limits.push_back(tree_fifo_limit(setup.layout, fifo_sizes));
-  if (!torus_sizes.empty()) rep.limits.push_back(torus_tree_limit(torus_sizes));
+  for (size_t g = 0; g < std::size(kTreeGaps); ++g) {
+    if (gap_sizes[g].empty()) continue;
+    const TreeGap& gap = kTreeGaps[g];
+    rep.limits.push_back({gap.what, gap.subject(setup.layout) + " at " + size_list(gap_sizes[g]) +
+                                        " here: " + gap.why});
+  }
   if (progress) std::fprintf(stderr, "\r%*s\r", 100, "");
   events += static_cast<int64_t>(sim.events_executed());
   rep.events = events;
