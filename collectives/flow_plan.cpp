@@ -153,8 +153,9 @@ std::vector<int32_t> same_ring_channels(const RankLayout& layout, int channels) 
 ///   d = alone × (in_step + other × d / (gap − d)),
 /// i.e. d² − (gap + alone·(in_step − other))·d + alone·in_step·gap = 0, or every channel on
 /// the port at once, alone × (in_step + other), when there is no root below gap / 2 (the
-/// offset no longer exceeds the transfer). With other = 0 it is alone × in_step.
-double ring_step_ps(double alone, int32_t in_step, int32_t other, double gap) {
+/// offset no longer exceeds the transfer). With other = 0 it is alone × in_step. The counts
+/// may be fractional: hops on a link faster than their own slowest count rate / link rate.
+double ring_step_ps(double alone, double in_step, double other, double gap) {
   const double full = alone * (in_step + other);
   if (other <= 0) return full;
   const double b = gap + alone * (in_step - other);
@@ -232,9 +233,10 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
       spec.algorithm == "ring" && spec.collective != "broadcast" && spec.collective != "reduce";
   const PortLoad load = ring ? ring_port_load(layout, spec.channels) : PortLoad{};
   // A ring's hops (all channels) on each directed link, where the caller knows the links (the
-  // flow mode: each flow's own ECMP path). Two hops that hash onto one uplink share it as two
-  // hops from one NIC do; counted at the NICs alone (PortLoad), a ring on a fabric with
-  // collisions was up to 25 % fast at 16-64 MiB against the packet mode (the same paths).
+  // flow mode: each flow's own ECMP path). Two hops that hash onto one uplink of their NICs'
+  // rate share it as two hops from one NIC do; counted at the NICs alone (PortLoad), a ring on
+  // a fabric with collisions was up to 25 % fast at 16-64 MiB against the packet mode (the same
+  // paths). On a faster uplink they share it less: see the sharing below.
   std::vector<int32_t> link_load;
   if (ring) {
     for (int c = 0; c < spec.channels; ++c) {
@@ -242,9 +244,9 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
       for (size_t i = 0; i < order.size(); ++i) {
         const Hop h =
             hop_latency(order[i], order[(i + 1) % order.size()], static_cast<uint32_t>(c));
-        for (const uint32_t l : h.links) {
-          if (l >= link_load.size()) link_load.resize(static_cast<size_t>(l) + 1, 0);
-          ++link_load[l];
+        for (const HopLink& l : h.links) {
+          if (l.id >= link_load.size()) link_load.resize(static_cast<size_t>(l.id) + 1, 0);
+          ++link_load[l.id];
         }
       }
     }
@@ -339,7 +341,7 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
         std::vector<double> alone(static_cast<size_t>(n)), lat_hop(static_cast<size_t>(n));
         std::vector<double> paced_step(static_cast<size_t>(n)), unit(static_cast<size_t>(n));
         std::vector<uint8_t> streamed(static_cast<size_t>(n));
-        std::vector<int32_t> sharing(static_cast<size_t>(n));
+        std::vector<double> sharing(static_cast<size_t>(n));
         double s_max = 0, alpha_b = 0;
         for (int i = 0; i < n; ++i) {
           const int a = order[static_cast<size_t>(i)], b = order[static_cast<size_t>((i + 1) % n)];
@@ -349,8 +351,14 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
           // A paced step takes at least its pace's time, however lightly its port is shared.
           paced_step[u] = spec.pace_bps > 0 ? step_payload * 8e12 / spec.pace_bps : 0;
           lat_hop[u] = static_cast<double>(h.latency_ps);
+          // On a link of rate R, m hops each alone at B_h (their slowest link) take m·B_h/R
+          // times as long: a hop on an uplink faster than its NIC shares less than one.
           sharing[u] = load.sharing(layout, a, b);
-          for (const uint32_t l : h.links) sharing[u] = std::max(sharing[u], link_load[l]);
+          for (const HopLink& l : h.links) {
+            if (l.rate_bps <= 0 || h.rate_bps <= 0) continue;
+            sharing[u] = std::max(sharing[u], link_load[l.id] * static_cast<double>(h.rate_bps) /
+                                                  static_cast<double>(l.rate_bps));
+          }
           // A step streams inside a server when the step it forwards came from inside it too.
           const int before = order[static_cast<size_t>((i + n - 1) % n)];
           streamed[u] = layout.server_of(a) == layout.server_of(b) &&
@@ -365,7 +373,7 @@ TransferDag nccl_flows(const RankLayout& layout, const CollectiveSpec& spec, int
         double s_sum = 0;
         const int32_t in_step = same_ring[static_cast<size_t>(c)];
         for (size_t u = 0; u < alone.size(); ++u) {
-          const int32_t with = std::min(in_step, sharing[u]);
+          const double with = std::min<double>(in_step, sharing[u]);
           const double s_h = std::max(paced_step[u], ring_step_ps(alone[u], with, sharing[u] - with,
                                                                   alpha_b + s_max - lat_hop[u]));
           // A streamed step is passed on after one unit, not the whole step.

@@ -60,13 +60,18 @@
 
 namespace fabricsim {
 
+/// A directed link of a connection's path: an id unique per link and its rate, b/s.
+struct HopLink {
+  uint32_t id = 0;
+  int64_t rate_bps = 0;
+};
 /// One connection, uncongested: the latency of a message (path propagation, switching,
 /// store-and-forward of its last packet), picoseconds, the slowest link of its path, b/s, and
-/// the directed links it crosses (any ids unique per link; empty when not known).
+/// the links it crosses (empty when not known).
 struct Hop {
   int64_t latency_ps = 0;
   int64_t rate_bps = 0;
-  std::vector<uint32_t> links;
+  std::vector<HopLink> links;
 };
 /// The connection from `src_rank` to `dst_rank` of connection id `flow` (NCCL's channel: it
 /// picks the ECMP path).

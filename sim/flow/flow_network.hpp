@@ -151,6 +151,8 @@ class FlowNetwork {
   };
   /// The links of flow `flow`'s path from `src` to `dst`, first hop first (FlowRouter::path).
   std::vector<Hop> path_hops(int src, int dst, uint32_t flow) const;
+  /// The line rate of the link leaving by global port `port_id`, bits per second.
+  int64_t port_rate_bps(uint32_t port_id) const { return rate_bps_.at(port_id); }
   /// Flow `flow`'s path from `src` to `dst` in one walk: its global port ids (one per directed
   /// link, first hop first, FlowRouter::path) replace `ports`; returns path_latency_ps (for a
   /// last packet of `last_payload_bytes`) and path_rate_bps of that path.

@@ -85,8 +85,8 @@ std::string size_list(const std::vector<int64_t>& sizes) {
 /// A tree case where this mode's closed form is measured far from the packet mode: the sizes
 /// it covers and what a run of them says (`# not modelled:`, results.json `limits`).
 struct TreeGap {
-  bool (*applies)(const Scenario& sc, const Fabric& fabric, const RankLayout& layout,
-                  const SizePlan& plan);
+  bool (*applies)(const Scenario& sc, const Fabric& fabric, const FabricSummary& summary,
+                  const RankLayout& layout, const SizePlan& plan);
   const char* what;
   std::string (*subject)(const RankLayout& layout);  ///< the run, before " at SIZES here: "
   const char* why;
@@ -97,30 +97,33 @@ struct TreeGap {
 /// says so under `# depends on`), from kTreeFifoFromBytes. With one GPU per server every NIC
 /// carries a stream of each phase in each direction (NCCL's two trees), so no link is offered
 /// more than its rate and the modes agree (fat_tree_k8, 64 MiB: 0.1 %).
-bool tree_phases_shared_fifo(const Scenario& sc, const Fabric&, const RankLayout& layout,
-                             const SizePlan& plan) {
+bool tree_phases_shared_fifo(const Scenario& sc, const Fabric&, const FabricSummary&,
+                             const RankLayout& layout, const SizePlan& plan) {
   const bool lossless = sc.transport == "infiniband" || sc.pfc.enabled;
   return lossless && plan.algorithm == "tree" && layout.gpus_per_server > 1 &&
          layout.servers() >= kTreeFifoFromServers && plan.size.size_bytes >= kTreeFifoFromBytes;
 }
 
-/// The sizes at which a tree on a torus is slower here than in the packet mode: the tree's
-/// edges follow dimension-order paths, several on one torus link, and this mode starts every
-/// connection of the tree at once, so the broadcast and the upper levels share those links with
-/// the reduce from the start, where the packet mode's pipeline has sent nothing on them yet.
-/// Measured (docs/flow-mode.md, flow over packet, Tree/LL128 on the 4x4x4 torus): +2.0 % at
-/// 256 KiB, +5.9 % at 1 MiB, +0.9 % at 4 MiB; with 1,600 Gb/s host links (the torus links the
-/// bottleneck) +9.0, +20.0 and +5.5 %; within 3 % at 64 KiB and from 16 MiB. Starting each
-/// connection with its first chunk was tried: it fixed these and overshot elsewhere (Simple
-/// at 512 KiB to 1 MiB on one switch, the torus and fat_tree_k8: −9 to −15 %).
-constexpr int64_t kTorusTreeFromBytes = int64_t{256} << 10;
-constexpr int64_t kTorusTreeToBytes = int64_t{4} << 20;
+/// The sizes at which a tree whose edges share fabric links is slower here than in the packet
+/// mode: on a torus the edges follow dimension-order paths, several on one torus link; on an
+/// oversubscribed fabric several cross one uplink. This mode starts every connection of the
+/// tree at once, so the broadcast and the upper levels share those links with the reduce from
+/// the start, where the packet mode's pipeline has sent nothing on them yet. Measured
+/// (docs/flow-mode.md, flow over packet, Tree/LL128): the 4x4x4 torus +2.0 % at 256 KiB,
+/// +5.9 % at 1 MiB, +0.9 % at 4 MiB, with 1,600 Gb/s host links (the torus links the
+/// bottleneck) +9.0, +20.0 and +5.5 %; fat_tree_k8 at 3:1 +9.7, +25.5 and +10.4 % (4-GPU
+/// servers: +4.4, +14.1, +13.9 and +8.3 % at 16 MiB); the torus and the one-GPU fat-tree
+/// within 3 % at 64 KiB and from 16 MiB. Starting each connection with its first chunk was tried:
+/// it fixed the torus and overshot elsewhere (Simple at 512 KiB to 1 MiB on one switch, the torus
+/// and fat_tree_k8: −9 to −15 %).
+constexpr int64_t kSharedTreeFromBytes = int64_t{256} << 10;
+constexpr int64_t kSharedTreeToBytes = int64_t{16} << 20;
 
-bool tree_on_torus_mid_size(const Scenario&, const Fabric& fabric, const RankLayout&,
-                            const SizePlan& plan) {
-  return plan.algorithm == "tree" && plan.protocol != "simple" &&
-         family_of(fabric).dimension_ordered && plan.size.size_bytes >= kTorusTreeFromBytes &&
-         plan.size.size_bytes <= kTorusTreeToBytes;
+bool tree_edges_share_links(const Scenario&, const Fabric& fabric, const FabricSummary& summary,
+                            const RankLayout&, const SizePlan& plan) {
+  const bool shared = family_of(fabric).dimension_ordered || summary.oversubscription > 1.0;
+  return plan.algorithm == "tree" && plan.protocol != "simple" && shared &&
+         plan.size.size_bytes >= kSharedTreeFromBytes && plan.size.size_bytes <= kSharedTreeToBytes;
 }
 
 /// The sizes at which a tree with Simple on one GPU per server is far from the packet mode:
@@ -128,14 +131,14 @@ bool tree_on_torus_mid_size(const Scenario&, const Fabric& fabric, const RankLay
 /// and levels otherwise than this mode's closed form with every connection from the start.
 /// Measured (docs/flow-mode.md, flow over packet, Tree/Simple forced): 16 GPUs under one switch
 /// +5.3 % at 512 KiB, +12.2 % at 2 MiB, +0.7 % at 16 MiB; the 4x4x4 torus +9.3 % at 512 KiB,
-/// +12.4 % at 8 MiB, +0.1 % at 32 MiB; fat_tree_k8 +3.8 % at 512 KiB, −5.9 % at 8 MiB, −7.8 %
-/// at 32 MiB; within 3.6 % at 128 and 256 KiB. With several GPUs per server the chains inside
-/// the servers stream and the tree model differs (the multi-GPU entry).
+/// +17.3 % at 4 MiB, +12.4 % at 8 MiB, +0.1 % at 32 MiB; fat_tree_k8 +3.8 % at 512 KiB, −5.9 % at 8
+/// MiB, −7.8 % at 32 MiB; within 3.6 % at 128 and 256 KiB. With several GPUs per server the chains
+/// inside the servers stream and the tree model differs (the multi-GPU entry).
 constexpr int64_t kSimpleTreeFromBytes = int64_t{512} << 10;
 constexpr int64_t kSimpleTreeToBytes = int64_t{32} << 20;
 
-bool simple_tree_few_chunks(const Scenario&, const Fabric&, const RankLayout& layout,
-                            const SizePlan& plan) {
+bool simple_tree_few_chunks(const Scenario&, const Fabric&, const FabricSummary&,
+                            const RankLayout& layout, const SizePlan& plan) {
   return plan.algorithm == "tree" && plan.protocol == "simple" && layout.gpus_per_server == 1 &&
          plan.size.size_bytes >= kSimpleTreeFromBytes && plan.size.size_bytes <= kSimpleTreeToBytes;
 }
@@ -153,20 +156,21 @@ const TreeGap kTreeGaps[] = {
      "the broadcast ends later. The packet mode took 1.5 to 16 % longer at 32 MiB, 9 to 24 % at "
      "64 MiB and 5 to 28 % at 128 MiB on 6 to 32 InfiniBand servers of 4 or 8 GPUs "
      "(docs/flow-mode.md). No real measurement here tells which sharing a switch gives"},
-    {tree_on_torus_mid_size, "a tree's connections on a torus starting with their first chunk",
-     [](const RankLayout&) { return std::string("tree on a torus"); },
+    {tree_edges_share_links, "a tree's connections starting with their first chunk",
+     [](const RankLayout&) { return std::string("tree whose edges share torus links or uplinks"); },
      "this mode starts every connection of the tree at once, so the broadcast and the upper "
-     "levels share the torus links (each carrying several tree edges) with the reduce from the "
-     "start, where the packet mode's pipeline has sent nothing on them yet. This mode took 2 to "
-     "6 % longer than the packet mode at 256 KiB to 1 MiB on a 4x4x4 torus, up to 20 % with its "
-     "host links faster than its torus links (docs/flow-mode.md); the packet mode is the "
-     "reference"},
+     "levels share the links that carry several tree edges with the reduce from the start, "
+     "where the packet mode's pipeline has sent nothing on them yet. This mode took 2 to 26 % "
+     "longer than the packet mode at 256 KiB to 16 MiB (a 4x4x4 torus, up to 20 % with its host "
+     "links faster than its torus links; a k = 8 fat-tree at 3:1 with 1 or 4 GPUs per server; "
+     "docs/flow-mode.md); the "
+     "packet mode is the reference"},
     {simple_tree_few_chunks,
      "a tree's pipeline of Simple's few large chunks, as the packet mode runs it",
      [](const RankLayout&) { return std::string("tree with Simple on one GPU per server"); },
      "this mode runs the tree's pipeline as a closed form with every connection from the start; "
      "with Simple's few large chunks the packet mode's pipeline overlaps its phases and levels "
-     "otherwise. This mode's time was 8 % below to 12 % above the packet mode's at 512 KiB to "
+     "otherwise. This mode's time was 8 % below to 17 % above the packet mode's at 512 KiB to "
      "32 MiB (16 GPUs under one switch, a k = 8 fat-tree, a 4x4x4 torus; docs/flow-mode.md); "
      "the packet mode is the reference"},
 };
@@ -204,12 +208,14 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     }
     // α of a hop: the uncongested latency of a message of one chunk (or the whole transfer).
     const int64_t probe = plan.spec.chunk_bytes > 0 ? plan.spec.chunk_bytes : n.mtu_bytes;
+    std::vector<uint32_t> ports;  // a hop's path (the callback's scratch)
     const TransferDag dag = build_collective_flows(
         setup.layout, plan.spec, plan.buffer_count, elem, [&](int src, int dst, uint32_t flow) {
           const int a = transport.host(src), b = transport.host(dst);
           Hop h;
           std::tie(h.latency_ps, h.rate_bps) =
-              net.path_latency_rate(a, b, flow, std::min<int64_t>(probe, n.mtu_bytes), h.links);
+              net.path_latency_rate(a, b, flow, std::min<int64_t>(probe, n.mtu_bytes), ports);
+          for (const uint32_t id : ports) h.links.push_back({id, net.port_rate_bps(id)});
           return h;
         });
     DagReplayer replayer(dag, transport);
@@ -243,7 +249,7 @@ RunReport simulate_flows(const Scenario& sc, const Prepared& prepared,
     row.busbw_GBps = row.algbw_GBps * busbw_factor(row.collective, row.ranks);
     rep.rows.push_back(row);
     for (size_t g = 0; g < std::size(kTreeGaps); ++g) {
-      if (kTreeGaps[g].applies(sc, fabric, setup.layout, plan)) {
+      if (kTreeGaps[g].applies(sc, fabric, rep.fabric, setup.layout, plan)) {
         gap_sizes[g].push_back(row.size_bytes);
       }
     }
