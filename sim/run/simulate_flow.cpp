@@ -119,10 +119,14 @@ bool tree_phases_shared_fifo(const Scenario& sc, const Fabric&, const FabricSumm
 constexpr int64_t kSharedTreeFromBytes = int64_t{256} << 10;
 constexpr int64_t kSharedTreeToBytes = int64_t{16} << 20;
 
+/// A torus (dimension-order paths, several tree edges per link) or an oversubscribed fabric.
+bool tree_edges_cross_shared_links(const Fabric& fabric, const FabricSummary& summary) {
+  return family_of(fabric).dimension_ordered || summary.oversubscription > 1.0;
+}
+
 bool tree_edges_share_links(const Scenario&, const Fabric& fabric, const FabricSummary& summary,
                             const RankLayout&, const SizePlan& plan) {
-  const bool shared = family_of(fabric).dimension_ordered || summary.oversubscription > 1.0;
-  return plan.algorithm == "tree" && plan.protocol != "simple" && shared &&
+  return plan.algorithm == "tree" && tree_edges_cross_shared_links(fabric, summary) &&
          plan.size.size_bytes >= kSharedTreeFromBytes && plan.size.size_bytes <= kSharedTreeToBytes;
 }
 
@@ -137,10 +141,33 @@ bool tree_edges_share_links(const Scenario&, const Fabric& fabric, const FabricS
 constexpr int64_t kSimpleTreeFromBytes = int64_t{512} << 10;
 constexpr int64_t kSimpleTreeToBytes = int64_t{32} << 20;
 
-bool simple_tree_few_chunks(const Scenario&, const Fabric&, const FabricSummary&,
+bool simple_tree_few_chunks(const Scenario&, const Fabric& fabric, const FabricSummary& summary,
                             const RankLayout& layout, const SizePlan& plan) {
   return plan.algorithm == "tree" && plan.protocol == "simple" && layout.gpus_per_server == 1 &&
+         !tree_edges_cross_shared_links(fabric, summary) &&
          plan.size.size_bytes >= kSimpleTreeFromBytes && plan.size.size_bytes <= kSimpleTreeToBytes;
+}
+
+/// The sizes at which a tree over servers of several GPUs on a Clos fabric with spines (a
+/// spine-leaf of several leaves, a fat-tree) is far from the packet mode at 1:1: the servers'
+/// NICs carry several channels' tree edges, which per-flow ECMP spreads over the spines,
+/// colliding on some uplinks. Measured (docs/flow-mode.md, flow over packet, NCCL's choice,
+/// Tree/LL128): fat_tree_k8 with 4-GPU servers, seeds 1 to 3: +7.8 to +12.9 % at 1 MiB, +18.2 to
+/// +22.3 % at 4 MiB, +7.2 to +18.4 % at 16 MiB (before the flow mode hashed as the packet mode,
+/// +1.2 to +14.2 % and −13.2 to +10.4 %); a spine-leaf of 4 or 2 leaves, 2 spines, 4-GPU
+/// servers: +5.9 / +6.3 % at 1 MiB, −7.4 / −7.7 % at 16 MiB. Rail-optimized fabrics, whose
+/// tree edges stay on their rail, agree within 1 % (rail_optimized_h100_su at 1 to 16 MiB).
+constexpr int64_t kSpinesTreeFromBytes = int64_t{1} << 20;
+constexpr int64_t kSpinesTreeToBytes = int64_t{16} << 20;
+
+bool multi_gpu_tree_across_spines(const Scenario& sc, const Fabric& fabric,
+                                  const FabricSummary& summary, const RankLayout& layout,
+                                  const SizePlan& plan) {
+  const bool spines = sc.topology.kind == "fat-tree" ||
+                      (sc.topology.kind == "spine-leaf" && sc.topology.leaves > 1);
+  return plan.algorithm == "tree" && layout.gpus_per_server > 1 && spines &&
+         !tree_edges_cross_shared_links(fabric, summary) &&
+         plan.size.size_bytes >= kSpinesTreeFromBytes && plan.size.size_bytes <= kSpinesTreeToBytes;
 }
 
 const TreeGap kTreeGaps[] = {
@@ -160,19 +187,29 @@ const TreeGap kTreeGaps[] = {
      [](const RankLayout&) { return std::string("tree whose edges share torus links or uplinks"); },
      "this mode starts every connection of the tree at once, so the broadcast and the upper "
      "levels share the links that carry several tree edges with the reduce from the start, "
-     "where the packet mode's pipeline has sent nothing on them yet. This mode took 2 to 26 % "
-     "longer than the packet mode at 256 KiB to 16 MiB (a 4x4x4 torus, up to 20 % with its host "
-     "links faster than its torus links; a k = 8 fat-tree at 3:1 with 1 or 4 GPUs per server; "
-     "docs/flow-mode.md); the "
-     "packet mode is the reference"},
+     "where the packet mode's pipeline has sent nothing on them yet. This mode's time was up "
+     "to 26 % above the packet mode's at 256 KiB to 16 MiB (a 4x4x4 torus +0.9 to +5.9 %, "
+     "+20 % with its host links faster than its torus links, +17 % with Simple; a k = 8 "
+     "fat-tree at 3:1 +2.3 to +25.5 %, with Simple +6.8 % at 256 KiB, with 4-GPU servers up to "
+     "+14 %; docs/flow-mode.md); the packet mode is the reference"},
+    {multi_gpu_tree_across_spines, "a tree's edges over spines, as the packet mode shares them",
+     [](const RankLayout& layout) {
+       return "tree over servers of " + std::to_string(layout.gpus_per_server) +
+              " GPUs across spines";
+     },
+     "the servers' NICs carry several channels' tree edges, which per-flow ECMP spreads over "
+     "the spines, colliding on some uplinks, and this mode shares the collided links max-min "
+     "from the start. This mode's time was 8 % below to 22 % above the packet mode's at 1 to "
+     "16 MiB (a k = 8 fat-tree and spine-leafs of 2 spines with 4-GPU servers; "
+     "docs/flow-mode.md); the packet mode is the reference"},
     {simple_tree_few_chunks,
      "a tree's pipeline of Simple's few large chunks, as the packet mode runs it",
      [](const RankLayout&) { return std::string("tree with Simple on one GPU per server"); },
      "this mode runs the tree's pipeline as a closed form with every connection from the start; "
      "with Simple's few large chunks the packet mode's pipeline overlaps its phases and levels "
-     "otherwise. This mode's time was 8 % below to 17 % above the packet mode's at 512 KiB to "
-     "32 MiB (16 GPUs under one switch, a k = 8 fat-tree, a 4x4x4 torus; docs/flow-mode.md); "
-     "the packet mode is the reference"},
+     "otherwise. This mode's time was 8 % below to 12 % above the packet mode's at 512 KiB to "
+     "32 MiB (16 GPUs under one switch +0.7 to +12.2 %, a k = 8 fat-tree −7.8 to +3.8 %; "
+     "docs/flow-mode.md); the packet mode is the reference"},
 };
 
 }  // namespace

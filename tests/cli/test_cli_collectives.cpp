@@ -440,6 +440,25 @@ void check_said_where_off(const std::map<std::string, nlohmann::json>& by_mode, 
   CHECK(limits_about(by_mode.at("packet"), what).empty());
 }
 
+/// Runs `command` at one size in both modes (scratch directory `dir`) and checks that the flow
+/// mode is more than 5 % slower than the packet mode there and says so once, in a limit about
+/// `what` naming that size (`named`); the packet mode says nothing about `what`.
+void check_said_at_one_size(const std::string& command, const std::string& size,
+                            const std::string& dir, const std::string& what,
+                            const std::string& named) {
+  const auto by_mode = run_packet_and_flow(
+      command + " --set workload.minbytes=" + size + " --set workload.maxbytes=" + size,
+      scratch("flow_tree_said") / dir);
+  const double packet_us = by_mode.at("packet")["collectives"][0]["time_us"].get<double>();
+  const double flow_us = by_mode.at("flow")["collectives"][0]["time_us"].get<double>();
+  INFO(command << " at " << size << ": packet " << packet_us << " us, flow " << flow_us << " us");
+  CHECK(flow_us > 1.05 * packet_us);
+  const auto said = limits_about(by_mode.at("flow"), what);
+  REQUIRE(said.size() == 1);
+  CHECK(said[0].find(named) != std::string::npos);
+  CHECK(limits_about(by_mode.at("packet"), what).empty());
+}
+
 TEST_CASE(
     "flow mode: a tree over multi-GPU servers names the sizes the packet mode finishes later") {
   // 8 rail-optimized servers of 8 GPUs, InfiniBand, Tree: a server between its parent and its
@@ -551,17 +570,22 @@ TEST_CASE("flow mode: a tree whose edges share fabric links names the sizes it i
                           scratch("flow_shared_tree") / "torus"),
       0, "starting with their first chunk", "share torus links or uplinks at 1 MiB here");
   // The fat-tree at 1 MiB only (its 64 MiB packet run alone takes 12 s).
-  const auto fat_tree = run_packet_and_flow(
-      "run scenarios/fat_tree_k8.yaml --set topology.oversubscription=3 --set nccl.algo=Tree"
-      " --set workload.protocol=ll128 --set workload.minbytes=1MiB --set workload.maxbytes=1MiB",
-      scratch("flow_shared_tree") / "fat_tree_3to1");
-  const double packet_us = fat_tree.at("packet")["collectives"][0]["time_us"].get<double>();
-  const double flow_us = fat_tree.at("flow")["collectives"][0]["time_us"].get<double>();
-  INFO("fat-tree 3:1, 1 MiB: packet " << packet_us << " us, flow " << flow_us << " us");
-  CHECK(flow_us > 1.05 * packet_us);
-  const auto said = limits_about(fat_tree.at("flow"), "starting with their first chunk");
-  REQUIRE(said.size() == 1);
-  CHECK(said[0].find("share torus links or uplinks at 1 MiB here") != std::string::npos);
+  check_said_at_one_size(
+      "run scenarios/fat_tree_k8.yaml --set topology.oversubscription=3"
+      " --set nccl.algo=Tree --set workload.protocol=ll128",
+      "1MiB", "fat_tree_3to1", "starting with their first chunk",
+      "share torus links or uplinks at 1 MiB here");
+}
+
+TEST_CASE("flow mode: a tree over multi-GPU servers across spines names the sizes it is far off") {
+  // fat_tree_k8 with 4-GPU servers at 1:1, NCCL's choice (Tree/LL128) at 4 MiB: the servers'
+  // NICs carry several channels' tree edges, spread over the spines by per-flow ECMP and
+  // colliding on some uplinks; the flow mode shares them from the start and is +22 % here
+  // (measured). It says so. The packet model is the reference.
+  check_said_at_one_size(
+      "run scenarios/fat_tree_k8.yaml --set topology.gpus_per_server=4"
+      " --set link.nvlink_rate=3600Gbps",
+      "4MiB", "fat_tree_g4", "edges over spines", "servers of 4 GPUs across spines at 4 MiB here");
 }
 
 TEST_CASE("flow mode: a tree with Simple on one-GPU servers names the sizes it is far off") {
