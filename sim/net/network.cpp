@@ -327,10 +327,11 @@ void Network::occupancy_change(uint32_t port_id, int tc, int64_t delta) {
   Occupancy& po = port_occ_[port_id];
   po.change(now, delta);
   Port& port = ports_[port_id];
-  // The histogram is written only when the occupancy moves to another bucket: its array is
-  // 1.3 KB per port, and touching it on every change was a cache miss per packet hop.
+  // The histogram is written only when the occupancy moves to another bucket, and then through
+  // the port's cache of recent buckets: its array is 5 KiB per port, and touching it on every
+  // change was a cache miss per packet hop.
   if (const int b = OccupancyHistogram::bucket(po.bytes); b != port.hist_bucket) {
-    port_hist_[port_id].ps[port.hist_bucket] += now - port.hist_since_ps;
+    port.hist_cache.add(port.hist_bucket, now - port.hist_since_ps, port_hist_[port_id]);
     port.hist_bucket = static_cast<int16_t>(b);
     port.hist_since_ps = now;
   }

@@ -415,10 +415,18 @@ class Network {
     uint32_t nic;  ///< sending NIC engine
     // sender
     uint32_t snd_una = 0, snd_nxt = 0, snd_max = 0, psn_end = 0;
+    /// first_psn + packets of msgs.front() (meaningless while msgs is empty): receive_ack
+    /// releases messages without loading their records.
+    uint32_t front_end_psn = 0;
     std::deque<uint32_t> msgs;  ///< message slots, oldest first, until acknowledged
     uint64_t msg_base = 0;      ///< absolute number of msgs.front()
     uint64_t snd_msg = 0;       ///< absolute number of the message holding snd_nxt
-    int64_t rate_bps = 0;       ///< 0 = line rate
+    /// A copy of message number cur_msg (send_message()): a message is not changed once
+    /// posted and its number is never reused, so nic_fill reads the message it sends from the
+    /// QP instead of the slot list and the record, two dependent cache misses per packet.
+    uint64_t cur_msg = UINT64_MAX;
+    Message cur{};
+    int64_t rate_bps = 0;  ///< 0 = line rate
     int64_t next_send_ps = 0;
     int64_t pace_base_ps = 0;      ///< the last paced packet's slot started here
     int32_t pace_wire_bytes = 0;   ///< and was this long (0 = not paced)
@@ -574,6 +582,15 @@ class Network {
   }
   /// The message of `qp` that holds `psn` (sent, not yet acknowledged).
   Message& message_of(Qp& qp, uint32_t psn);
+  /// Message snd_msg of `qp`, from the QP's copy (Qp::cur); message_at()'s std::logic_error
+  /// if it is not held.
+  const Message& send_message(Qp& qp) {
+    if (qp.cur_msg != qp.snd_msg) {
+      qp.cur = message_at(qp, qp.snd_msg);
+      qp.cur_msg = qp.snd_msg;
+    }
+    return qp.cur;
+  }
   /// The timeout under selective repeat: every unacknowledged PSN not selectively acknowledged
   /// is deemed lost and resent.
   void resend_unacknowledged(uint32_t qp_id);

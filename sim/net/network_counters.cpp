@@ -42,6 +42,7 @@ void Network::settle_statistics() {
   for (uint32_t pid = 0; pid < ports_.size(); ++pid) {
     Occupancy& po = port_occ_[pid];
     Port& port = ports_[pid];
+    port.hist_cache.flush(port_hist_[pid]);
     port_hist_[pid].ps[port.hist_bucket] += now - port.hist_since_ps;
     port.hist_since_ps = now;
     po.change(now, 0);

@@ -212,6 +212,7 @@ uint64_t Network::post(uint32_t qp_id, int64_t bytes, uint64_t tag, bool inline_
   }
   const RxMessage rx{seq, tag, bytes, now, m.first_psn, m.packets, 0};
   qp.psn_end += static_cast<uint32_t>(packets);
+  if (qp.msgs.empty()) qp.front_end_psn = qp.psn_end;
   qp.msgs.push_back(slot);
   ++in_flight_;
   post_rx(qp_id, rx);  // may reallocate nothing of the sender's: qp stays valid
@@ -280,10 +281,9 @@ void Network::nic_fill(uint32_t nic_id) {
     const bool hole = cfg_.selective_repeat && hole_pending(qp);
     const uint32_t psn = hole ? qp.resend_nxt : qp.snd_nxt;
     if (qp.snd_msg < qp.msg_base) qp.snd_msg = qp.msg_base;
-    while (!hole &&
-           qp.snd_nxt >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
+    while (!hole && qp.snd_nxt >= send_message(qp).first_psn + send_message(qp).packets)
       ++qp.snd_msg;
-    const Message& m = hole ? message_of(qp, psn) : message_at(qp, qp.snd_msg);
+    const Message& m = hole ? message_of(qp, psn) : send_message(qp);
     if (m.ready_ps > now) {  // not started by the NIC yet (message rate, send latency)
       nic.not_before_ps[nic.cursor] = m.ready_ps;
       earliest = earliest < 0 ? m.ready_ps : std::min(earliest, m.ready_ps);
@@ -365,6 +365,17 @@ void Network::nic_fill(uint32_t nic_id) {
       qp.pace_wire_bytes = 0;
     }
     if (qp.rto_deadline_ps < 0) arm_timer(p->qp);
+    if (!hole && m.pace_bps > 0 && qp.pace_wire_bytes == 0 && !qp.cc.adaptive() &&
+        psn + 1 < m.first_psn + m.packets) {
+      // The next packet of a paced message whose bytes are not all produced yet: the hold the
+      // QP's next look would find (the checks before it pass: same message, no pacing gap, no
+      // rate control), set now while the QP is in cache instead of at a look that misses it.
+      const int64_t next_end = offset + cfg_.mtu_bytes +
+                               std::min<int64_t>(cfg_.mtu_bytes, m.bytes - offset - cfg_.mtu_bytes);
+      if (const int64_t made = m.produce_ps + serialization_ps(next_end, m.pace_bps); made > now) {
+        nic.not_before_ps[nic.cursor] = made;
+      }
+    }
     ++nic.cursor;
     sent_bytes_ += p->wire_bytes;
     enqueue(nic.port, p);
@@ -586,12 +597,14 @@ void Network::receive_ack(const Packet* p, Qp& qp, uint32_t qp_id) {
       forget_hold(qp_id);  // another packet, perhaps of another message: look again
     }
     qp.retries = 0;
-    while (!qp.msgs.empty()) {
-      const Message& m = messages_[qp.msgs.front()];
-      if (qp.snd_una < m.first_psn + m.packets) break;
+    while (!qp.msgs.empty() && qp.snd_una >= qp.front_end_psn) {
       free_messages_.push_back(qp.msgs.front());
       qp.msgs.pop_front();
       ++qp.msg_base;
+      if (!qp.msgs.empty()) {
+        const Message& next = messages_[qp.msgs.front()];
+        qp.front_end_psn = next.first_psn + next.packets;
+      }
     }
     if (qp.snd_una >= qp.snd_max) {
       qp.rto_deadline_ps = -1;  // nothing outstanding
@@ -656,8 +669,7 @@ void Network::go_back(uint32_t qp_id, uint32_t psn, bool timeout) {
   qp.snd_nxt = psn;
   qp.snd_msg = qp.msg_base;
   forget_hold(qp_id);  // an earlier packet: its message and payload may be ready already
-  while (psn >= message_at(qp, qp.snd_msg).first_psn + message_at(qp, qp.snd_msg).packets)
-    ++qp.snd_msg;
+  while (psn >= send_message(qp).first_psn + send_message(qp).packets) ++qp.snd_msg;
   // The timer restarts now: a NIC whose resend cannot leave (its priority paused by PFC, no
   // credits) still times out again, and after retry_count times reports the QP failed, as a
   // NIC stuck behind a pause storm does.

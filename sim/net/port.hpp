@@ -65,6 +65,40 @@ struct QueueCounters {
   Occupancy occupancy;
 };
 
+/// The occupancy-histogram buckets a port visited last, with the time not yet added to its
+/// OccupancyHistogram: that array is 5 KiB per port, and adding to it at every bucket change was
+/// a cache miss per packet-hop on large fabrics, while a port moves among a few buckets at a
+/// time. The time is integer picoseconds, so the histogram does not depend on when a way is
+/// flushed.
+struct HistogramCache {
+  static constexpr int kWays = 4;
+  std::array<int16_t, kWays> bucket{-1, -1, -1, -1};  ///< -1 = an empty way
+  uint8_t victim = 0;                                 ///< the way to flush next (round robin)
+  std::array<int64_t, kWays> ps{};
+  /// Adds `ps_add` to bucket `b`, flushing a way into `h` when none holds `b`.
+  void add(int b, int64_t ps_add, OccupancyHistogram& h) {
+    for (int w = 0; w < kWays; ++w) {
+      if (bucket[w] == b) {
+        ps[w] += ps_add;
+        return;
+      }
+    }
+    const int w = victim;
+    victim = static_cast<uint8_t>((victim + 1) % kWays);
+    if (bucket[w] >= 0) h.ps[bucket[w]] += ps[w];
+    bucket[w] = static_cast<int16_t>(b);
+    ps[w] = ps_add;
+  }
+  /// Adds every way's time to `h` and empties the cache.
+  void flush(OccupancyHistogram& h) {
+    for (int w = 0; w < kWays; ++w) {
+      if (bucket[w] >= 0) h.ps[bucket[w]] += ps[w];
+      bucket[w] = -1;
+      ps[w] = 0;
+    }
+  }
+};
+
 /// Per-port counters, cumulative over the run, kept by the port's own node. A frame counts as
 /// sent once it is fully serialized (as its queue counts it). tx and queue figures at this
 /// egress; what arrived over this direction is counted by the peer (ArrivalCounters).
@@ -125,6 +159,7 @@ struct Port {
   int64_t occupancy_bytes = 0;  ///< queued + in-transmission wire bytes, all classes
   int16_t hist_bucket = 0;      ///< the occupancy histogram's current bucket
   int64_t hist_since_ps = 0;    ///< since when the occupancy has been in hist_bucket
+  HistogramCache hist_cache;    ///< time of recent buckets not yet in the port's histogram
   int32_t ser_memo_bytes = -1;  ///< serialization_ps(ser_memo_bytes, rate_bps) = ser_memo_ps
   int64_t ser_memo_ps = 0;
   PortCounters counters;

@@ -491,6 +491,37 @@ TEST_CASE(
   CHECK(OccupancyHistogram().percentile(0.5) == 0);
 }
 
+TEST_CASE("a port's occupancy histogram holds every picosecond and brackets its queue's area") {
+  // An 8:1 incast fills the egress to host8 through dozens of histogram buckets, more than a
+  // port caches before adding them to its histogram (HistogramCache). The buckets partition
+  // the run's time, and the time integral of the occupancy (Occupancy::area, kept apart from
+  // the histogram) lies between the buckets' lower and upper edges weighted by their times.
+  auto sc = one_leaf(9, 100 * kGbps, 100'000, 300'000, 64 << 20, 1000);
+  Bed bed(sc);
+  for (int h = 0; h < 8; ++h) bed.net->send(h, 8, 200'000, 0, static_cast<uint64_t>(h));
+  bed.sim.run();
+  bed.net->settle_statistics();
+  const int64_t now = bed.sim.now().ps();
+  const uint32_t port = port_between(bed, "leaf0", "host8");
+  const OccupancyHistogram& h = bed.net->port_histogram(port);
+  int64_t total_ps = 0, visited = 0;
+  __int128 low = 0, high = 0;
+  for (int b = 0; b < OccupancyHistogram::kBuckets; ++b) {
+    if (h.ps[b] == 0) continue;
+    ++visited;
+    total_ps += h.ps[b];
+    if (b > 0) {
+      low += static_cast<__int128>(h.ps[b]) * OccupancyHistogram::upper_bytes(b - 1);
+      high += static_cast<__int128>(h.ps[b]) * OccupancyHistogram::upper_bytes(b);
+    }
+  }
+  REQUIRE(visited > 2 * HistogramCache::kWays);
+  CHECK(total_ps == now);
+  const __int128 area = bed.net->port_occupancy(port).area;
+  CHECK(low <= area);
+  CHECK(area <= high);
+}
+
 TEST_CASE("flow records are bounded: beyond the bound messages are counted, not kept") {
   auto sc = one_leaf(2, 100 * kGbps, 200'000, 300'000, 64 << 20, 1000);
   Bed bed(sc);
