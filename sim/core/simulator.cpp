@@ -134,6 +134,7 @@ StopReason Simulator::run(SimTime stop_at, uint64_t max_events) {
     if (budget == 0) return capped ? StopReason::kEventCap : StopReason::kEventLimit;
     --budget;
     const Event e = queue_.pop();
+    hint_next();
     now_ps_ = e.time_ps;
     ++events_;
     current_lp_ = e.lp;

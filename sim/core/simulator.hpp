@@ -40,6 +40,7 @@
 // before; results differ from it only in the order of events at the same picosecond.)
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
@@ -213,6 +214,19 @@ class Simulator {
   /// remain, or `max_events` more have run.
   StopReason run(SimTime stop_at = SimTime::max(), uint64_t max_events = UINT64_MAX);
 
+  /// A prefetch hint: before each event, run() passes the event that runs next to the hint
+  /// registered for its handler, which may prefetch what that handler will read (a packet, a
+  /// port) while the current one runs. No effect on any result. `hint` must not change state.
+  using HintFn = void (*)(const Event& next);
+  /// Registers `hint` for events of handler `fn` (a handler<>()); once per handler, at most
+  /// kMaxHints handlers (further ones are ignored: a hint is an optimization).
+  void add_hint(EventFn fn, HintFn hint) {
+    for (const Hint& h : hints_) {
+      if (h.fn == fn) return;
+    }
+    if (n_hints_ < kMaxHints) hints_[n_hints_++] = Hint{fn, hint};
+  }
+
   uint64_t events_executed() const { return events_; }
   size_t pending_events() const { return queue_.size(); }
 
@@ -239,7 +253,26 @@ class Simulator {
   [[noreturn]] [[gnu::cold]] static void sequence_overflow(uint32_t lp);
   [[gnu::cold]] void push_remote(int64_t t_ps, LpId lp, EventFn fn, void* obj, uint64_t arg);
 
+  static constexpr int kMaxHints = 4;
+  struct Hint {
+    EventFn fn = nullptr;
+    HintFn hint = nullptr;
+  };
+  /// The hint for the event that runs after the current one, if its handler has one.
+  void hint_next() const {
+    if (n_hints_ == 0 || queue_.empty()) return;
+    const Event& next = queue_.top();
+    for (int i = 0; i < n_hints_; ++i) {
+      if (hints_[i].fn == next.fn) {
+        hints_[i].hint(next);
+        return;
+      }
+    }
+  }
+
   EventQueue queue_;
+  std::array<Hint, kMaxHints> hints_{};
+  int n_hints_ = 0;
   int64_t now_ps_ = 0;
   uint32_t current_lp_ = kNoLp;
   uint64_t current_key_ = 0;      ///< Event::key of the executing event, 0 = none

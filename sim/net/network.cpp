@@ -267,6 +267,31 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   }
   wiring.first_port = first_port_;
   monitor_.set_wiring(std::move(wiring));
+  // A packet-hop's two events each begin with a cache miss on large fabrics (the packet, the
+  // port): the simulator prefetches them while the event before runs.
+  sim_.add_hint(Simulator::handler<&Network::on_arrival, Network>(), &Network::hint_arrival);
+  sim_.add_hint(Simulator::handler<&Network::on_tx_done, Network>(), &Network::hint_tx_done);
+  if (cfg_.credits) {
+    sim_.add_hint(Simulator::handler<&Network::on_credit, Network>(), &Network::hint_credit);
+  }
+}
+
+void Network::hint_arrival(const Event& next) {
+  __builtin_prefetch(reinterpret_cast<const void*>(next.arg));
+}
+
+void Network::hint_credit(const Event& next) {
+  const auto* net = static_cast<const Network*>(next.obj);
+  const auto port_id = static_cast<uint32_t>(next.arg >> 24);
+  __builtin_prefetch(net->credit_fc_.ports_data(port_id) + (next.arg >> 21 & 7));
+  const auto* port = reinterpret_cast<const char*>(net->ports_.data() + port_id);
+  __builtin_prefetch(port + offsetof(Port, transmitting));
+}
+
+void Network::hint_tx_done(const Event& next) {
+  const auto* net = static_cast<const Network*>(next.obj);
+  const auto* port = reinterpret_cast<const char*>(net->ports_.data() + next.arg);
+  for (size_t offset = 0; offset < sizeof(Port); offset += 64) __builtin_prefetch(port + offset);
 }
 
 size_t Network::hashed_index(size_t n, uint32_t node, uint32_t flow_hash, uint32_t seq) const {
@@ -539,6 +564,18 @@ void Network::on_arrival(uint64_t packet_addr) {
   const uint32_t in_pid = first_port_[p->node] + p->in_port;
   const uint32_t from_pid = ports_[in_pid].peer_port;  // the port that sent it
   const bool at_switch = is_switch_[p->node];
+  if (!at_switch) {
+    // At a host, deliver() reads the QP next: fetch its state (the sender's for an ACK, the
+    // receiver's hot fields and message list for data) alongside the port's counters below.
+    const char* qp = reinterpret_cast<const char*>(&qps_[p->qp]);
+    __builtin_prefetch(qp);
+    __builtin_prefetch(qp + 64);
+    if (p->kind == PacketKind::kData) {
+      const char* rx = reinterpret_cast<const char*>(&qp_rx_[p->qp]);
+      __builtin_prefetch(rx);
+      __builtin_prefetch(rx + 64);
+    }
+  }
   const bool head_first = (p->flags & Packet::kHeadFirst) != 0;
   if (ports_[in_pid].down && !(p->flags & Packet::kStored)) [[unlikely]] {
     // On the wire when its link went down: lost (counted at this end, which owns in_pid).

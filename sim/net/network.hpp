@@ -454,10 +454,10 @@ class Network {
     uint64_t rcv_msg = 0;
     uint32_t unacked = 0;
     bool nak_outstanding = false;
+    std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
     /// Selective repeat: [k] = PSN rcv_nxt + 1 + k was placed out of order.
     std::deque<uint8_t> ooo;
-    QpCcReceiver cc;             ///< congestion control's notification point (NetConfig::cc)
-    std::deque<RxMessage> msgs;  ///< posted, not yet complete, oldest first
+    QpCcReceiver cc;  ///< congestion control's notification point (NetConfig::cc)
     /// Received in full, completing after the receive latency (NetConfig::rx_latency_ps),
     /// oldest first: each has its on_rx_complete event pending.
     std::deque<RxMessage> completing;
@@ -518,6 +518,12 @@ class Network {
   void report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle);
   void on_tx_done(uint64_t port_id);
   void on_arrival(uint64_t packet_addr);
+  /// Simulator::add_hint's prefetches for the next on_arrival (its packet) and on_tx_done (its
+  /// port).
+  static void hint_arrival(const Event& next);
+  static void hint_tx_done(const Event& next);
+  /// The same for on_credit (the port's credits and transmitter state).
+  static void hint_credit(const Event& next);
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
   void on_port_change(uint64_t index);

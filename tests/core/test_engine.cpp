@@ -261,6 +261,40 @@ TEST_CASE("Events run in time order, ties of one LP in insertion order", "[engin
   CHECK(sim.events_executed() == 7);
 }
 
+namespace {
+std::vector<uint64_t> g_hinted;  // the args a prefetch hint saw, in order
+void record_hint(const Event& next) {
+  g_hinted.push_back(next.arg);
+}
+/// A second handler, without a hint.
+struct Other {
+  void on_other(uint64_t id) { ids.push_back(id); }
+  std::vector<uint64_t> ids;
+};
+}  // namespace
+
+TEST_CASE("a prefetch hint sees each event of its handler just before it runs", "[engine]") {
+  // Simulator::add_hint's contract: before an event runs, the hint of the handler of the event
+  // queued next is called with that event. Two handlers alternate in time (Other first), the
+  // hint on Recorder's: it sees every Recorder event, in the order they run, and no other.
+  Simulator sim;
+  Recorder rec(sim);
+  Other other;
+  g_hinted.clear();
+  sim.add_hint(Simulator::handler<&Recorder::on_event, Recorder>(), &record_hint);
+  sim.add_hint(Simulator::handler<&Recorder::on_event, Recorder>(), &record_hint);  // once
+  for (uint64_t id = 0; id < 20; ++id) {
+    const auto t = static_cast<int64_t>(100 - 2 * id);
+    sim.at<&Other::on_other>(SimTime(t), kLp, &other, 1000 + id);
+    sim.at<&Recorder::on_event>(SimTime(t + 1), kLp, &rec, id);
+  }
+  sim.run();
+  REQUIRE(rec.ids().size() == 20);
+  REQUIRE(other.ids.size() == 20);
+  CHECK(rec.ids().front() == 19);  // the earliest ran first: times fall with the id
+  CHECK(g_hinted == rec.ids());
+}
+
 TEST_CASE("Many events of one LP at one time run in insertion order", "[engine]") {
   Simulator sim;
   Recorder rec(sim);
