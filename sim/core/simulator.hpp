@@ -214,9 +214,11 @@ class Simulator {
   /// remain, or `max_events` more have run.
   StopReason run(SimTime stop_at = SimTime::max(), uint64_t max_events = UINT64_MAX);
 
-  /// A prefetch hint: before each event, run() passes the event that runs next to the hint
-  /// registered for its handler, which may prefetch what that handler will read (a packet, a
-  /// port) while the current one runs. No effect on any result. `hint` must not change state.
+  /// A prefetch hint: before each event, run() passes the event then at the head of the queue
+  /// (the next to run, unless the current one schedules an earlier event, which then runs
+  /// without a hint) to the hint registered for its handler, which may prefetch what that
+  /// handler will read (a packet, a port) while the current one runs. No effect on any
+  /// result. `hint` must not change state.
   using HintFn = void (*)(const Event& next);
   /// Registers `hint` for events of handler `fn` (a handler<>()); once per handler, at most
   /// kMaxHints handlers (further ones are ignored: a hint is an optimization).

@@ -398,6 +398,8 @@ class Network {
 
  private:
   /// A message as its sender holds it until acknowledged (the receiver has an RxMessage).
+  /// A posted message. Not changed once posted: Qp::cur and Qp::front_end_psn hold copies of
+  /// its fields.
   struct Message {
     int64_t bytes;
     uint32_t first_psn;
@@ -416,7 +418,8 @@ class Network {
     // sender
     uint32_t snd_una = 0, snd_nxt = 0, snd_max = 0, psn_end = 0;
     /// first_psn + packets of msgs.front() (meaningless while msgs is empty): receive_ack
-    /// releases messages without loading their records.
+    /// releases messages without loading their records. msgs changes in send() (append) and
+    /// receive_ack() (release) only; any other change must recompute this and reset cur_msg.
     uint32_t front_end_psn = 0;
     std::deque<uint32_t> msgs;  ///< message slots, oldest first, until acknowledged
     uint64_t msg_base = 0;      ///< absolute number of msgs.front()

@@ -273,10 +273,11 @@ struct Other {
 };
 }  // namespace
 
-TEST_CASE("a prefetch hint sees each event of its handler just before it runs", "[engine]") {
+TEST_CASE("a prefetch hint sees each event of its handler queued next, in run order", "[engine]") {
   // Simulator::add_hint's contract: before an event runs, the hint of the handler of the event
-  // queued next is called with that event. Two handlers alternate in time (Other first), the
-  // hint on Recorder's: it sees every Recorder event, in the order they run, and no other.
+  // queued next is called with that event (here no handler schedules, so every event is). Two
+  // handlers alternate in time (Other first), the hint on Recorder's: it sees every Recorder event,
+  // in the order they run, and no other.
   Simulator sim;
   Recorder rec(sim);
   Other other;
