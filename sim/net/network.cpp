@@ -267,31 +267,7 @@ Network::Network(Simulator& sim, const Fabric& fabric, const RoutingTable& route
   }
   wiring.first_port = first_port_;
   monitor_.set_wiring(std::move(wiring));
-  // A packet-hop's two events each begin with a cache miss on large fabrics (the packet, the
-  // port): the simulator prefetches them while the event before runs.
-  sim_.add_hint(Simulator::handler<&Network::on_arrival, Network>(), &Network::hint_arrival);
-  sim_.add_hint(Simulator::handler<&Network::on_tx_done, Network>(), &Network::hint_tx_done);
-  if (cfg_.credits) {
-    sim_.add_hint(Simulator::handler<&Network::on_credit, Network>(), &Network::hint_credit);
-  }
-}
-
-void Network::hint_arrival(const Event& next) {
-  __builtin_prefetch(reinterpret_cast<const void*>(next.arg));
-}
-
-void Network::hint_credit(const Event& next) {
-  const auto* net = static_cast<const Network*>(next.obj);
-  const auto port_id = static_cast<uint32_t>(next.arg >> 24);
-  __builtin_prefetch(net->credit_fc_.ports_data(port_id) + (next.arg >> 21 & 7));
-  const auto* port = reinterpret_cast<const char*>(net->ports_.data() + port_id);
-  __builtin_prefetch(port + offsetof(Port, transmitting));
-}
-
-void Network::hint_tx_done(const Event& next) {
-  const auto* net = static_cast<const Network*>(next.obj);
-  const auto* port = reinterpret_cast<const char*>(net->ports_.data() + next.arg);
-  for (size_t offset = 0; offset < sizeof(Port); offset += 64) __builtin_prefetch(port + offset);
+  register_hints();
 }
 
 size_t Network::hashed_index(size_t n, uint32_t node, uint32_t flow_hash, uint32_t seq) const {
@@ -745,11 +721,6 @@ void Network::send_pfc_frame(uint32_t port_id) {
   }
 }
 
-void Network::on_xoff_refresh(uint64_t port_id) {
-  // (behind a frame: sent, and re-armed, when it ends)
-  if (pfc_.refresh(static_cast<uint32_t>(port_id))) kick(static_cast<uint32_t>(port_id));
-}
-
 void Network::on_pfc_arrival(Packet* p) {
   const uint32_t egress = first_port_[p->node] + p->in_port;  // the port this frame pauses
   Port& port = ports_[egress];
@@ -765,47 +736,6 @@ void Network::on_pfc_arrival(Packet* p) {
     } else {
       resume_queue(egress, tc);
     }
-  }
-}
-
-void Network::pause_queue(uint32_t port_id, int tc, int64_t until_ps) {
-  const PfcFlowControl::Paused r = pfc_.pause(port_id, tc, until_ps, sim_.now().ps());
-  if (r.started && observer_ != nullptr) {
-    observer_->pause_changed(port_id, tc, true, sim_.now().ps());
-  }
-  if (r.arm_timer) {
-    sim_.at<&Network::on_pause_expiry>(SimTime(until_ps), node_lp(ports_[port_id].node), this,
-                                       port_id);
-  }
-  monitor_.schedule_check();
-}
-
-void Network::resume_queue(uint32_t port_id, int tc) {
-  int64_t counted_ps = -1;
-  if (!pfc_.resume(port_id, tc, sim_.now().ps(), counted_ps)) return;
-  if (counted_ps >= 0) {
-    queues_[static_cast<size_t>(port_id) * kTrafficClasses + tc].paused_ps += counted_ps;
-  }
-  if (observer_ != nullptr) observer_->pause_changed(port_id, tc, false, sim_.now().ps());
-  port_idle(port_id);
-}
-
-void Network::on_pause_expiry(uint64_t port_id) {
-  const uint32_t pid = static_cast<uint32_t>(port_id);
-  pfc_.expiry_fired(pid);
-  const int64_t now = sim_.now().ps();
-  int64_t next = -1;
-  for (uint32_t m = pfc_.paused_mask(pid); m != 0; m &= m - 1) {
-    const int tc = std::countr_zero(m);
-    const int64_t until = pfc_.paused_until_ps(pid, tc);
-    if (until <= now) {
-      resume_queue(pid, tc);
-    } else if (next < 0 || until < next) {
-      next = until;
-    }
-  }
-  if (next >= 0 && pfc_.arm_pause_timer(pid)) {
-    sim_.at<&Network::on_pause_expiry>(SimTime(next), node_lp(ports_[pid].node), this, port_id);
   }
 }
 

@@ -524,6 +524,8 @@ class Network {
   /// Simulator::add_hint's prefetches for the next on_arrival (its packet) and on_tx_done (its
   /// port).
   static void hint_arrival(const Event& next);
+  /// Registers the hints with the simulator (network_hints.cpp).
+  void register_hints();
   static void hint_tx_done(const Event& next);
   /// The same for on_credit (the port's credits and transmitter state).
   static void hint_credit(const Event& next);
