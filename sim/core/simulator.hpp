@@ -260,7 +260,7 @@ class Simulator {
     EventFn fn = nullptr;
     HintFn hint = nullptr;
   };
-  /// The hint for the event that runs after the current one, if its handler has one.
+  /// The hint for the event at the head of the queue (add_hint), if its handler has one.
   void hint_next() const {
     if (n_hints_ == 0 || queue_.empty()) return;
     const Event& next = queue_.top();

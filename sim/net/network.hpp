@@ -397,9 +397,8 @@ class Network {
   int64_t credits(uint32_t port_id, int tc) const { return credit_fc_.credits(port_id, tc); }
 
  private:
-  /// A message as its sender holds it until acknowledged (the receiver has an RxMessage).
-  /// A posted message. Not changed once posted: Qp::cur and Qp::front_end_psn hold copies of
-  /// its fields.
+  /// A message as its sender holds it until acknowledged (the receiver has an RxMessage). Not
+  /// changed once posted: Qp::cur and Qp::front_end_psn hold copies of its fields.
   struct Message {
     int64_t bytes;
     uint32_t first_psn;
@@ -521,13 +520,12 @@ class Network {
   void report_deadlock(const LosslessSnapshot& s, const std::vector<uint64_t>& cycle);
   void on_tx_done(uint64_t port_id);
   void on_arrival(uint64_t packet_addr);
-  /// Simulator::add_hint's prefetches for the next on_arrival (its packet) and on_tx_done (its
-  /// port).
-  static void hint_arrival(const Event& next);
-  /// Registers the hints with the simulator (network_hints.cpp).
+  /// Registers the hints below with the simulator (network_hints.cpp).
   void register_hints();
+  /// Simulator::add_hint's prefetches for the next on_arrival (its packet), on_tx_done (its
+  /// port) and on_credit (the port's credits and transmitter state).
+  static void hint_arrival(const Event& next);
   static void hint_tx_done(const Event& next);
-  /// The same for on_credit (the port's credits and transmitter state).
   static void hint_credit(const Event& next);
   void on_nic_wake(uint64_t nic);
   void on_rto(uint64_t qp);
