@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/reverse_graph.hpp>
@@ -154,35 +156,99 @@ RoutingAlgorithm resolve_routing(const std::string& name, const Fabric& fabric) 
   throw std::invalid_argument("unknown routing algorithm '" + n + "'");
 }
 
+namespace {
+
+/// One node's distinct port sets while the table is built, numbered in the order first seen
+/// (set 0 is the empty one: the node is the destination, or cannot reach it), and its kinds of
+/// cells: the distinct pairs of sets a destination gets in the two up-down phases.
+class SetInterner {
+ public:
+  SetInterner() { sets_.emplace_back(); }
+  /// The number of `ports` (in this order) among the node's sets, added if new. Throws
+  /// std::runtime_error past 65,536 sets.
+  uint16_t intern(const std::vector<uint16_t>& ports) {
+    if (ports.empty()) return 0;
+    if (ports.size() == 1) {  // most cells: one down port
+      if (ports[0] >= single_.size()) single_.resize(size_t{ports[0]} + 1, -1);
+      int32_t& id = single_[ports[0]];
+      if (id < 0) id = add(ports);
+      return static_cast<uint16_t>(id);
+    }
+    auto [it, added] = multi_.try_emplace(ports, 0);
+    if (added) it->second = add(ports);
+    return it->second;
+  }
+  /// The number of the (phase 0, phase 1) pair of set numbers among the node's cell kinds,
+  /// added if new (ECMP and dimension order: phase 1 is 0 and a kind is its set's pair).
+  uint16_t cell_kind(uint16_t set0, uint16_t set1) {
+    const uint32_t key = uint32_t{set0} | uint32_t{set1} << 16;
+    auto [it, added] = kinds_.try_emplace(key, static_cast<uint16_t>(pairs_.size()));
+    if (added) {
+      if (pairs_.size() > std::numeric_limits<uint16_t>::max()) {
+        throw std::runtime_error("RoutingTable: a node with more than 65536 kinds of cells");
+      }
+      pairs_.push_back(key);
+    }
+    return it->second;
+  }
+  std::vector<std::vector<uint16_t>>& sets() { return sets_; }
+  /// Each kind's set numbers, phase 0 in the low 16 bits.
+  const std::vector<uint32_t>& kinds() const { return pairs_; }
+
+ private:
+  uint16_t add(const std::vector<uint16_t>& ports) {
+    if (sets_.size() > std::numeric_limits<uint16_t>::max()) {
+      throw std::runtime_error("RoutingTable: a node with more than 65536 distinct next-hop sets");
+    }
+    sets_.push_back(ports);
+    return static_cast<uint16_t>(sets_.size() - 1);
+  }
+  std::vector<std::vector<uint16_t>> sets_;
+  std::vector<int32_t> single_;  // port -> the set {port}, -1 = none yet
+  std::map<std::vector<uint16_t>, uint16_t> multi_;
+  std::unordered_map<uint32_t, uint16_t> kinds_;
+  std::vector<uint32_t> pairs_;
+};
+
+uint16_t hops_of(int32_t hops) {
+  if (hops > std::numeric_limits<uint16_t>::max()) {
+    throw std::runtime_error("RoutingTable: a route of more than 65535 hops");
+  }
+  return static_cast<uint16_t>(hops);
+}
+
+}  // namespace
+
 RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
     : algorithm_(algorithm) {
   const FabricGraph& g = fabric.graph;
   nodes_ = boost::num_vertices(g);
   hosts_ = fabric.hosts.size();
   phases_ = algorithm == RoutingAlgorithm::kUpDown ? 2 : 1;
-  dist_.assign(hosts_ * hosts_, kFar);
+  dist_.assign(hosts_ * hosts_, 0);
 
-  // Laid out destination by destination, node by node, phase by phase: each (dst, node, phase)
-  // cell is appended as it is computed, with begin_ marking where it starts.
-  begin_.reserve(hosts_ * nodes_ * phases_ + 1);
-  auto open_cell = [&] { begin_.push_back(ports_.size()); };
+  // Computed destination by destination; a node's cell for a destination holds the number of
+  // its kind (the pair of port sets of the two phases) among the node's.
+  std::vector<SetInterner> interned(nodes_);
+  std::vector<std::vector<uint16_t>> cells(nodes_, std::vector<uint16_t>(hosts_, 0));
+  for (SetInterner& n : interned) n.cell_kind(0, 0);  // kind 0: no route in either phase
+  std::vector<uint16_t> hop;                          // one cell's next hops
 
   if (algorithm == RoutingAlgorithm::kDimensionOrder) {
+    std::vector<uint16_t> next(nodes_);
     for (size_t d = 0; d < hosts_; ++d) {
-      const size_t first = begin_.size();
       for (VertexId v = 0; v < nodes_; ++v) {
-        open_cell();
-        if (v != fabric.hosts[d]) {
-          ports_.push_back(dimension_order_port(fabric, v, fabric.hosts[d]));
-        }
+        if (v == fabric.hosts[d]) continue;
+        next[v] = dimension_order_port(fabric, v, fabric.hosts[d]);
+        hop.assign(1, next[v]);
+        cells[v][d] = interned[v].cell_kind(interned[v].intern(hop), 0);
       }
       for (size_t s = 0; s < hosts_; ++s) {  // distances: walk the single path
         int hops = 0;
         for (VertexId v = fabric.hosts[s]; v != fabric.hosts[d]; ++hops) {
-          const uint16_t port = ports_[begin_[first + v]];
-          v = boost::target(*std::next(boost::out_edges(v, g).first, port), g);
+          v = boost::target(*std::next(boost::out_edges(v, g).first, next[v]), g);
         }
-        dist_[d * hosts_ + s] = hops;
+        dist_[d * hosts_ + s] = hops_of(hops);
       }
     }
   } else {
@@ -194,24 +260,23 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
       const VertexId dst = fabric.hosts[d];
       distances_to(sg, st.arrival(dst, phases_ - 1), dist);
       for (VertexId v = 0; v < nodes_; ++v) {
+        uint16_t set[2] = {0, 0};
         for (size_t phase = 0; phase < phases_; ++phase) {
-          open_cell();
           const size_t s = st.at(v, phase);
           if (v == dst || dist[s] == kFar) continue;
-          const size_t cell = ports_.size();
+          hop.clear();
           for (auto [a, end] = boost::out_edges(s, sg); a != end; ++a) {
-            if (dist[boost::target(*a, sg)] == dist[s] - 1) ports_.push_back(sg[*a].port);
+            if (dist[boost::target(*a, sg)] == dist[s] - 1) hop.push_back(sg[*a].port);
           }
           if (g[v].kind == NodeKind::kHost && g[v].server >= 0 && g[v].server == g[dst].server) {
-            keep_nvlink_ports(g, v, ports_, cell);
+            keep_nvlink_ports(g, v, hop, 0);
           }
+          set[phase] = interned[v].intern(hop);
         }
+        cells[v][d] = interned[v].cell_kind(set[0], set[1]);
       }
       for (size_t s = 0; s < hosts_; ++s) {
-        if (s == d) {
-          dist_[d * hosts_ + s] = 0;
-          continue;
-        }
+        if (s == d) continue;
         const int32_t hops = dist[st.at(fabric.hosts[s], 0)];
         if (hops == kFar) {
           throw std::runtime_error(
@@ -222,13 +287,50 @@ RoutingTable::RoutingTable(const Fabric& fabric, RoutingAlgorithm algorithm)
                      "routing.algorithm: ecmp may still find one)"
                    : " (the links that are up do not connect them)"));
         }
-        dist_[d * hosts_ + s] = hops;
+        dist_[d * hosts_ + s] = hops_of(hops);
       }
     }
   }
-
-  begin_.push_back(ports_.size());  // end sentinel
+  // Packed node by node, each node's build state freed as it goes.
+  node_.resize(nodes_);
+  size_t narrow_cells = 0;
+  for (const SetInterner& n : interned) narrow_cells += n.kinds().size() <= 256 ? hosts_ : 0;
+  narrow_.reserve(narrow_cells);
+  wide_.reserve(nodes_ * hosts_ - narrow_cells);
+  for (VertexId v = 0; v < nodes_; ++v) {
+    NodeRoutes& n = node_[v];
+    const auto first_set = static_cast<uint32_t>(sets_.size());
+    for (const std::vector<uint16_t>& set : interned[v].sets()) {
+      sets_.push_back(
+          PortSet{static_cast<uint32_t>(ports_.size()), static_cast<uint32_t>(set.size())});
+      ports_.insert(ports_.end(), set.begin(), set.end());
+    }
+    n.kinds = static_cast<uint32_t>(kind_sets_.size());
+    for (const uint32_t pair : interned[v].kinds()) {
+      kind_sets_.push_back(first_set + (pair & 0xFFFF));
+      if (phases_ > 1) kind_sets_.push_back(first_set + (pair >> 16));
+    }
+    n.wide = interned[v].kinds().size() > 256;
+    n.cells = n.wide ? wide_.size() : narrow_.size();
+    for (const uint16_t kind : cells[v]) {
+      if (n.wide) {
+        wide_.push_back(kind);
+      } else {
+        narrow_.push_back(static_cast<uint8_t>(kind));
+      }
+    }
+    interned[v] = SetInterner{};
+    std::vector<uint16_t>().swap(cells[v]);
+  }
   ports_.shrink_to_fit();
+  sets_.shrink_to_fit();
+  kind_sets_.shrink_to_fit();
+}
+
+size_t RoutingTable::memory_bytes() const {
+  return node_.size() * sizeof(NodeRoutes) + sets_.size() * sizeof(PortSet) +
+         kind_sets_.size() * sizeof(uint32_t) + ports_.size() * sizeof(uint16_t) + narrow_.size() +
+         wide_.size() * sizeof(uint16_t) + dist_.size() * sizeof(uint16_t);
 }
 
 uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId dst) {
@@ -241,8 +343,11 @@ double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm) {
 }
 
 double routing_table_bytes(double hosts, double nodes, RoutingAlgorithm algorithm) {
-  const double phases = algorithm == RoutingAlgorithm::kUpDown ? 2 : 1;
-  return hosts * nodes * phases * (8 + 2 * 2) + hosts * hosts * 4;
+  // Cells at their widest (2 bytes per destination and node) and 2 bytes per host pair; the
+  // port sets and kinds, a few per port of each node, are small beside them. Up-down's two
+  // phases share a cell (its kind names both sets).
+  (void)algorithm;
+  return hosts * nodes * 2 + hosts * hosts * 2;
 }
 
 }  // namespace fabricsim

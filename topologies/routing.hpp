@@ -31,8 +31,11 @@ const char* to_string(RoutingAlgorithm a);
 RoutingAlgorithm resolve_routing(const std::string& name, const Fabric& fabric);
 
 /// Precomputed next hops. A port is a node's incident edge in boost::out_edges order
-/// (fabric_graph.hpp). Memory: 8 bytes per (destination, node, phase) plus 2 per next hop, plus
-/// 4 per host pair: routing_table_bytes() estimates it before building.
+/// (fabric_graph.hpp). Each node keeps the distinct lists of next hops it uses (its port sets:
+/// one per down port, the uplinks, a few more), the distinct pairs of them a destination gets in
+/// the two up-down phases (its kinds of cells), and per destination the number of its kind:
+/// 1 byte per (destination, node) for a node with at most 256 kinds, else 2. Plus 2 bytes per
+/// host pair (the distances). routing_table_bytes() estimates it before building.
 class RoutingTable {
  public:
   /// Throws std::runtime_error naming the first pair that cannot be connected (a failed link
@@ -42,22 +45,46 @@ class RoutingTable {
   /// Egress ports of `node` towards host `dst_host` (empty at the host itself). `descending`:
   /// the packet has already gone down a tier (up-down only; ignored otherwise).
   std::span<const uint16_t> next_ports(VertexId node, int dst_host, bool descending = false) const {
-    const size_t i = (static_cast<size_t>(dst_host) * nodes_ + node) * phases_ +
-                     (descending && phases_ > 1 ? 1 : 0);
-    return {ports_.data() + begin_[i], ports_.data() + begin_[i + 1]};
+    const NodeRoutes& n = node_[node];
+    const size_t cell = n.cells + static_cast<size_t>(dst_host);
+    const size_t kind = n.wide ? wide_[cell] : narrow_[cell];
+    const PortSet set =
+        sets_[kind_sets_[n.kinds + kind * phases_ + (descending ? phases_ - 1 : 0)]];
+    return {ports_.data() + set.begin, set.size};
   }
   /// Hops from host `src_host` to host `dst_host` on this routing.
   int host_distance(int src_host, int dst_host) const {
     return dist_[static_cast<size_t>(dst_host) * hosts_ + src_host];
   }
   RoutingAlgorithm algorithm() const { return algorithm_; }
+  /// Bytes the table holds: cells, port sets and distances (routing_table_bytes() estimates
+  /// it before building, with every cell 2 bytes wide).
+  size_t memory_bytes() const;
 
  private:
+  /// A list of next hops: ports_[begin, begin + size).
+  struct PortSet {
+    uint32_t begin;
+    uint32_t size;
+  };
+  /// Where node v's routes are: its kinds of cells (the port sets a destination gets in each
+  /// phase) from kind_sets_[kinds], phases_ entries each, and one cell per destination, the
+  /// number of its kind, from narrow_[cells] (1 byte) or wide_[cells] (2 bytes).
+  struct NodeRoutes {
+    uint64_t cells = 0;
+    uint32_t kinds = 0;
+    bool wide = false;
+  };
+
   RoutingAlgorithm algorithm_;
   size_t nodes_ = 0, hosts_ = 0, phases_ = 1;
-  std::vector<uint64_t> begin_;  // (dst, node, phase) -> first index into ports_, + end sentinel
+  std::vector<NodeRoutes> node_;
+  std::vector<PortSet> sets_;
+  std::vector<uint32_t> kind_sets_;  // per node's kind and phase: its set in sets_
   std::vector<uint16_t> ports_;
-  std::vector<int32_t> dist_;  // (dst, src host) -> hops
+  std::vector<uint8_t> narrow_;
+  std::vector<uint16_t> wide_;
+  std::vector<uint16_t> dist_;  // (dst, src host) -> hops
 };
 
 /// The dimension-order next hop (RoutingAlgorithm::kDimensionOrder) of router or host `v` of a
@@ -65,7 +92,7 @@ class RoutingTable {
 /// is a failed link.
 uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId dst);
 
-/// Estimated bytes of the RoutingTable for `fabric` (next hops counted as 2 per cell).
+/// Estimated bytes of the RoutingTable for `fabric` (every cell 2 bytes wide).
 double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm);
 /// The same for `hosts` hosts among `nodes` vertices, before the fabric is built.
 double routing_table_bytes(double hosts, double nodes, RoutingAlgorithm algorithm);

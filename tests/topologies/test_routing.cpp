@@ -103,6 +103,25 @@ TEST_CASE("fat-tree: up-down routes are valley-free and 2, 4 or 6 hops (edge, po
   }
 }
 
+TEST_CASE("a routing table holds one byte per destination and node, and 2 per host pair") {
+  // k = 8 fat-tree, up-down: 128 hosts and 208 nodes. Each node has a handful of kinds of cells
+  // (a down port per destination below it, the uplinks, none), so a byte per (destination,
+  // node) whatever the two phases, and the hop counts take 2 bytes per host pair. The rest
+  // (about 10 port sets and kinds per node: 8-byte sets, 4-byte kind entries per phase, a few
+  // 2-byte ports, a 16-byte record per node) stays under 32 KiB. A table of 8-byte offsets per
+  // (destination, node, phase) would hold 426 KB of cells alone.
+  const auto sc = fat_tree(8);
+  const Fabric f = build_fabric(sc);
+  const RoutingTable r = build_routes(sc, f);
+  REQUIRE(r.algorithm() == RoutingAlgorithm::kUpDown);
+  const size_t hosts = 128, nodes = 128 + 80;
+  REQUIRE(f.hosts.size() == hosts);
+  REQUIRE(boost::num_vertices(f.graph) == nodes);
+  const size_t cells_and_distances = hosts * nodes + hosts * hosts * 2;
+  CHECK(r.memory_bytes() >= cells_and_distances);
+  CHECK(r.memory_bytes() <= cells_and_distances + 32 * 1024);
+}
+
 TEST_CASE("torus and mesh: dimension-order routes correct dims in order, the short way round") {
   for (const auto& [dims, wrap] :
        {std::pair{std::vector<int>{4, 4}, true}, std::pair{std::vector<int>{3, 5}, false},
