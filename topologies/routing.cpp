@@ -343,11 +343,12 @@ double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm) {
 }
 
 double routing_table_bytes(double hosts, double nodes, RoutingAlgorithm algorithm) {
-  // Cells at their widest (2 bytes per destination and node) and 2 bytes per host pair; the
+  // The peak while building: every (destination, node) cell is 2 bytes until its node is
+  // packed into 1 (2 past 256 kinds, rare), so 3 bytes a cell, and 2 bytes per host pair; the
   // port sets and kinds, a few per port of each node, are small beside them. Up-down's two
-  // phases share a cell (its kind names both sets).
+  // phases share a cell (its kind names both sets), so the algorithm does not change it.
   (void)algorithm;
-  return hosts * nodes * 2 + hosts * hosts * 2;
+  return hosts * nodes * 3 + hosts * hosts * 2;
 }
 
 }  // namespace fabricsim

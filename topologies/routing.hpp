@@ -35,7 +35,7 @@ RoutingAlgorithm resolve_routing(const std::string& name, const Fabric& fabric);
 /// one per down port, the uplinks, a few more), the distinct pairs of them a destination gets in
 /// the two up-down phases (its kinds of cells), and per destination the number of its kind:
 /// 1 byte per (destination, node) for a node with at most 256 kinds, else 2. Plus 2 bytes per
-/// host pair (the distances). routing_table_bytes() estimates it before building.
+/// host pair (the distances). routing_table_bytes() estimates the peak of building it.
 class RoutingTable {
  public:
   /// Throws std::runtime_error naming the first pair that cannot be connected (a failed link
@@ -58,7 +58,7 @@ class RoutingTable {
   }
   RoutingAlgorithm algorithm() const { return algorithm_; }
   /// Bytes the table holds: cells, port sets and distances (routing_table_bytes() estimates
-  /// it before building, with every cell 2 bytes wide).
+  /// the peak of building it, a little more).
   size_t memory_bytes() const;
 
  private:
@@ -92,7 +92,8 @@ class RoutingTable {
 /// is a failed link.
 uint16_t dimension_order_next_port(const Fabric& fabric, VertexId v, VertexId dst);
 
-/// Estimated bytes of the RoutingTable for `fabric` (every cell 2 bytes wide).
+/// Estimated peak bytes of building the RoutingTable for `fabric` (3 per destination and node,
+/// 2 per host pair).
 double routing_table_bytes(const Fabric& fabric, RoutingAlgorithm algorithm);
 /// The same for `hosts` hosts among `nodes` vertices, before the fabric is built.
 double routing_table_bytes(double hosts, double nodes, RoutingAlgorithm algorithm);

@@ -164,8 +164,8 @@ TEST_CASE("memory: FABRICSIM_MAX_MEMORY that is not a size is bad input") {
 }
 
 TEST_CASE("memory: routing tables that cannot fit are refused before the fabric is built") {
-  // 249999 leaves x 4 hosts: about 1 million GPUs, whose routing tables (4 bytes per host pair
-  // alone: 4 TB) cannot fit in 1 GiB. The estimate needs only the counts, so the fabric (1.2
+  // 249999 leaves x 4 hosts: about 1 million GPUs, whose routing tables (2 bytes per host pair
+  // alone: 2 TB) cannot fit in 1 GiB. The estimate needs only the counts, so the fabric (1.2
   // million nodes, and a max-flow for the bisection of an odd leaf count) is not built first:
   // that took 4 s and 1.1 GB, and half a minute under the sanitizers.
   const auto start = std::chrono::steady_clock::now();
