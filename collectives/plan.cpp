@@ -34,9 +34,7 @@ uint32_t append(TransferDag& out, const TransferDag& sub, const std::vector<int>
     const Transfer& t = sub.transfer(i);
     out.add(rank(t.src_rank), rank(t.dst_rank), t.bytes, flow);
   }
-  for (uint32_t i = 0; i < sub.size(); ++i) {
-    for (uint32_t d : sub.dependents(i)) out.depends(base + d, base + i);
-  }
+  out.copy_dependencies(sub, base);
   return base;
 }
 
@@ -83,9 +81,7 @@ TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const R
     out.set_delay(i, delay);
     if (!t.is_compute()) out.set_pace(i, spec.pace_bps);
   }
-  for (uint32_t i = 0; i < dag.size(); ++i) {
-    for (uint32_t d : dag.dependents(i)) out.depends(d, i);
-  }
+  out.copy_dependencies(dag, 0);
   return out;
 }
 
@@ -93,9 +89,10 @@ TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const R
 // finalized (framed bytes, delays, paces); `unit` is the stream unit in framed bytes.
 TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layout) {
   const uint32_t n = static_cast<uint32_t>(dag.size());
-  std::vector<std::vector<uint32_t>> waits(n);
+  std::vector<std::vector<uint32_t>> waits(n), post_waits(n);
   for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t d : dag.dependents(i)) waits[d].push_back(i);
+    for (uint32_t d : dag.post_dependents(i)) post_waits[d].push_back(i);
   }
   auto moves = [&](uint32_t i) {
     const Transfer& t = dag.transfer(i);
@@ -131,6 +128,8 @@ TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layou
     if (!cut[i]) {
       head[i] = tail[i] = out.add_like(t, t.src_rank, t.dst_rank, t.bytes, t.flow);
       for (uint32_t p : waits[i]) out.depends(head[i], tail[p]);
+      // A slot is free once what its receiver forwards is posted in full: p's tail.
+      for (uint32_t p : post_waits[i]) out.depends_on_post(head[i], tail[p]);
       continue;
     }
     // A head of one unit, a tail of at most one, the rest between them (none below 2 units).
@@ -146,6 +145,11 @@ TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layou
       if (body != head[i]) out.depends(body, streamed ? head[p] : tail[p]);
       out.depends(tail[i], tail[p]);
     }
+    for (uint32_t p : post_waits[i]) {
+      out.depends_on_post(head[i], tail[p]);
+      if (body != head[i]) out.depends_on_post(body, tail[p]);
+      out.depends_on_post(tail[i], tail[p]);
+    }
   }
   return out;
 }
@@ -158,9 +162,10 @@ TransferDag pxn_split(const TransferDag& dag, const RankLayout& layout) {
   const int g = layout.gpus_per_server;
   TransferDag out;
   std::vector<uint32_t> done(dag.size());  // the new id whose completion stands for old id i
-  std::vector<std::vector<uint32_t>> waits(dag.size());
+  std::vector<std::vector<uint32_t>> waits(dag.size()), post_waits(dag.size());
   for (uint32_t i = 0; i < dag.size(); ++i) {
     for (uint32_t d : dag.dependents(i)) waits[d].push_back(i);
+    for (uint32_t d : dag.post_dependents(i)) post_waits[d].push_back(i);
   }
   for (uint32_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag.transfer(i);
@@ -177,6 +182,7 @@ TransferDag pxn_split(const TransferDag& dag, const RankLayout& layout) {
       first = done[i] = out.add(t.src_rank, t.dst_rank, t.bytes, t.flow);
     }
     for (uint32_t w : waits[i]) out.depends(first, done[w]);
+    for (uint32_t w : post_waits[i]) out.depends_on_post(first, done[w]);
   }
   return out;
 }

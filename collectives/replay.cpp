@@ -22,6 +22,11 @@ DagReplayer::DagReplayer(const TransferDag& dag, CollectiveTransport& transport)
     for (uint32_t next : dag.dependents(i)) {
       if (transport.owner_lp(dag.transfer(next).src_rank) != done_lp) cross_[next] = 1;
     }
+    // A task is posted on its own (its sender's) LP.
+    const uint32_t post_lp = transport.owner_lp(t.src_rank);
+    for (uint32_t next : dag.post_dependents(i)) {
+      if (transport.owner_lp(dag.transfer(next).src_rank) != post_lp) cross_[next] = 1;
+    }
   }
 }
 
@@ -84,6 +89,19 @@ void DagReplayer::post(uint64_t id) {
   } else {
     transport_.send(t.src_rank, t.dst_rank, t.bytes, t.flow, id, t.pace_bps);
   }
+  const auto waiting_for_post = dag_.post_dependents(static_cast<uint32_t>(id));
+  if (waiting_for_post.empty()) return;
+  for (uint32_t next : waiting_for_post) met(next);
+  drain();
+}
+
+void DagReplayer::met(uint32_t next) {
+  if (cross_[next]) {
+    const Transfer& t = dag_.transfer(next);
+    transport_.dependency_after(t.delay_ps, next, t.src_rank);
+  } else if (--waiting_[next] == 0) {
+    ready_queue_.push_back(next);
+  }
 }
 
 void DagReplayer::complete(uint64_t id) {
@@ -91,14 +109,7 @@ void DagReplayer::complete(uint64_t id) {
   finished_[id] = 1;
   ++completed_;
   finish_ = completed_at_[id] = transport_.now();
-  for (uint32_t next : dag_.dependents(static_cast<uint32_t>(id))) {
-    if (cross_[next]) {
-      const Transfer& t = dag_.transfer(next);
-      transport_.dependency_after(t.delay_ps, next, t.src_rank);
-    } else if (--waiting_[next] == 0) {
-      ready_queue_.push_back(next);
-    }
-  }
+  for (uint32_t next : dag_.dependents(static_cast<uint32_t>(id))) met(next);
   drain();
 }
 

@@ -51,13 +51,14 @@ class CollectiveTransport {
 
 /// Runs one DAG: issues every transfer whose dependencies are met, as they complete.
 ///
-/// A task is *ready* when its last dependency completes (at start() if it has none), *posted*
+/// A task is *ready* when its last dependency is met (at start() if it has none), *posted*
 /// once its delay_ps has passed after that, and *completed* when the backend reports it
-/// received. A compute task (Transfer::is_compute) never reaches the network: it completes the
-/// moment it is posted, i.e. delay_ps after it became ready (at once for a 0-duration join).
-/// Tasks made ready by one completion are released in the order the DAG lists them, from a
-/// work list rather than by recursion, so chains of 0-duration tasks neither re-release a task
-/// nor grow the stack.
+/// received. A dependency is met when its task completes, or, for one added with
+/// TransferDag::depends_on_post, when it is posted. A compute task (Transfer::is_compute) never
+/// reaches the network: it completes the moment it is posted, i.e. delay_ps after it became ready
+/// (at once for a 0-duration join). Tasks made ready by one completion are released in the order
+/// the DAG lists them, from a work list rather than by recursion, so chains of 0-duration tasks
+/// neither re-release a task nor grow the stack.
 ///
 /// Ownership (for partitioned runs, sim/parallel/README.md item 11): a task belongs to the LP
 /// of its src_rank (transport.owner_lp); a transfer completes on its receiver's LP, a compute
@@ -106,8 +107,10 @@ class DagReplayer {
  private:
   const TransferDag& dag_;
   CollectiveTransport& transport_;
-  void release(uint32_t id);       ///< every dependency of `id` is met: post now or after its delay
-  void drain();                    ///< releases the queued ready tasks, unless already doing so
+  void release(uint32_t id);  ///< every dependency of `id` is met: post now or after its delay
+  void drain();               ///< releases the queued ready tasks, unless already doing so
+  /// One dependency of `next` is met now: counted here, or sent to its LP (cross_).
+  void met(uint32_t next);
   std::vector<uint32_t> waiting_;  ///< remaining dependencies per transfer
   std::vector<uint8_t> cross_;     ///< per task: counts its dependencies on its own LP
   std::vector<uint8_t> finished_;

@@ -272,9 +272,7 @@ class Builder {
       dag.depends(id, launch[t.src_rank]);
       if (t.dst_rank != t.src_rank) dag.depends(id, launch[t.dst_rank]);
     }
-    for (uint32_t i = 0; i < sub.size(); ++i) {
-      for (uint32_t next : sub.dependents(i)) dag.depends(base + next, base + i);
-    }
+    dag.copy_dependencies(sub, base);
     std::vector<uint32_t> joins(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       joins[i] = dag.add_compute(members[i], 0);
@@ -333,11 +331,15 @@ StepResult analyze_step(const StepPlan& plan, const DagReplayer& replayer) {
   res.gpu_utilization /= plan.ranks;
   res.exposed_comm_ps = res.step_ps - plan.compute_ps_per_rank[res.critical_rank];
 
-  // Each task's dependencies (the DAG stores only dependents).
-  std::vector<std::vector<uint32_t>> deps(dag.size());
+  // Each task's dependencies (the DAG stores only dependents), with whether it waits for the
+  // dependency's post (TransferDag::depends_on_post) rather than its completion.
+  std::vector<std::vector<std::pair<uint32_t, bool>>> deps(dag.size());
   for (uint32_t i = 0; i < dag.size(); ++i) {
-    for (uint32_t next : dag.dependents(i)) deps[next].push_back(i);
+    for (uint32_t next : dag.dependents(i)) deps[next].emplace_back(i, false);
+    for (uint32_t next : dag.post_dependents(i)) deps[next].emplace_back(i, true);
   }
+  // Reached through a post: the path leaves the task when it is posted, not completed.
+  bool via_post = false;
   for (uint32_t cur = last;;) {
     res.critical_path_ids.push_back(cur);
     const int64_t ready = replayer.ready_time(cur).ps(), posted = replayer.posted_time(cur).ps();
@@ -347,17 +349,20 @@ StepResult analyze_step(const StepPlan& plan, const DagReplayer& replayer) {
     } else {
       res.critical_path.software_ps += posted - ready;
     }
-    res.critical_path.network_ps += completed - posted;
+    if (!via_post) res.critical_path.network_ps += completed - posted;
     if (deps[cur].empty()) break;
-    // The dependency that made it ready: the one completed last (ties: the highest id).
-    uint32_t pred = deps[cur].front();
-    for (uint32_t d : deps[cur]) {
-      if (replayer.completed_time(d) > replayer.completed_time(pred) ||
-          (replayer.completed_time(d) == replayer.completed_time(pred) && d > pred)) {
+    // The dependency that made it ready: the one met last (ties: the highest id).
+    auto met_at = [&](const std::pair<uint32_t, bool>& d) {
+      return d.second ? replayer.posted_time(d.first) : replayer.completed_time(d.first);
+    };
+    std::pair<uint32_t, bool> pred = deps[cur].front();
+    for (const auto& d : deps[cur]) {
+      if (met_at(d) > met_at(pred) || (met_at(d) == met_at(pred) && d.first > pred.first)) {
         pred = d;
       }
     }
-    cur = pred;
+    cur = pred.first;
+    via_post = pred.second;
   }
   std::reverse(res.critical_path_ids.begin(), res.critical_path_ids.end());
   return res;

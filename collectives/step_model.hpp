@@ -140,10 +140,11 @@ struct StepResult {
   int64_t exposed_comm_ps = 0;
   double gpu_utilization = 0;  ///< mean over ranks of compute_ps_per_rank / step_ps
   /// The critical path, walked back from the task that completed last, through at each task
-  /// the dependency that completed last (the one that made it ready): its time split into
-  /// compute (compute tasks' durations), software (transfers' delay_ps, between ready and
-  /// posted) and network (transfers' posted → completed). compute + software + network ==
-  /// step_ps exactly.
+  /// the dependency met last (the one that made it ready: completed, or posted for a buffer
+  /// slot it waited for, TransferDag::depends_on_post, whose network time is then not on the
+  /// path): its time split into compute (compute tasks' durations), software (transfers'
+  /// delay_ps, between ready and posted) and network (transfers' posted → completed). compute +
+  /// software + network == step_ps exactly.
   struct {
     int64_t compute_ps = 0, software_ps = 0, network_ps = 0;
   } critical_path;

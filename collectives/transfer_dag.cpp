@@ -1,6 +1,7 @@
 #include "collectives/transfer_dag.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace fabricsim {
 
@@ -54,14 +55,28 @@ uint32_t TransferDag::add_like(const Transfer& t, int32_t src_rank, int32_t dst_
   return id;
 }
 
-void TransferDag::depends(uint32_t after, uint32_t before) {
+void TransferDag::add_edge(std::vector<std::pair<uint32_t, uint32_t>>& edges, uint32_t after,
+                           uint32_t before, const char* who) {
   if (!(before < after) || after >= transfers_.size()) {
-    throw std::invalid_argument(
-        "TransferDag::depends: dependency must point to an earlier transfer");
+    throw std::invalid_argument(std::string("TransferDag::") + who +
+                                ": dependency must point to an earlier transfer");
   }
-  edges_.emplace_back(before, after);
+  edges.emplace_back(before, after);
   ++dep_count_[after];
   index_stale_ = true;
+}
+
+void TransferDag::depends(uint32_t after, uint32_t before) {
+  add_edge(edges_, after, before, "depends");
+}
+
+void TransferDag::depends_on_post(uint32_t after, uint32_t before) {
+  add_edge(post_edges_, after, before, "depends_on_post");
+}
+
+void TransferDag::copy_dependencies(const TransferDag& sub, uint32_t base) {
+  for (const auto& [before, after] : sub.edges_) depends(base + after, base + before);
+  for (const auto& [before, after] : sub.post_edges_) depends_on_post(base + after, base + before);
 }
 
 void TransferDag::set_delay(uint32_t id, int64_t delay_ps) {
@@ -78,13 +93,25 @@ void TransferDag::set_pace(uint32_t id, int64_t pace_bps) {
   transfers_[id].pace_bps = pace_bps;
 }
 
+namespace {
+
+// Groups `edges` by their `before` (a stable counting sort): the dependents of i are
+// index[first[i] .. first[i+1]).
+void group_edges(const std::vector<std::pair<uint32_t, uint32_t>>& edges, size_t transfers,
+                 std::vector<uint32_t>& first, std::vector<uint32_t>& index) {
+  first.assign(transfers + 1, 0);
+  for (const auto& [before, after] : edges) ++first[before + 1];
+  for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+  index.resize(edges.size());
+  std::vector<uint32_t> next(first.begin(), first.end() - 1);
+  for (const auto& [before, after] : edges) index[next[before]++] = after;
+}
+
+}  // namespace
+
 void TransferDag::build_index() const {
-  first_.assign(transfers_.size() + 1, 0);
-  for (const auto& [before, after] : edges_) ++first_[before + 1];
-  for (size_t i = 1; i < first_.size(); ++i) first_[i] += first_[i - 1];
-  index_.resize(edges_.size());
-  std::vector<uint32_t> next(first_.begin(), first_.end() - 1);
-  for (const auto& [before, after] : edges_) index_[next[before]++] = after;
+  group_edges(edges_, transfers_.size(), first_, index_);
+  if (!post_edges_.empty()) group_edges(post_edges_, transfers_.size(), post_first_, post_index_);
   index_stale_ = false;
 }
 

@@ -18,9 +18,13 @@
 namespace fabricsim {
 
 /// Chunks one connection may have in flight: a pipelined algorithm's send of chunk k on a
-/// connection waits for its chunk k − kConnectionWindow to have arrived (NCCL's NCCL_STEPS = 8
-/// buffer slots per connection, src/include/device.h; a slot counts as free once its chunk has
-/// arrived).
+/// connection waits for the slot chunk k − kConnectionWindow used at the receiver to be free
+/// again (NCCL's NCCL_STEPS = 8 buffer slots per connection, src/include/device.h). A slot is
+/// free once the receiving GPU has consumed its chunk: where the receiver forwards it (a tree's
+/// reduce up and broadcast down, a chain), when that forward is posted, since NCCL's
+/// primitives release a receive slot (postPeer) only after the step's reduce-copy into the
+/// outgoing slot, which itself waits for that slot (src/device/prims_simple.h genericOp,
+/// prims_ll128.h); where it does not forward, once the chunk has arrived.
 inline constexpr int kConnectionWindow = 8;
 
 struct Transfer {
@@ -73,6 +77,11 @@ class TransferDag {
   /// `after` starts only once `before` has completed. Throws std::invalid_argument unless
   /// before < after (ids are added in a topological order, so no cycle can form).
   void depends(uint32_t after, uint32_t before);
+  /// `after` starts only once `before` has been posted (handed to the network after its own
+  /// dependencies and delay; a compute task: once it has completed): a buffer slot that
+  /// `before`'s sender frees by consuming what it forwards (kConnectionWindow). Counts as one of
+  /// `after`'s dependencies. Throws std::invalid_argument unless before < after.
+  void depends_on_post(uint32_t after, uint32_t before);
   /// Sets transfer `id`'s delay_ps. Throws std::invalid_argument for a negative delay or a bad id.
   void set_delay(uint32_t id, int64_t delay_ps);
   /// Sets transfer `id`'s pace_bps (0 = none). Throws std::invalid_argument for a negative
@@ -81,7 +90,7 @@ class TransferDag {
 
   size_t size() const { return transfers_.size(); }
   const Transfer& transfer(uint32_t id) const { return transfers_[id]; }
-  /// Number of transfers `id` waits for.
+  /// Number of transfers `id` waits for (to complete, or to be posted).
   uint32_t dependency_count(uint32_t id) const { return dep_count_[id]; }
   /// Transfers that wait for `id`, in the order depends() added them. The first call after a
   /// change builds a flat index of all edges (O(transfers + edges)); the span stays valid until
@@ -90,11 +99,29 @@ class TransferDag {
     if (index_stale_) build_index();
     return {index_.data() + first_[id], first_[id + 1] - first_[id]};
   }
+  /// Transfers that wait for `id` to be posted (depends_on_post), in the order added; valid as
+  /// dependents().
+  std::span<const uint32_t> post_dependents(uint32_t id) const {
+    if (post_edges_.empty()) return {};
+    if (index_stale_) build_index();
+    return {post_index_.data() + post_first_[id], post_first_[id + 1] - post_first_[id]};
+  }
+  /// Whether any transfer waits for another's post.
+  bool has_post_dependencies() const { return !post_edges_.empty(); }
+  /// Adds every dependency of `sub` (both kinds) between the transfers base + i of this DAG,
+  /// which must already hold sub's transfers at base .. base + sub.size() - 1, in sub's order.
+  /// Throws as depends.
+  void copy_dependencies(const TransferDag& sub, uint32_t base);
   /// Total bytes over all transfers (compute tasks move none).
   int64_t total_bytes() const;
 
  private:
-  /// Groups edges_ by their `before` (a stable counting sort) into first_ / index_.
+  /// Adds (before, after) to `edges` and counts it for `after`; throws std::invalid_argument,
+  /// naming `who`, unless before < after < size().
+  void add_edge(std::vector<std::pair<uint32_t, uint32_t>>& edges, uint32_t after, uint32_t before,
+                const char* who);
+  /// Groups edges_ by their `before` (a stable counting sort) into first_ / index_, and
+  /// post_edges_ into post_first_ / post_index_.
   void build_index() const;
 
   std::vector<Transfer> transfers_;
@@ -103,8 +130,10 @@ class TransferDag {
   /// vector per transfer (a training step's DAG has millions of edges, and building it was
   /// malloc-bound).
   std::vector<std::pair<uint32_t, uint32_t>> edges_;
+  std::vector<std::pair<uint32_t, uint32_t>> post_edges_;  ///< depends_on_post, as edges_
   mutable std::vector<uint32_t> first_;  ///< dependents of i: index_[first_[i] .. first_[i+1])
   mutable std::vector<uint32_t> index_;
+  mutable std::vector<uint32_t> post_first_, post_index_;  ///< the same for post_edges_
   mutable bool index_stale_ = true;
 };
 

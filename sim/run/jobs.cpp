@@ -269,9 +269,7 @@ TransferDag build_jobs_dag(JobsPlan& plan, int only) {
         dag.depends(id, launch[t.src_rank]);
         if (t.dst_rank != t.src_rank) dag.depends(id, launch[t.dst_rank]);
       }
-      for (uint32_t i = 0; i < one.size(); ++i) {
-        for (const uint32_t next : one.dependents(i)) dag.depends(base + next, base + i);
-      }
+      dag.copy_dependencies(one, base);
       // A rank's part is done when what it receives has arrived (what it sends, if it
       // receives nothing; its launch, if neither).
       std::vector<uint32_t> joins(static_cast<size_t>(n));

@@ -1,7 +1,7 @@
 // The training step model (collectives/step_model.hpp) and the compute tasks it relies on in
-// TransferDag and DagReplayer. Steps are replayed on an ideal transport written here: every
-// network transfer takes kAlpha + bytes × 8 / kRate with no contention, so each step time below
-// is worked out by hand from the schedule (GPipe, DDP buckets, Megatron TP AllReduces).
+// TransferDag and DagReplayer. Steps are replayed on an ideal transport (ideal_transport.hpp):
+// every network transfer takes kAlpha + bytes × 8 / kRate with no contention, so each step time
+// below is worked out by hand from the schedule (GPipe, DDP buckets, Megatron TP AllReduces).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "collectives/replay.hpp"
 #include "collectives/step_model.hpp"
 #include "collectives/transfer_dag.hpp"
+#include "ideal_transport.hpp"
 #include "sim/core/simulator.hpp"
 
 using namespace fabricsim;
@@ -20,42 +21,13 @@ using namespace fabricsim;
 namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
-constexpr int64_t kAlpha = 1'000'000;       // 1 us per transfer
-constexpr int64_t kRate = 100'000'000'000;  // 100 Gb/s: 80 ps per byte
-constexpr int64_t wire(int64_t bytes) {
-  return kAlpha + bytes * 80;
-}
+using testing::IdealTransport;
+using testing::kAlpha;
+using testing::wire;
 // Ring AllReduce of 2 ranks on the ideal transport: two steps of bytes/2 each, in sequence.
 constexpr int64_t ring2(int64_t bytes) {
   return 2 * wire(bytes / 2);
 }
-
-/// Each transfer completes kAlpha + bytes × 8 / kRate after its post; no contention.
-class IdealTransport final : public CollectiveTransport {
- public:
-  explicit IdealTransport(Simulator& sim) : sim_(sim) {}
-  void attach(DagReplayer* r) { replayer_ = r; }
-  void send(int, int, int64_t bytes, uint32_t, uint64_t tag, int64_t) override {
-    sim_.after<&IdealTransport::on_done>(SimTime(kAlpha + serialization_ps(bytes, kRate)), LpId(0),
-                                         this, tag);
-  }
-  void post_after(int64_t delay_ps, uint64_t tag, int /*src_rank*/) override {
-    sim_.after<&IdealTransport::on_post>(SimTime(delay_ps), LpId(0), this, tag);
-  }
-  SimTime now() const override { return sim_.now(); }
-
- private:
-  void on_done(uint64_t tag) {
-    replayer_->complete(tag);
-    if (replayer_->done()) sim_.request_stop();
-  }
-  void on_post(uint64_t tag) {
-    replayer_->post(tag);
-    if (replayer_->done()) sim_.request_stop();
-  }
-  Simulator& sim_;
-  DagReplayer* replayer_ = nullptr;
-};
 
 TransferDag ring(int ranks, int /*ranks_per_server*/, int64_t bytes) {
   return ring_allreduce(ranks, bytes, 1);
@@ -530,7 +502,8 @@ TEST_CASE("build_training_step: a step replays on the packet network and stops w
   spec.dp = 2;
   spec.optimizer_ps = opt;
   const StepPlan plan = build_training_step({layer(fwd, bwd, 1 * kMiB)}, spec, ring);
-  const Scenario sc = fabricsim::testing::one_leaf(2, kRate, 1000, 100'000, 4 * kMiB, 4096);
+  const Scenario sc =
+      fabricsim::testing::one_leaf(2, testing::kRate, 1000, 100'000, 4 * kMiB, 4096);
   fabricsim::testing::Bed bed(sc);
   PacketTransport transport(bed.sim, *bed.net);
   DagReplayer replayer(plan.dag, transport);
