@@ -54,7 +54,14 @@ TransferDag chain(const char* who, int ranks, int64_t count, int elem_bytes, int
       const uint32_t id = dag.add(mod(first + h, ranks), mod(first + h + 1, ranks), bytes);
       if (h > 0) dag.depends(id, id - 1);
       if (k >= kConnectionWindow) {
-        dag.depends(id, id - static_cast<uint32_t>(kConnectionWindow * hops));
+        // The slot chunk k - W took at the receiver is free once the receiver has forwarded
+        // that chunk on the next hop, or, at the chain's end, once it has arrived.
+        const uint32_t earlier = id - static_cast<uint32_t>(kConnectionWindow * hops);
+        if (h + 1 < hops) {
+          dag.depends_on_post(id, earlier + 1);
+        } else {
+          dag.depends(id, earlier);
+        }
       }
     }
   }

@@ -43,10 +43,13 @@ TransferDag ring_reducescatter(int ranks, int64_t count, int elem_bytes);
 
 /// Pipelined chain Broadcast (NCCL's ring broadcast). `count` = elements of the buffer, cut into
 /// `chunks` pieces. Hop h (0 ≤ h < N−1) is rank (root+h) mod N → (root+h+1) mod N. Chunk k on
-/// hop h depends on chunk k on hop h−1 (it has arrived) and on chunk k − kConnectionWindow on
-/// hop h (at most that many chunks in flight per link, as NCCL's buffer slots). Transfer id =
+/// hop h depends on chunk k on hop h−1 (it has arrived) and on the slot chunk k −
+/// kConnectionWindow took at hop h's receiver (at most that many chunks in flight per link, as
+/// NCCL's buffer slots): free once the receiver has forwarded that chunk (posted it on hop h+1,
+/// TransferDag::depends_on_post), or, on the last hop, once it has arrived. Transfer id =
 /// k × (N−1) + h; chunks × (N−1) transfers; every rank but the last in the chain sends the
-/// whole buffer once; critical path N − 1 + ⌊(chunks − 1) / kConnectionWindow⌋ transfers.
+/// whole buffer once; critical path N − 1 + ⌊(chunks − 1) / kConnectionWindow⌋ transfers
+/// (counting a wait for a post as no transfer).
 /// Throws std::invalid_argument for ranks < 2, count < 0, elem_bytes <= 0, root outside
 /// [0, ranks) or chunks < 1.
 TransferDag ring_broadcast(int ranks, int64_t count, int elem_bytes, int root, int chunks);

@@ -155,9 +155,20 @@ TransferDag tree_allreduce(const TreeLayout& layout, int64_t count, int elem_byt
         const int r = bfs[i];
         const uint32_t id = dag.add(r, t.parent[r], bytes, flow);
         for (int child : t.children[r]) dag.depends(id, up[child]);
-        const size_t slot = size_t(r) * kConnectionWindow + size_t(k % kConnectionWindow);
-        if (k >= kConnectionWindow) dag.depends(id, up_hist[slot]);
-        up[r] = up_hist[slot] = id;
+        const size_t w = size_t(k % kConnectionWindow);
+        if (k >= kConnectionWindow) {
+          // The slot chunk k - W took at the parent is free once the parent has forwarded
+          // that chunk: up to its own parent, or, at the root, down to its children.
+          const int p = t.parent[r];
+          if (p != t.root) {
+            dag.depends_on_post(id, up_hist[size_t(p) * kConnectionWindow + w]);
+          } else {
+            for (int c2 : t.children[p]) {
+              dag.depends_on_post(id, down_hist[size_t(c2) * kConnectionWindow + w]);
+            }
+          }
+        }
+        up[r] = up_hist[size_t(r) * kConnectionWindow + w] = id;
       }
       for (size_t i = 1; i < bfs.size(); ++i) {  // down: parents before children
         const int r = bfs[i], from = t.parent[r];
@@ -167,8 +178,19 @@ TransferDag tree_allreduce(const TreeLayout& layout, int64_t count, int elem_byt
         } else {
           dag.depends(id, down[from]);
         }
-        const size_t slot = size_t(r) * kConnectionWindow + size_t(k % kConnectionWindow);
-        if (k >= kConnectionWindow) dag.depends(id, down_hist[slot]);
+        const size_t w = size_t(k % kConnectionWindow);
+        const size_t slot = size_t(r) * kConnectionWindow + w;
+        if (k >= kConnectionWindow) {
+          // The slot chunk k - W took at r is free once r has forwarded that chunk to its
+          // children, or, at a leaf, once it has arrived.
+          if (t.children[r].empty()) {
+            dag.depends(id, down_hist[slot]);
+          } else {
+            for (int child : t.children[r]) {
+              dag.depends_on_post(id, down_hist[size_t(child) * kConnectionWindow + w]);
+            }
+          }
+        }
         down[r] = down_hist[slot] = id;
       }
     }

@@ -69,10 +69,12 @@ struct TreeLayout {
 /// with what it received from its children, to its parent; the root, once it has received the
 /// chunk from all its children, sends the result to each child, and every rank forwards it to
 /// its children once it has received it from its parent. A send of chunk k depends on every
-/// receive its sender needs for chunk k and on the same sender's send of chunk k −
-/// kConnectionWindow to the same destination: like NCCL's NCCL_STEPS = 8 buffer slots per
-/// connection, at most 8 chunks are in flight on a connection (a slot counts as free once its chunk
-/// has arrived). Every transfer's flow id is its channel.
+/// receive its sender needs for chunk k and on the slot chunk k − kConnectionWindow took at its
+/// receiver: like NCCL's NCCL_STEPS = 8 buffer slots per connection, at most 8 chunks are in
+/// flight on a connection, and a slot is free once the receiver has forwarded its chunk
+/// (TransferDag::depends_on_post on the receiver's send of chunk k − W: up, its send to its
+/// parent; at the root, its sends down; down, its sends to its children), or, at a leaf of the
+/// broadcast, once the chunk has arrived. Every transfer's flow id is its channel.
 ///
 /// Transfer ids: channel-major, then chunk; channel c chunk k owns the block of 2(N−1) ids
 /// starting at 2(N−1) × (chunks of channels 0 … c−1 + k), with N = servers × G ranks. The first
@@ -85,9 +87,10 @@ struct TreeLayout {
 /// to each child down, so total bytes = 2(N−1) × count × elem_bytes. The rank tree of a channel
 /// has height H = tree_height(servers) + G − 1 (the chain tail of a deepest server), and the
 /// critical path is 2H + ⌊(chunks − 1) / kConnectionWindow⌋ transfers for a channel of `chunks`
-/// chunks (chunk k up a rank at height h leaves as transfer h + 1 + ⌊k / W⌋ on the path; down to
-/// depth d as H + d + 1 + ⌊k / W⌋ − 1), so the DAG's is 2(⌈log2 servers⌉ + G − 1) +
-/// ⌊(chunks of channel 0 − 1) / 8⌋; for G = 1 and one chunk 2⌈log2 servers⌉.
+/// chunks, counting a wait for a post as no transfer (chunk k up a rank at height h leaves as
+/// transfer h + 1 + ⌊k / W⌋ on the path; down to depth d as H + d + 1 + ⌊k / W⌋ − 1), so the
+/// DAG's is 2(⌈log2 servers⌉ + G − 1) + ⌊(chunks of channel 0 − 1) / 8⌋; for G = 1 and one
+/// chunk 2⌈log2 servers⌉.
 ///
 /// Throws std::invalid_argument for servers < 1, gpus_per_server < 1, servers × G < 2,
 /// count < 0, elem_bytes <= 0, channels < 1, chunk_bytes < elem_bytes, or a DAG that would need

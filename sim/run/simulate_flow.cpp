@@ -65,8 +65,9 @@ class FlowTransport final : public CollectiveTransport, public CompletionSink {
 
 /// From this size a tree over servers of several GPUs on a lossless fabric ends later in the
 /// packet mode than here (measured, docs/flow-mode.md "Every shipped scenario"; the packet
-/// mode's time over the flow mode's, InfiniBand): 1.5 to 16 % at 32 MiB, 9 to 24 % at 64 MiB,
-/// 5 to 28 % at 128 MiB on 6 to 32 servers of 4 or 8 GPUs; at 16 MiB within 1 % on 8 servers.
+/// mode's time over the flow mode's, InfiniBand): 1.5 to 15.5 % at 32 MiB, 6.4 to 15.1 % at
+/// 64 MiB, 4.6 to 18.1 % at 128 MiB on 6 to 32 servers of 4 or 8 GPUs, 8.9 % at 256 MiB on 128
+/// servers; at 16 MiB within 1 % on 8 servers.
 constexpr int64_t kTreeFifoFromBytes = int64_t{32} << 20;
 /// From this many servers: 3 and 4 servers of 8 GPUs within 3 % at 16-128 MiB, 6 servers 5 to
 /// 9 % at 32-128 MiB (5 not measured).
@@ -180,9 +181,10 @@ const TreeGap kTreeGaps[] = {
      "this mode gives the streams into a tree server (its children's reduce, its parent's "
      "broadcast) equal max-min shares of its NIC link; the packet mode serves them in arrival "
      "order behind lossless backpressure, where the children, each sending alone, take more and "
-     "the broadcast ends later. The packet mode took 1.5 to 16 % longer at 32 MiB, 9 to 24 % at "
-     "64 MiB and 5 to 28 % at 128 MiB on 6 to 32 InfiniBand servers of 4 or 8 GPUs "
-     "(docs/flow-mode.md). No real measurement here tells which sharing a switch gives"},
+     "the broadcast ends later. The packet mode took 1.5 to 15.5 % longer at 32 MiB, 6.4 to 15.1 % "
+     "at 64 MiB and 4.6 to 18.1 % at 128 MiB on 6 to 32 InfiniBand servers of 4 or 8 GPUs, "
+     "8.9 % at 256 MiB on 128 (docs/flow-mode.md). No real measurement here tells which sharing "
+     "a switch gives"},
     {tree_edges_share_links, "a tree's connections starting with their first chunk",
      [](const RankLayout&) { return std::string("tree whose edges share torus links or uplinks"); },
      "this mode starts every connection of the tree at once, so the broadcast and the upper "

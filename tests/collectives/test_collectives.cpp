@@ -187,7 +187,9 @@ TEST_CASE(
         REQUIRE(bcast.size() == static_cast<size_t>(chunks * (n - 1)));
         REQUIRE(reduce.size() == static_cast<size_t>(chunks * (n - 1)));
         // Chunk k on hop h is transfer h + 1 + k / 8 of a chain: it waits for chunk k on hop
-        // h − 1 and for chunk k − 8 on hop h (8 chunks in flight per link).
+        // h − 1 and for the slot chunk k − 8 took at its receiver (8 chunks in flight per
+        // link): that receiver's post of chunk k − 8 on hop h + 1, which runs as transfer
+        // h + 2 + (k − 8) / 8 = h + 1 + k / 8, or on the last hop chunk k − 8's arrival.
         CHECK(critical_path(bcast) == n - 1 + (chunks - 1) / kConnectionWindow);
         CHECK(critical_path(reduce) == n - 1 + (chunks - 1) / kConnectionWindow);
         // Every rank but the chain's last sends the whole buffer once.

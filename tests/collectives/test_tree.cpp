@@ -383,10 +383,12 @@ TEST_CASE(
     "tree_allreduce: critical path 2H + floor((chunks - 1) / 8), H = ceil(log2 servers) + G - 1") {
   // Up, chunk k leaves a rank above a subtree of height h as transfer h + 1 + floor(k / W) of a
   // chain (W = kConnectionWindow = 8 chunks in flight per connection): a send waits for its
-  // children's sends of chunk k (one level deeper) and its own send of chunk k − W (W chunks
-  // earlier). Down adds one transfer per level. So the last chunk reaches the deepest rank at 2H +
-  // floor((chunks − 1) / W): nothing else links chunks (no two connections share anything in the
-  // DAG), so up to W chunks pipeline freely.
+  // children's sends of chunk k (one level deeper) and for the slot chunk k − W took at its
+  // parent, free once the parent posts chunk k − W onward, which runs as transfer h + 2 +
+  // floor((k − W) / W), the same. Down adds one transfer per level, and a leaf's slot frees on
+  // arrival. So the last chunk reaches the deepest rank at 2H + floor((chunks − 1) / W): nothing
+  // else links chunks (no two connections share anything in the DAG), so up to W chunks pipeline
+  // freely.
   for (int s = 2; s <= 64; ++s) {
     INFO("servers " << s);
     const int h = ceil_log2(s);
