@@ -89,10 +89,9 @@ TransferDag finalize(const TransferDag& dag, const CollectiveSpec& spec, const R
 // finalized (framed bytes, delays, paces); `unit` is the stream unit in framed bytes.
 TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layout) {
   const uint32_t n = static_cast<uint32_t>(dag.size());
-  std::vector<std::vector<uint32_t>> waits(n), post_waits(n);
+  std::vector<std::vector<uint32_t>> waits(n);
   for (uint32_t i = 0; i < n; ++i) {
     for (uint32_t d : dag.dependents(i)) waits[d].push_back(i);
-    for (uint32_t d : dag.post_dependents(i)) post_waits[d].push_back(i);
   }
   auto moves = [&](uint32_t i) {
     const Transfer& t = dag.transfer(i);
@@ -122,33 +121,36 @@ TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layou
     }
   }
   TransferDag out;
-  std::vector<uint32_t> head(n), tail(n);
+  std::vector<uint32_t> head(n), body(n), tail(n);
   for (uint32_t i = 0; i < n; ++i) {
     const Transfer& t = dag.transfer(i);
     if (!cut[i]) {
-      head[i] = tail[i] = out.add_like(t, t.src_rank, t.dst_rank, t.bytes, t.flow);
+      head[i] = body[i] = tail[i] = out.add_like(t, t.src_rank, t.dst_rank, t.bytes, t.flow);
       for (uint32_t p : waits[i]) out.depends(head[i], tail[p]);
-      // A slot is free once what its receiver forwards is posted in full: p's tail.
-      for (uint32_t p : post_waits[i]) out.depends_on_post(head[i], tail[p]);
       continue;
     }
     // A head of one unit, a tail of at most one, the rest between them (none below 2 units).
     const int64_t tail_bytes = std::min(unit, t.bytes - unit);
     const int64_t body_bytes = t.bytes - unit - tail_bytes;
     head[i] = out.add_like(t, t.src_rank, t.dst_rank, unit, t.flow);
-    const uint32_t body =
+    body[i] =
         body_bytes > 0 ? out.add_like(t, t.src_rank, t.dst_rank, body_bytes, t.flow) : head[i];
     tail[i] = out.add_like(t, t.src_rank, t.dst_rank, tail_bytes, t.flow);
     for (uint32_t p : waits[i]) {
       const bool streamed = streams[i] && feeds(p, i);
       out.depends(head[i], streamed ? head[p] : tail[p]);
-      if (body != head[i]) out.depends(body, streamed ? head[p] : tail[p]);
+      if (body[i] != head[i]) out.depends(body[i], streamed ? head[p] : tail[p]);
       out.depends(tail[i], tail[p]);
     }
-    for (uint32_t p : post_waits[i]) {
+  }
+  // A slot is free once what its receiver forwards is posted in full: every part of i waits
+  // for p's tail. (Added by p, without a list per transfer of what it waits for: the same
+  // edges in the same order per p as adding them with i.)
+  for (uint32_t p = 0; p < n; ++p) {
+    for (uint32_t i : dag.post_dependents(p)) {
       out.depends_on_post(head[i], tail[p]);
-      if (body != head[i]) out.depends_on_post(body, tail[p]);
-      out.depends_on_post(tail[i], tail[p]);
+      if (body[i] != head[i]) out.depends_on_post(body[i], tail[p]);
+      if (tail[i] != head[i]) out.depends_on_post(tail[i], tail[p]);
     }
   }
   return out;
@@ -161,11 +163,11 @@ TransferDag stream(const TransferDag& dag, int64_t unit, const RankLayout& layou
 TransferDag pxn_split(const TransferDag& dag, const RankLayout& layout) {
   const int g = layout.gpus_per_server;
   TransferDag out;
-  std::vector<uint32_t> done(dag.size());  // the new id whose completion stands for old id i
-  std::vector<std::vector<uint32_t>> waits(dag.size()), post_waits(dag.size());
+  std::vector<uint32_t> done(dag.size());      // the new id whose completion stands for old id i
+  std::vector<uint32_t> first_of(dag.size());  // the new id that starts old id i
+  std::vector<std::vector<uint32_t>> waits(dag.size());
   for (uint32_t i = 0; i < dag.size(); ++i) {
     for (uint32_t d : dag.dependents(i)) waits[d].push_back(i);
-    for (uint32_t d : dag.post_dependents(i)) post_waits[d].push_back(i);
   }
   for (uint32_t i = 0; i < dag.size(); ++i) {
     const Transfer& t = dag.transfer(i);
@@ -182,7 +184,10 @@ TransferDag pxn_split(const TransferDag& dag, const RankLayout& layout) {
       first = done[i] = out.add(t.src_rank, t.dst_rank, t.bytes, t.flow);
     }
     for (uint32_t w : waits[i]) out.depends(first, done[w]);
-    for (uint32_t w : post_waits[i]) out.depends_on_post(first, done[w]);
+    first_of[i] = first;
+  }
+  for (uint32_t w = 0; w < dag.size(); ++w) {
+    for (uint32_t i : dag.post_dependents(w)) out.depends_on_post(first_of[i], done[w]);
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collectives/collectives.hpp"
+#include "collectives/plan.hpp"
 #include "collectives/replay.hpp"
 #include "collectives/transfer_dag.hpp"
 #include "collectives/tree.hpp"
@@ -140,5 +141,44 @@ TEST_CASE("tree_allreduce: chunk 8's slot is free once the parent or child forwa
     CHECK(r.ready_time(33).ps() == 3 * d + 2 * w);
     CHECK(r.ready_time(34).ps() == 4 * d + 3 * w);
     CHECK(r.ready_time(35).ps() == 5 * d + 4 * w);
+  });
+}
+
+TEST_CASE("build_collective: every streamed part of a send waits for the whole forward's post") {
+  // LL128 streams transfers inside a server in parts (a head of one stream unit, the rest, a
+  // tail). One server of 3 GPUs, one channel, 9 chunks of 1,200 B, step latency d: the chain
+  // 2 -> 1 -> 0 up, 0 -> 1 -> 2 down, every transfer cut in parts. Chunk 8's parts from 2 to 1
+  // may start only once 1 has posted every part of its forward of chunk 0 up (1 -> 0).
+  constexpr int64_t d = 3'000'000;
+  CollectiveSpec spec;
+  spec.algorithm = "tree";
+  spec.chunk_bytes = 1200;
+  spec.line_bytes = 128;
+  spec.line_data_bytes = 120;
+  spec.stream_unit_bytes = 240;
+  spec.step_latency_ps = d;
+  const TransferDag dag = build_collective(RankLayout{3, 3}, spec, 9 * 300, 4);
+  REQUIRE(dag.has_post_dependencies());
+  // Each connection's transfers in id order: chunk after chunk, a chunk's parts in order.
+  auto parts = [&](int src, int dst) {
+    std::vector<uint32_t> ids;
+    for (uint32_t i = 0; i < dag.size(); ++i) {
+      if (dag.transfer(i).src_rank == src && dag.transfer(i).dst_rank == dst) ids.push_back(i);
+    }
+    return ids;
+  };
+  const std::vector<uint32_t> up2 = parts(2, 1), up1 = parts(1, 0);
+  REQUIRE(up2.size() % 9 == 0);
+  REQUIRE(up1.size() == up2.size());
+  const size_t m = up2.size() / 9;  // parts a chunk
+  REQUIRE(m == 3);
+  replay(dag, [&](const DagReplayer& r) {
+    const int64_t forwarded = r.posted_time(up1[m - 1]).ps();  // 1's last part of chunk 0 up
+    for (size_t j = 0; j < m; ++j) {
+      INFO("part " << j << " of chunk 8 from 2 to 1");
+      CHECK(r.ready_time(up2[8 * m + j]).ps() >= forwarded);
+    }
+    // The window is what holds the first part back: it is ready exactly then.
+    CHECK(r.ready_time(up2[8 * m]).ps() == forwarded);
   });
 }
