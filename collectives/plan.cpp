@@ -187,7 +187,8 @@ TransferDag pxn_split(const TransferDag& dag, const RankLayout& layout) {
     first_of[i] = first;
   }
   for (uint32_t w = 0; w < dag.size(); ++w) {
-    for (uint32_t i : dag.post_dependents(w)) out.depends_on_post(first_of[i], done[w]);
+    // w is posted when its first part (its sender's) is.
+    for (uint32_t i : dag.post_dependents(w)) out.depends_on_post(first_of[i], first_of[w]);
   }
   return out;
 }

@@ -62,11 +62,12 @@ class CollectiveTransport {
 ///
 /// Ownership (for partitioned runs, sim/parallel/README.md item 11): a task belongs to the LP
 /// of its src_rank (transport.owner_lp); a transfer completes on its receiver's LP, a compute
-/// task on its own. A task with a dependency completing on another LP ("cross") counts all its
-/// dependencies through events to its own LP, each delay_ps after the completion
-/// (dependency_met), and is posted the moment the last one arrives: the same time,
-/// max(completion) + delay_ps, as counting them where they complete, but written only by the
-/// owner. Other tasks count their dependencies where they complete, as before.
+/// task on its own, and every task is posted on its own LP. A task with a dependency met on
+/// another LP ("cross": a completion there, or a post there for TransferDag::depends_on_post)
+/// counts all its dependencies through events to its own LP, each delay_ps after it was met
+/// (dependency_met), and is posted the moment the last one arrives: the same time, max(met) +
+/// delay_ps, as counting them where they are met, but written only by the owner. Other tasks
+/// count their dependencies where they are met, as before.
 /// With a transport that is not local for every rank, start() releases only the local roots,
 /// and done() / completed() / finish_time() count only this process's completions.
 class DagReplayer {

@@ -24,7 +24,9 @@ namespace fabricsim {
 /// reduce up and broadcast down, a chain), when that forward is posted, since NCCL's
 /// primitives release a receive slot (postPeer) only after the step's reduce-copy into the
 /// outgoing slot, which itself waits for that slot (src/device/prims_simple.h genericOp,
-/// prims_ll128.h); where it does not forward, once the chunk has arrived.
+/// prims_ll128.h); where it does not forward, once the chunk has arrived. The tree
+/// (tree.hpp) and the chain broadcast and reduce (collectives.hpp) follow this; CollNet's and
+/// NVLSTree's network windows still count a slot free once its chunk has arrived.
 inline constexpr int kConnectionWindow = 8;
 
 struct Transfer {
