@@ -204,9 +204,10 @@ TEST_CASE("tree_allreduce: transfers follow the documented id blocks, trees and 
     // 1000 over 3 channels: 334/333/333 elements in chunks of 100 (4 chunks, the last short);
     // 7 over 4: 2/2/2/1 single-element chunks; 0: one empty chunk per channel; 2 over 3: the
     // last channel empty; 50 over 5 with 31-byte chunks: 7 elements, then 3; 1001 in one channel.
-    const std::vector<Case> cases = {{lay, 1000, 4, 3, 400}, {lay, 7, 2, 4, 3},
-                                     {lay, 0, 4, 2, 64},     {lay, 2, 8, 3, 8},
-                                     {lay, 50, 4, 5, 31},    {lay, 1001, 4, 1, 1200}};
+    // 90 over 2 in 4-element chunks: 12 and 12 chunks, past the 8-chunk window.
+    const std::vector<Case> cases = {
+        {lay, 1000, 4, 3, 400}, {lay, 7, 2, 4, 3},       {lay, 0, 4, 2, 64}, {lay, 2, 8, 3, 8},
+        {lay, 50, 4, 5, 31},    {lay, 1001, 4, 1, 1200}, {lay, 90, 4, 2, 16}};
     for (const Case& cs : cases) {
       INFO("layout " << lay.servers << "x" << lay.gpus_per_server << " count " << cs.count
                      << " channels " << cs.channels << " chunk_bytes " << cs.chunk_bytes);
@@ -250,8 +251,10 @@ TEST_CASE("tree_allreduce: transfers follow the documented id blocks, trees and 
       }
       // Dependencies, exactly as documented: an up send waits for the up sends of the sender's
       // children (same chunk); a down send waits for the sender's own down receive, or at the
-      // root for every up receive (same chunk); both wait for the previous chunk's send over the
-      // same connection.
+      // root for every up receive (same chunk). Both wait for the slot the chunk W earlier took
+      // at the receiver: freed when the receiver posts that chunk on (up: its send to its
+      // parent, at the root its sends down; down: its sends to its children), or, at a leaf of
+      // the broadcast, when it arrived there.
       std::vector<std::vector<uint32_t>> up_id(block, std::vector<uint32_t>(n)), down_id = up_id;
       std::vector<int> channel_of(block), first_block(cs.channels);
       for (int c = 0, b = 0; c < cs.channels; ++c) {
@@ -262,9 +265,10 @@ TEST_CASE("tree_allreduce: transfers follow the documented id blocks, trees and 
         const Transfer& tr = dag.transfer(t);
         (is_up[t] ? up_id[block_of[t]][tr.src_rank] : down_id[block_of[t]][tr.dst_rank]) = t;
       }
-      std::vector<std::vector<uint32_t>> preds(dag.size());
+      std::vector<std::vector<uint32_t>> preds(dag.size()), post_preds(dag.size());
       for (uint32_t t = 0; t < dag.size(); ++t) {
         for (uint32_t d : dag.dependents(t)) preds[d].push_back(t);
+        for (uint32_t d : dag.post_dependents(t)) post_preds[d].push_back(t);
       }
       for (uint32_t t = 0; t < dag.size(); ++t) {
         const Transfer& tr = dag.transfer(t);
@@ -279,14 +283,25 @@ TEST_CASE("tree_allreduce: transfers follow the documented id blocks, trees and 
         } else {
           want.push_back(down_id[b][sender]);
         }
+        std::vector<uint32_t> want_post;
         if (b - first_block[c] >= kConnectionWindow) {
-          want.push_back(is_up[t] ? up_id[b - kConnectionWindow][tr.src_rank]
-                                  : down_id[b - kConnectionWindow][tr.dst_rank]);
+          const int earlier = b - kConnectionWindow, receiver = tr.dst_rank;
+          if (is_up[t] && receiver != e.root[c]) {
+            want_post.push_back(up_id[earlier][receiver]);
+          } else {
+            for (int r = 0; r < n; ++r) {
+              if (parent[r] == receiver) want_post.push_back(down_id[earlier][r]);
+            }
+            if (want_post.empty()) want.push_back(down_id[earlier][receiver]);  // a leaf
+          }
         }
         std::sort(want.begin(), want.end());
+        std::sort(want_post.begin(), want_post.end());
         std::sort(preds[t].begin(), preds[t].end());
+        std::sort(post_preds[t].begin(), post_preds[t].end());
         CHECK(preds[t] == want);
-        CHECK(dag.dependency_count(t) == want.size());
+        CHECK(post_preds[t] == want_post);
+        CHECK(dag.dependency_count(t) == want.size() + want_post.size());
       }
 
       // Bytes: per chunk every rank but the root sends it up once and receives it down once, so
